@@ -1,0 +1,41 @@
+"""lagdyn: symbolic Euler–Lagrange equations of motion, exact structure proofs, fast numerics."""
+
+from importlib.metadata import PackageNotFoundError, version
+
+from .errors import (
+    BackendUnavailableError,
+    ConstraintError,
+    CoordinateError,
+    LagdynError,
+    NotQuadraticError,
+    ParseError,
+    ShapeError,
+    SingularMassMatrixError,
+    UnboundParameterError,
+)
+from .symbols import accelerations, coordinates, parameters, t, velocities
+
+try:
+    __version__ = version("lagdyn")
+except PackageNotFoundError:  # running from a source tree without installation
+    __version__ = "0.0.0+unknown"
+
+__all__ = [
+    # errors
+    "BackendUnavailableError",
+    "ConstraintError",
+    "CoordinateError",
+    "LagdynError",
+    "NotQuadraticError",
+    "ParseError",
+    "ShapeError",
+    "SingularMassMatrixError",
+    "UnboundParameterError",
+    "__version__",
+    # symbols
+    "accelerations",
+    "coordinates",
+    "parameters",
+    "t",
+    "velocities",
+]

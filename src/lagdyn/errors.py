@@ -1,0 +1,82 @@
+"""The exceptions lagdyn raises.
+
+Every error lagdyn raises on bad input is a :class:`LagdynError`, itself a
+``ValueError``, so ``except ValueError`` keeps working for callers that do not
+care about the details.  Messages name the offending object.
+
+Examples
+--------
+>>> import lagdyn as ld
+>>> try:
+...     ld.coordinates("")
+... except ld.LagdynError as exc:
+...     print(type(exc).__name__)
+CoordinateError
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+__all__ = [
+    "BackendUnavailableError",
+    "ConstraintError",
+    "CoordinateError",
+    "LagdynError",
+    "NotQuadraticError",
+    "ParseError",
+    "ShapeError",
+    "SingularMassMatrixError",
+    "UnboundParameterError",
+]
+
+
+class LagdynError(ValueError):
+    """Base class of every error lagdyn raises on bad input."""
+
+
+class CoordinateError(LagdynError):
+    """Coordinates that are not usable (duplicated, not functions of ``t``, ...)."""
+
+
+class NotQuadraticError(LagdynError):
+    """A Lagrangian that is not quadratic in the velocities, or contains accelerations."""
+
+
+class SingularMassMatrixError(LagdynError):
+    """A mass matrix that is singular (a coordinate without inertia)."""
+
+
+class ShapeError(LagdynError):
+    """An array or matrix argument of the wrong shape or dtype."""
+
+
+class ConstraintError(LagdynError):
+    """Redundant, singular or too many holonomic constraints."""
+
+
+class ParseError(LagdynError):
+    """A string expression the restricted parser refuses."""
+
+
+class UnboundParameterError(LagdynError):
+    """Numeric evaluation needs parameters that were not given.
+
+    Attributes
+    ----------
+    missing : tuple of sympy.Symbol
+        Every parameter that has no value.
+    """
+
+    def __init__(self, missing: Iterable[object], where: str = "") -> None:
+        self.missing = tuple(missing)
+        names = ", ".join(str(s) for s in self.missing)
+        suffix = f" ({where})" if where else ""
+        super().__init__(
+            f"no value for parameter(s) {names}{suffix}: bind them in params={{...}} "
+            "or pass them per call"
+        )
+
+
+class BackendUnavailableError(LagdynError, ImportError):
+    """A numeric backend whose optional dependency or compiler is missing."""

@@ -1,0 +1,114 @@
+"""Time, generalized coordinates and their rates.
+
+Coordinates are sympy ``dynamicsymbols``: undefined functions of the same time
+symbol ``t`` that :mod:`sympy.physics.mechanics` uses, so expressions move
+freely between lagdyn and sympy's mechanics package.
+
+Examples
+--------
+>>> import lagdyn as ld
+>>> q = ld.coordinates("q1 q2")
+>>> ld.velocities(q)
+(Derivative(q1(t), t), Derivative(q2(t), t))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import sympy as sp
+from sympy.physics.mechanics import dynamicsymbols
+
+from .errors import CoordinateError
+
+__all__ = ["accelerations", "coordinates", "parameters", "t", "velocities"]
+
+#: The time symbol shared with :mod:`sympy.physics.mechanics`.
+t: sp.Symbol = dynamicsymbols._t
+
+
+def coordinates(names: str | Iterable[str]) -> tuple[sp.Function, ...]:
+    """Generalized coordinates q_i(t) as sympy dynamicsymbols.
+
+    Parameters
+    ----------
+    names : str or iterable of str
+        Space- or comma-separated names (``"q1 q2"``, ``"theta1:3"``) or a list of names.
+
+    Returns
+    -------
+    tuple of sympy functions of ``t``, always a tuple, even for one name.
+
+    Raises
+    ------
+    CoordinateError
+        When no name is given or a name repeats.
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> ld.coordinates("a b")
+    (a(t), b(t))
+    >>> ld.coordinates("theta1:3")
+    (theta1(t), theta2(t))
+    """
+    if isinstance(names, str):
+        text = names.replace(",", " ").strip()
+        if not text:
+            raise CoordinateError("coordinates(): no coordinate names given")
+        syms = dynamicsymbols(text)
+        out = tuple(syms) if isinstance(syms, (list, tuple)) else (syms,)
+    else:
+        name_list = [str(n) for n in names]
+        if not name_list:
+            raise CoordinateError("coordinates(): no coordinate names given")
+        out = tuple(dynamicsymbols(n) for n in name_list)
+    seen: set[str] = set()
+    dups = [str(s.func) for s in out if str(s.func) in seen or seen.add(str(s.func))]  # type: ignore[func-returns-value]
+    if dups:
+        raise CoordinateError(f"coordinates(): duplicated name(s) {', '.join(dups)}")
+    return out
+
+
+def velocities(q: Sequence[sp.Expr]) -> tuple[sp.Expr, ...]:
+    """The rates q̇ = dq/dt of coordinates ``q``.
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> ld.velocities(ld.coordinates("x"))
+    (Derivative(x(t), t),)
+    """
+    return tuple(sp.diff(qi, t) for qi in q)
+
+
+def accelerations(q: Sequence[sp.Expr]) -> tuple[sp.Expr, ...]:
+    """The second derivatives q̈ of coordinates ``q``.
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> ld.accelerations(ld.coordinates("x"))
+    (Derivative(x(t), (t, 2)),)
+    """
+    return tuple(sp.diff(qi, t, 2) for qi in q)
+
+
+def parameters(names: str, *, positive: bool = True) -> tuple[sp.Symbol, ...]:
+    """Constant model parameters (masses, lengths, ...), positive by default.
+
+    Positivity is an assumption sympy uses in the proofs of positive
+    definiteness; pass ``positive=False`` for parameters that may be negative.
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> m, l = ld.parameters("m l")
+    >>> m.is_positive
+    True
+    """
+    text = names.replace(",", " ").strip()
+    if not text:
+        raise CoordinateError("parameters(): no parameter names given")
+    syms = sp.symbols(text, positive=True) if positive else sp.symbols(text, real=True)
+    return tuple(syms) if isinstance(syms, (list, tuple)) else (syms,)
