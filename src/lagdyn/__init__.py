@@ -14,6 +14,9 @@ from .errors import (
     UnboundParameterError,
 )
 from .symbols import accelerations, coordinates, parameters, t, velocities
+from .system import LagrangianSystem
+
+from . import zoo  # noqa: E402  (the zoo needs LagrangianSystem)
 
 try:
     __version__ = version("lagdyn")
@@ -26,6 +29,7 @@ __all__ = [
     "ConstraintError",
     "CoordinateError",
     "LagdynError",
+    "LagrangianSystem",
     "NotQuadraticError",
     "ParseError",
     "ShapeError",
@@ -38,4 +42,5 @@ __all__ = [
     "parameters",
     "t",
     "velocities",
+    "zoo",
 ]

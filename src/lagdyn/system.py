@@ -1,0 +1,617 @@
+r"""Lagrangian systems: mass matrix, Christoffel symbols, Coriolis, gravity, equations.
+
+A :class:`LagrangianSystem` holds a Lagrangian quadratic in the velocities,
+
+.. math:: L = \tfrac12 \dot q^T M(q) \dot q + b(q)^T \dot q - V(q),
+
+and derives, lazily and once, everything the equations of motion need:
+
+.. math:: M(q)\ddot q + C(q, \dot q)\dot q + G(q)\dot q + g(q) = \tau + Q(q, \dot q, t)
+
+with :math:`M = \partial^2 L/\partial \dot q^2`, Christoffel symbols of the first kind
+:math:`\Gamma_{ijk} = \tfrac12(\partial_k m_{ij} + \partial_j m_{ik} - \partial_i m_{jk})`,
+:math:`C_{ij} = \sum_k \Gamma_{ijk}\dot q_k`, gyroscopic
+:math:`G_{ij} = \partial_j b_i - \partial_i b_j` and :math:`g = \partial V/\partial q`.
+
+When every entry of M is a trigonometric polynomial in q (integer frequencies,
+offsets and polynomial coefficients allowed), the derivation runs in lagdyn's
+canonical trig-polynomial form (:mod:`lagdyn._trigpoly`): each ∂m_ij/∂q_k is computed
+once, Christoffel sums cancel exactly and C stays small. Any other Lagrangian takes
+the general path (symengine differentiation and expansion), which is slower but
+equally exact.
+
+Coordinates must be functions of ``t`` (``ld.coordinates``); plain Symbols are
+rejected with a message saying so, because their rates would be ambiguous.
+Lagrangians with an explicit dependence on ``t`` are not supported: put
+time-dependent forcing into ``forces``.
+
+Examples
+--------
+>>> import sympy as sp, lagdyn as ld
+>>> q, = ld.coordinates("x")
+>>> m, k = sp.symbols("m k", positive=True)
+>>> sys = ld.LagrangianSystem(m * q.diff(ld.t)**2 / 2 - k * q**2 / 2, [q])
+>>> sys.M, sys.g
+(Matrix([[m]]), Matrix([[k*x(t)]]))
+>>> sys.equations()
+Matrix([[k*x(t) + m*Derivative(x(t), (t, 2)) - tau_x]])
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Mapping, Sequence
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+import symengine as se
+import sympy as sp
+from sympy.core.function import AppliedUndef
+
+from . import _convert
+from .errors import CoordinateError, LagdynError, NotQuadraticError, ShapeError, SingularMassMatrixError
+from .symbols import t
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .numeric import NumericModel
+
+__all__ = ["LagrangianSystem"]
+
+log = logging.getLogger("lagdyn")
+
+
+def _validate_coordinates(q: Any) -> tuple[sp.Expr, ...]:
+    """Coordinates as a tuple of distinct functions of ``t``; raise once naming every culprit."""
+    if isinstance(q, sp.Basic) and not isinstance(q, sp.MatrixBase):
+        q = [q]
+    try:
+        items = list(q)
+    except TypeError:
+        raise CoordinateError(
+            f"coordinates must be a sequence of functions of t, got {type(q).__name__}"
+        ) from None
+    if not items:
+        raise CoordinateError("no coordinates given")
+    problems: list[str] = []
+    for item in items:
+        if isinstance(item, str):
+            problems.append(f"{item!r} is a string: create coordinates with ld.coordinates({item!r})")
+        elif isinstance(item, sp.Symbol):
+            problems.append(
+                f"{item} is a plain Symbol: coordinates must be functions of t, "
+                f"use ld.coordinates({item.name!r})"
+            )
+        elif isinstance(item, sp.Derivative):
+            problems.append(f"{item} is a rate, not a coordinate")
+        elif not (isinstance(item, AppliedUndef) and item.args == (t,)):
+            problems.append(f"{item} is not a function of t alone (use ld.coordinates)")
+    names = [str(i) for i in items]
+    dups = sorted({n for n in names if names.count(n) > 1})
+    if dups:
+        problems.append(f"duplicated coordinate(s) {', '.join(dups)}")
+    if problems:
+        raise CoordinateError("invalid coordinates: " + "; ".join(problems))
+    return tuple(items)
+
+
+def _as_expr(value: Any, what: str) -> sp.Expr:
+    """Accept sympy expressions and plain numbers; refuse strings and other objects."""
+    if isinstance(value, sp.Expr):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return sp.sympify(value)
+    if isinstance(value, str):
+        raise LagdynError(
+            f"{what} must be a sympy expression, got the string {value!r}; "
+            "build it from ld.coordinates and sympy symbols (strings are not evaluated)"
+        )
+    raise LagdynError(f"{what} must be a sympy expression, got {type(value).__name__}")
+
+
+def _check_dependencies(expr: sp.Expr, q: Sequence[sp.Expr], what: str, *, allow_t: bool) -> None:
+    """Refuse accelerations, foreign functions of t and (optionally) explicit t."""
+    qset = set(q)
+    rates = {sp.diff(qi, t) for qi in q}
+    bad_acc = sorted(
+        {str(d) for d in expr.atoms(sp.Derivative) if d not in rates and d.expr in qset},
+    )
+    if bad_acc:
+        raise NotQuadraticError(
+            f"{what} contains higher derivatives {', '.join(bad_acc)}: "
+            "a Lagrangian may depend on q and q̇ only"
+        )
+    foreign = sorted(
+        {
+            str(f)
+            for f in expr.atoms(AppliedUndef)
+            if f not in qset and t in f.free_symbols
+        }
+        | {str(d) for d in expr.atoms(sp.Derivative) if d.expr not in qset}
+    )
+    if foreign:
+        raise CoordinateError(
+            f"{what} depends on {', '.join(foreign)}, which are not among the coordinates "
+            f"{', '.join(str(x) for x in q)}"
+        )
+    if not allow_t:
+        stripped = expr.xreplace({d: sp.Dummy() for d in expr.atoms(sp.Derivative)})
+        stripped = stripped.xreplace({f: sp.Dummy() for f in stripped.atoms(AppliedUndef)})
+        if t in stripped.free_symbols:
+            raise LagdynError(
+                f"{what} depends explicitly on t; time-dependent Lagrangians are not supported, "
+                "put time-dependent forcing into forces=[...]"
+            )
+
+
+class LagrangianSystem:
+    r"""A mechanical system given by its Lagrangian L(q, q̇), quadratic in q̇.
+
+    Parameters
+    ----------
+    L : sympy.Expr
+        The Lagrangian, in coordinates ``q`` (functions of ``ld.t``) and their rates.
+    q : sequence of sympy functions of t
+        Generalized coordinates, e.g. ``ld.coordinates("q1 q2")``.
+    forces : sequence of sympy.Expr, optional
+        Non-conservative generalized forces Q(q, q̇, t), one per coordinate
+        (damping, applied loads by virtual work). They enter the right-hand side.
+    defaults : mapping of sympy.Symbol to float, optional
+        Default numeric parameter values, kept as :attr:`defaults` (the zoo fills them);
+        nothing uses them implicitly: pass ``sys.lambdify(sys.defaults)``.
+
+    Attributes (lazy, computed once)
+    --------------------------------
+    M, C, G, g, christoffel, T, U, energy, forces, parameters, n, q, qd, qdd, tau
+
+    Raises
+    ------
+    CoordinateError
+        Coordinates that are not distinct functions of ``t``, or L depending on other ones.
+    NotQuadraticError
+        L contains q̈, or is not quadratic in q̇ (M would depend on q̇).
+    SingularMassMatrixError
+        M is singular (a coordinate without inertia).
+    ShapeError
+        ``forces`` of the wrong length.
+
+    Examples
+    --------
+    >>> import sympy as sp, lagdyn as ld
+    >>> th, = ld.coordinates("theta")
+    >>> m, l, g = sp.symbols("m l g", positive=True)
+    >>> T = m * l**2 * th.diff(ld.t)**2 / 2
+    >>> U = -m * g * l * sp.cos(th)
+    >>> pend = ld.LagrangianSystem.from_energies(T, U, [th])
+    >>> pend.M
+    Matrix([[l**2*m]])
+    >>> pend.g
+    Matrix([[g*l*m*sin(theta(t))]])
+    >>> pend.is_skew_symmetric()
+    True
+    """
+
+    def __init__(
+        self,
+        L: sp.Expr,
+        q: Sequence[sp.Expr],
+        forces: Sequence[sp.Expr] | None = None,
+        *,
+        defaults: Mapping[sp.Symbol, float] | None = None,
+    ):
+        self._q = _validate_coordinates(q)
+        self.defaults: dict[sp.Symbol, float] = dict(defaults or {})
+        self._L = _as_expr(L, "L")
+        _check_dependencies(self._L, self._q, "L", allow_t=False)
+        self._forces_in = self._validate_forces(forces)
+        self._qs, self._vs = _convert.state_symbols(self.n)
+        self._fwd, self._bwd = _convert.substitution(self._q, self.qd, self._qs, self._vs)
+        self._symtab = _convert.SymbolTable(
+            [*self._L.free_symbols, *self._qs, *self._vs]
+        )
+        self._M_plain, self._b_plain, self._V_plain = self._split_lagrangian()
+        self._check_regular()
+
+    # ------------------------------------------------------------------ constructors
+    @classmethod
+    def from_energies(
+        cls,
+        T: sp.Expr,
+        U: sp.Expr,
+        q: Sequence[sp.Expr],
+        forces: Sequence[sp.Expr] | None = None,
+        *,
+        defaults: Mapping[sp.Symbol, float] | None = None,
+    ) -> LagrangianSystem:
+        """A system from its kinetic energy T(q, q̇) and potential energy U(q).
+
+        Examples
+        --------
+        >>> import sympy as sp, lagdyn as ld
+        >>> x, = ld.coordinates("x")
+        >>> sys = ld.LagrangianSystem.from_energies(x.diff(ld.t)**2 / 2, x**2 / 2, [x])
+        >>> sys.U
+        x(t)**2/2
+        """
+        T = _as_expr(T, "T")
+        U = _as_expr(U, "U")
+        return cls(T - U, q, forces, defaults=defaults)
+
+    # ------------------------------------------------------------------ basic facts
+    @property
+    def q(self) -> tuple[sp.Expr, ...]:
+        """The coordinates q(t)."""
+        return self._q
+
+    @property
+    def n(self) -> int:
+        """The number of coordinates (degrees of freedom)."""
+        return len(self._q)
+
+    @cached_property
+    def qd(self) -> tuple[sp.Expr, ...]:
+        """The rates q̇(t)."""
+        return tuple(sp.diff(qi, t) for qi in self._q)
+
+    @cached_property
+    def qdd(self) -> tuple[sp.Expr, ...]:
+        """The accelerations q̈(t)."""
+        return tuple(sp.diff(qi, t, 2) for qi in self._q)
+
+    @cached_property
+    def tau(self) -> tuple[sp.Symbol, ...]:
+        """Symbols τ for the actuation, named after the coordinates (``tau_q1``, ...)."""
+        return tuple(sp.Symbol(f"tau_{qi.func.__name__}", real=True) for qi in self._q)
+
+    @property
+    def L(self) -> sp.Expr:
+        """The Lagrangian as given."""
+        return self._L
+
+    def __repr__(self) -> str:
+        names = ", ".join(qi.func.__name__ for qi in self._q)
+        return f"LagrangianSystem(n={self.n}, q=({names}))"
+
+    # ------------------------------------------------------------------ input checks
+    def _validate_forces(self, forces: Sequence[sp.Expr] | None) -> sp.ImmutableMatrix | None:
+        if forces is None:
+            return None
+        if isinstance(forces, (str, bytes)):
+            raise LagdynError("forces must be a sequence of sympy expressions, got a string")
+        items = list(forces)
+        if len(items) != self.n:
+            raise ShapeError(
+                f"forces has {len(items)} entries, expected one per coordinate ({self.n})"
+            )
+        exprs = [_as_expr(f, f"forces[{i}]") for i, f in enumerate(items)]
+        for i, f in enumerate(exprs):
+            _check_dependencies(f, self._q, f"forces[{i}]", allow_t=True)
+        return sp.ImmutableMatrix(self.n, 1, exprs)
+
+    def _split_lagrangian(self) -> tuple[sp.ImmutableMatrix, sp.ImmutableMatrix, sp.Expr]:
+        """M = ∂²L/∂q̇², b = ∂L/∂q̇ at q̇ = 0, V = −L at q̇ = 0 (plain symbols)."""
+        Lp = _convert.to_plain(self._L, self._fwd)
+        n = self.n
+        zero_v = {v: 0 for v in self._vs}
+        Ls = _convert.to_symengine(Lp)
+        if Ls is not None:
+            sv = [se.Symbol(v.name) for v in self._vs]
+            grads = [Ls.diff(v) for v in sv]
+            entries = {}
+            for i in range(n):
+                for j in range(i, n):
+                    entries[i, j] = grads[i].diff(sv[j])
+            szero = {v: 0 for v in sv}
+            b_se = [gr.subs(szero) for gr in grads]
+            V_se = -Ls.subs(szero)
+            conv = self._symtab.to_sympy
+            m_plain = {k: conv(e) for k, e in entries.items()}
+            b = [conv(e) for e in b_se]
+            V = conv(V_se)
+        else:  # objects symengine cannot hold: plain sympy differentiation
+            grads_sp = [sp.diff(Lp, v) for v in self._vs]
+            m_plain = {(i, j): sp.diff(grads_sp[i], self._vs[j]) for i in range(n) for j in range(i, n)}
+            b = [gr.xreplace(zero_v) for gr in grads_sp]
+            V = -Lp.xreplace(zero_v)
+        vset = set(self._vs)
+        for (i, j), e in m_plain.items():
+            bad = e.free_symbols & vset
+            if bad:
+                rates = ", ".join(str(self._bwd[v]) for v in sorted(bad, key=str))
+                raise NotQuadraticError(
+                    f"L is not quadratic in the velocities: ∂²L/∂q̇{i + 1}∂q̇{j + 1} = "
+                    f"{e.xreplace(self._bwd)} depends on {rates}"
+                )
+        M = sp.ImmutableMatrix(n, n, lambda i, j: m_plain[min(i, j), max(i, j)])
+        b = [sp.sympify(x).xreplace(zero_v) for x in b]
+        return M, sp.ImmutableMatrix(n, 1, b), sp.sympify(V)
+
+    def _check_regular(self) -> None:
+        """Reject a singular M: a zero row, or rank deficiency at random points."""
+        n = self.n
+        zero_rows = [i for i in range(n) if all(self._M_plain[i, j] == 0 for j in range(n))]
+        if zero_rows:
+            names = ", ".join(str(self._q[i]) for i in zero_rows)
+            raise SingularMassMatrixError(
+                f"the mass matrix is singular: coordinate(s) {names} have no inertia "
+                "(L does not contain their rates quadratically)"
+            )
+        rng = random.Random(12345)
+        syms = sorted(set().union(*(e.free_symbols for e in self._M_plain)), key=str)
+        ranks = []
+        for _ in range(2):
+            point = {s: se.RealDouble(rng.uniform(0.6, 1.7)) for s in syms}
+            try:
+                values = [
+                    [float(se.sympify(self._M_plain[i, j]).subs(point)) for j in range(n)]
+                    for i in range(n)
+                ]
+            except (TypeError, ValueError, RuntimeError):
+                return  # not numerically evaluable (unknown functions): cannot tell, accept
+            ranks.append(_numeric_rank(values))
+        if max(ranks) < n:
+            raise SingularMassMatrixError(
+                f"the mass matrix is singular (rank {max(ranks)} of {n} at random states): "
+                "some combination of the coordinates has no inertia"
+            )
+
+    # ------------------------------------------------------------------ derivation
+    @cached_property
+    def _fast(self) -> Any:
+        """The canonical trig-polynomial derivation, or None when M is not representable."""
+        try:
+            from . import _trigpoly
+        except ImportError:  # pragma: no cover - the module ships with lagdyn
+            return None
+        return _trigpoly.derive(self._M_plain, self._V_plain, self._qs, self._vs)
+
+    @cached_property
+    def _general(self) -> tuple[sp.ImmutableMatrix, tuple[Any, ...], sp.ImmutableMatrix]:
+        """General path: (C, christoffel, g) by symengine differentiation and expansion."""
+        n = self.n
+        conv = self._symtab.to_sympy
+        sq = [se.Symbol(s.name) for s in self._qs]
+        sv = [se.Symbol(s.name) for s in self._vs]
+        Ms = [[se.sympify(self._M_plain[i, j]) for j in range(n)] for i in range(n)]
+        dM: dict[tuple[int, int, int], se.Basic] = {}
+        for i in range(n):
+            for j in range(i, n):
+                for k in range(n):
+                    dM[i, j, k] = se.expand(Ms[i][j].diff(sq[k]))
+
+        def d(i: int, j: int, k: int) -> se.Basic:
+            return dM[min(i, j), max(i, j), k]
+
+        gam = [
+            [
+                [se.expand((d(i, j, k) + d(i, k, j) - d(j, k, i)) / 2) for k in range(n)]
+                for j in range(n)
+            ]
+            for i in range(n)
+        ]
+        C = [[se.expand(sum((gam[i][j][k] * sv[k] for k in range(n)), se.Integer(0))) for j in range(n)] for i in range(n)]
+        V = se.sympify(self._V_plain)
+        g = [se.expand(V.diff(s)) for s in sq]
+        christ = tuple(tuple(tuple(conv(x) for x in row) for row in plane) for plane in gam)
+        return (
+            sp.ImmutableMatrix(n, n, [conv(x) for row in C for x in row]),
+            christ,
+            sp.ImmutableMatrix(n, 1, [conv(x) for x in g]),
+        )
+
+    def _dyn(self, m: sp.MatrixBase) -> sp.ImmutableMatrix:
+        return _convert.matrix_to_dynamic(m, self._bwd)
+
+    @cached_property
+    def derivation_path(self) -> str:
+        """``"trigpoly"`` when the canonical fast path derived this system, else ``"general"``.
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> ld.zoo.double_pendulum().derivation_path
+        'trigpoly'
+        """
+        return "trigpoly" if self._fast is not None else "general"
+
+    @cached_property
+    def M(self) -> sp.ImmutableMatrix:
+        """The mass matrix M(q) = ∂²L/∂q̇², shape (n, n), symmetric."""
+        fast = self._fast
+        return self._dyn(fast.M if fast is not None else self._M_plain)
+
+    @cached_property
+    def christoffel(self) -> tuple[tuple[tuple[sp.Expr, ...], ...], ...]:
+        """Christoffel symbols of the first kind, ``christoffel[i][j][k]`` = Γ_ijk.
+
+        Γ_ijk = ½(∂m_ij/∂q_k + ∂m_ik/∂q_j − ∂m_jk/∂q_i), symmetric in j, k.
+        """
+        fast = self._fast
+        raw = fast.christoffel if fast is not None else self._general[1]
+        bwd = self._bwd
+        return tuple(tuple(tuple(x.xreplace(bwd) for x in row) for row in plane) for plane in raw)
+
+    @cached_property
+    def C(self) -> sp.ImmutableMatrix:
+        """The Coriolis/centrifugal matrix C(q, q̇) with C_ij = Σ_k Γ_ijk q̇_k."""
+        fast = self._fast
+        return self._dyn(fast.C if fast is not None else self._general[0])
+
+    @cached_property
+    def g(self) -> sp.ImmutableMatrix:
+        """The gravity (potential force) vector g(q) = ∂V/∂q, shape (n, 1)."""
+        fast = self._fast
+        return self._dyn(fast.g if fast is not None else self._general[2])
+
+    @cached_property
+    def G(self) -> sp.ImmutableMatrix:
+        """The gyroscopic matrix G_ij = ∂b_i/∂q_j − ∂b_j/∂q_i (skew; zero for natural systems)."""
+        n = self.n
+        b = self._b_plain
+        if all(x == 0 for x in b):
+            return sp.ImmutableMatrix.zeros(n, n)
+        db = [[sp.diff(b[i], self._qs[j]) for j in range(n)] for i in range(n)]
+        G = sp.ImmutableMatrix(n, n, lambda i, j: sp.expand(db[i][j] - db[j][i]))
+        return self._dyn(G)
+
+    @cached_property
+    def b(self) -> sp.ImmutableMatrix:
+        """The velocity-linear part b(q) of L = ½q̇ᵀMq̇ + bᵀq̇ − V, shape (n, 1)."""
+        return self._dyn(self._b_plain)
+
+    @cached_property
+    def forces(self) -> sp.ImmutableMatrix:
+        """The non-conservative generalized forces Q(q, q̇, t), shape (n, 1) (zeros if none)."""
+        if self._forces_in is None:
+            return sp.ImmutableMatrix.zeros(self.n, 1)
+        return self._forces_in
+
+    @cached_property
+    def T(self) -> sp.Expr:
+        """The kinetic energy ½ q̇ᵀ M q̇ (the quadratic part of L)."""
+        v = sp.Matrix(self._vs)
+        return (v.T * self._M_plain * v)[0, 0].xreplace(self._bwd) / 2
+
+    @cached_property
+    def U(self) -> sp.Expr:
+        """The potential V(q) = −L at q̇ = 0."""
+        return self._V_plain.xreplace(self._bwd)
+
+    @cached_property
+    def energy(self) -> sp.Expr:
+        """The energy function E = q̇ᵀ ∂L/∂q̇ − L = ½ q̇ᵀ M q̇ + V (conserved when τ = Q = 0)."""
+        return self.T + self.U
+
+    @cached_property
+    def parameters(self) -> tuple[sp.Symbol, ...]:
+        """Every free symbol other than ``t`` (masses, lengths, ...), sorted by name.
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> ld.zoo.double_pendulum().parameters
+        (g, l1, l2, m1, m2)
+        """
+        free: set[sp.Symbol] = set()
+        for e in (self._L, *self.forces):
+            free |= e.free_symbols
+        free.discard(t)
+        return tuple(sorted(free, key=lambda s: s.name))
+
+    # ------------------------------------------------------------------ equations
+    def equations(self, tau: Sequence[sp.Expr] | None = None) -> sp.ImmutableMatrix:
+        """The equations of motion as a residual, zero along motions.
+
+        Returns ``M q̈ + C q̇ + G q̇ + g − τ − Q``, shape (n, 1).
+
+        Parameters
+        ----------
+        tau : sequence of sympy.Expr, optional
+            The actuation, one entry per coordinate; default the symbols :attr:`tau`.
+            Pass ``[0] * n`` for free motion.
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> sys = ld.zoo.two_link_planar()
+        >>> sys.equations([0, 0]).shape
+        (2, 1)
+        """
+        if tau is None:
+            tau_m = sp.ImmutableMatrix(self.tau)
+        else:
+            if isinstance(tau, (str, bytes)):
+                raise LagdynError("tau must be a sequence of sympy expressions, got a string")
+            items = [_as_expr(x, "tau entry") for x in tau]
+            if len(items) != self.n:
+                raise ShapeError(f"tau has {len(items)} entries, expected {self.n}")
+            tau_m = sp.ImmutableMatrix(items)
+        qdd = sp.ImmutableMatrix(self.qdd)
+        qd = sp.ImmutableMatrix(self.qd)
+        lhs = self.M * qdd + self.C * qd + self.G * qd + self.g
+        return sp.ImmutableMatrix(lhs - tau_m - self.forces)
+
+    # ------------------------------------------------------------------ delegates
+    def is_skew_symmetric(self, C: sp.MatrixBase | None = None) -> bool:
+        """Exact proof that Ṁ − 2C is skew-symmetric (see :func:`lagdyn.structure.is_skew_symmetric`).
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> ld.zoo.double_pendulum().is_skew_symmetric()
+        True
+        """
+        from .structure import is_skew_symmetric
+
+        return is_skew_symmetric(self, C)
+
+    def is_positive_definite(self) -> bool | None:
+        """Whether M ≻ 0: True, False, or None when undecidable (see :mod:`lagdyn.structure`).
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> ld.zoo.double_pendulum().is_positive_definite()
+        True
+        """
+        from .structure import is_positive_definite
+
+        return is_positive_definite(self.M, self.q)
+
+    def is_passive(self) -> bool:
+        """Exact proof of dE/dt = q̇ᵀ(τ + Q) along the equations (see :mod:`lagdyn.structure`).
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> ld.zoo.two_link_planar().is_passive()
+        True
+        """
+        from .structure import is_passive
+
+        return is_passive(self)
+
+    def lambdify(
+        self, params: Mapping[sp.Symbol, float] | None = None, **options: Any
+    ) -> NumericModel:
+        """Fast numeric functions of this system (see :func:`lagdyn.numeric.lambdify`).
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> sys = ld.zoo.double_pendulum()
+        >>> num = sys.lambdify(sys.defaults)
+        >>> num.M([0.0, 0.0]).shape
+        (2, 2)
+        """
+        from .numeric import lambdify
+
+        return lambdify(self, params, **options)
+
+    def plain(self, expr: sp.Expr) -> sp.Expr:
+        """``expr`` with q(t), q̇(t) replaced by the plain symbols used internally."""
+        return _convert.to_plain(expr, self._fwd)
+
+    @property
+    def plain_symbols(self) -> tuple[tuple[sp.Symbol, ...], tuple[sp.Symbol, ...]]:
+        """The plain symbols standing for (q, q̇) in :meth:`plain` expressions."""
+        return self._qs, self._vs
+
+
+def _numeric_rank(rows: list[list[float]], tol: float = 1e-9) -> int:
+    """Rank of a small float matrix by Gaussian elimination with partial pivoting."""
+    a = [r[:] for r in rows]
+    n_rows, n_cols = len(a), len(a[0]) if a else 0
+    scale = max((abs(x) for r in a for x in r), default=0.0) or 1.0
+    rank = 0
+    for c in range(n_cols):
+        piv = max(range(rank, n_rows), key=lambda r: abs(a[r][c]), default=None)
+        if piv is None or abs(a[piv][c]) <= tol * scale:
+            continue
+        a[rank], a[piv] = a[piv], a[rank]
+        for r in range(rank + 1, n_rows):
+            f = a[r][c] / a[rank][c]
+            for cc in range(c, n_cols):
+                a[r][cc] -= f * a[rank][cc]
+        rank += 1
+    return rank

@@ -1,0 +1,111 @@
+"""The model zoo: ready-made systems with documented conventions and default parameters.
+
+Every factory returns a :class:`lagdyn.LagrangianSystem` whose ``defaults`` hold
+numeric parameter values. The registry maps names to factories for the CLI.
+
+Examples
+--------
+>>> import lagdyn as ld
+>>> "double_pendulum" in ld.zoo.names()
+True
+>>> ld.zoo.get("two_link_planar").n
+2
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import LagdynError
+from ..system import LagrangianSystem
+from .arms import two_link_planar
+from .pendulums import double_pendulum
+
+__all__ = ["double_pendulum", "get", "names", "register", "two_link_planar"]
+
+_REGISTRY: dict[str, tuple[Callable[..., LagrangianSystem], dict[str, Any], str]] = {}
+
+
+def register(
+    name: str, factory: Callable[..., LagrangianSystem], summary: str, **options: Any
+) -> None:
+    """Register ``factory`` (called with ``options``) under ``name`` for :func:`get` and the CLI.
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> ld.zoo.register("my_arm", ld.zoo.two_link_planar, "the seed-001 arm again")
+    >>> ld.zoo.get("my_arm").n
+    2
+    """
+    _REGISTRY[name] = (factory, dict(options), summary)
+
+
+def names() -> list[str]:
+    """The registered model names, sorted.
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> ld.zoo.names()[:2]
+    ['double_pendulum', 'double_pendulum_relative']
+    """
+    return sorted(_REGISTRY)
+
+
+def summary(name: str) -> str:
+    """A one-line description of a registered model.
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> ld.zoo.summary("double_pendulum")
+    'double pendulum, point masses, absolute angles from the downward vertical (seed 003)'
+    """
+    return _entry(name)[2]
+
+
+def get(name: str, **options: Any) -> LagrangianSystem:
+    """Build the registered model ``name``; ``options`` override the registered ones.
+
+    Raises
+    ------
+    LagdynError
+        For an unknown name (the message lists the known ones).
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> ld.zoo.get("double_pendulum", coordinates="relative").q
+    (u1(t), u2(t))
+    """
+    factory, registered, _ = _entry(name)
+    return factory(**{**registered, **options})
+
+
+def _entry(name: str) -> tuple[Callable[..., LagrangianSystem], dict[str, Any], str]:
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise LagdynError(
+            f"unknown model {name!r}; known models: {', '.join(names())}"
+        ) from None
+
+
+register(
+    "two_link_planar",
+    two_link_planar,
+    "2-link planar arm with link inertias, angles from the horizontal (seed 001)",
+)
+register(
+    "double_pendulum",
+    double_pendulum,
+    "double pendulum, point masses, absolute angles from the downward vertical (seed 003)",
+)
+register(
+    "double_pendulum_relative",
+    double_pendulum,
+    "double pendulum, point masses, relative angles u = (a, b - a) (seed 003)",
+    coordinates="relative",
+)
