@@ -199,6 +199,17 @@ class LagrangianSystem:
         *,
         defaults: Mapping[sp.Symbol, float] | None = None,
     ):
+        self._setup(L, q, forces, defaults)
+        self._M_plain, self._b_plain, self._V_plain = self._split_lagrangian()
+        self._check_regular()
+
+    def _setup(
+        self,
+        L: Any,
+        q: Any,
+        forces: Sequence[sp.Expr] | None,
+        defaults: Mapping[sp.Symbol, float] | None,
+    ) -> None:
         self._q = _validate_coordinates(q)
         self.defaults: dict[sp.Symbol, float] = dict(defaults or {})
         self._L = _as_expr(L, "L")
@@ -206,11 +217,7 @@ class LagrangianSystem:
         self._forces_in = self._validate_forces(forces)
         self._qs, self._vs = _convert.state_symbols(self.n)
         self._fwd, self._bwd = _convert.substitution(self._q, self.qd, self._qs, self._vs)
-        self._symtab = _convert.SymbolTable(
-            [*self._L.free_symbols, *self._qs, *self._vs]
-        )
-        self._M_plain, self._b_plain, self._V_plain = self._split_lagrangian()
-        self._check_regular()
+        self._symtab = _convert.SymbolTable([*self._L.free_symbols, *self._qs, *self._vs])
 
     # ------------------------------------------------------------------ constructors
     @classmethod
@@ -236,6 +243,73 @@ class LagrangianSystem:
         T = _as_expr(T, "T")
         U = _as_expr(U, "U")
         return cls(T - U, q, forces, defaults=defaults)
+
+    @classmethod
+    def from_mass_matrix(
+        cls,
+        M: Any,
+        U: sp.Expr,
+        q: Sequence[sp.Expr],
+        *,
+        b: Sequence[sp.Expr] | None = None,
+        forces: Sequence[sp.Expr] | None = None,
+        defaults: Mapping[sp.Symbol, float] | None = None,
+    ) -> LagrangianSystem:
+        """A system from its mass matrix M(q) and potential U(q), taking M as given.
+
+        ``L = ½ q̇ᵀ M q̇ + bᵀ q̇ − U``; M is used directly (not re-derived by
+        differentiating L twice), which is how kinematic builders pass M = JᵀWJ.
+
+        Raises
+        ------
+        ShapeError
+            M not square n × n, or b of the wrong length.
+        NotQuadraticError
+            M or b depending on the rates, or M not symmetric.
+
+        Examples
+        --------
+        >>> import sympy as sp, lagdyn as ld
+        >>> r, th = ld.coordinates("r theta")
+        >>> m = sp.Symbol("m", positive=True)
+        >>> sys = ld.LagrangianSystem.from_mass_matrix(sp.diag(m, m * r**2), 0, [r, th])
+        >>> sys.C
+        Matrix([
+        [                                    0, -m*r(t)*Derivative(theta(t), t)],
+        [m*r(t)*Derivative(theta(t), t), m*r(t)*Derivative(r(t), t)]])
+        """
+        qv = _validate_coordinates(q)
+        n = len(qv)
+        if isinstance(M, str) or not hasattr(M, "__len__"):
+            raise LagdynError(f"M must be a sympy Matrix, got {type(M).__name__}")
+        Mm = sp.ImmutableMatrix(M)
+        if Mm.shape != (n, n):
+            raise ShapeError(f"M has shape {Mm.shape}, expected ({n}, {n}) for {n} coordinates")
+        bm = sp.ImmutableMatrix.zeros(n, 1) if b is None else sp.ImmutableMatrix(list(b))
+        if bm.shape != (n, 1):
+            raise ShapeError(f"b has {bm.shape[0]} entries, expected {n}")
+        qd = [sp.diff(x, t) for x in qv]
+        rates = set(qd)
+        for name, mat in (("M", Mm), ("b", bm)):
+            for e in mat:
+                bad = e.atoms(sp.Derivative) & rates
+                if bad:
+                    raise NotQuadraticError(
+                        f"{name} must depend on q only, found {', '.join(map(str, bad))}"
+                    )
+        asym = [(i, j) for i in range(n) for j in range(i + 1, n) if sp.expand(Mm[i, j] - Mm[j, i]) != 0]
+        if asym:
+            raise NotQuadraticError(f"M is not symmetric at entries {asym}")
+        Ue = _as_expr(U, "U")
+        v = sp.Matrix(qd)
+        L = (v.T * Mm * v)[0, 0] / 2 + (bm.T * v)[0, 0] - Ue
+        self = cls.__new__(cls)
+        self._setup(L, qv, forces, defaults)
+        self._M_plain = sp.ImmutableMatrix(n, n, [self.plain(e) for e in Mm])
+        self._b_plain = sp.ImmutableMatrix(n, 1, [self.plain(e) for e in bm])
+        self._V_plain = self.plain(Ue)
+        self._check_regular()
+        return self
 
     # ------------------------------------------------------------------ basic facts
     @property
