@@ -16,7 +16,7 @@ from .errors import (
 from .symbols import accelerations, coordinates, parameters, t, velocities
 from .system import LagrangianSystem
 
-from . import zoo  # noqa: E402  (the zoo needs LagrangianSystem)
+from . import structure, zoo  # noqa: E402  (these need LagrangianSystem)
 
 try:
     __version__ = version("lagdyn")
@@ -40,6 +40,7 @@ __all__ = [
     "accelerations",
     "coordinates",
     "parameters",
+    "structure",
     "t",
     "velocities",
     "zoo",
