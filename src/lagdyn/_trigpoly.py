@@ -1,0 +1,838 @@
+"""Canonical trigonometric polynomials: the fast derivation engine.
+
+Representation
+--------------
+Mass matrices of mechanisms built from revolute and prismatic joints are
+*trigonometric polynomials* in the coordinates ``q``:
+
+.. math::
+
+    f(q) = \\sum_{e} A_e \\cos(e \\cdot q) + B_e \\sin(e \\cdot q),
+
+where each frequency vector ``e`` has rational components and the coefficients
+``A_e``, ``B_e`` are polynomials in the parameters, in other symbols (such as
+velocities) and in ``q`` itself (prismatic joints give terms like ``r**2``).
+
+A sympy expression is *encoded* by replacing every trigonometric atom
+``cos(e·q + c)``, ``sin(e·q + c)`` by a Laurent monomial in ``z_k = exp(i q_k / d_k)``
+(one formal symbol per coordinate; ``d_k`` is the common denominator of the
+frequencies of ``q_k``). Symbolic phases ``c`` (free of ``q``) get formal
+symbols of their own, so ``cos(c)**2 + sin(c)**2`` cancels too; numeric phases
+are expanded with ``cos(c)``, ``sin(c)`` as numeric coefficients. One
+``symengine.expand`` then does every product-to-sum conversion, and the
+expanded Laurent polynomial is *decoded* into a dictionary
+
+``{e: (A_e, B_e)}``  (``e`` canonical: its first nonzero component is positive;
+``e = 0`` carries only ``A``)
+
+with expanded symengine coefficients. Monomials ``q**m z**n`` are linearly
+independent functions, so the dictionary is canonical: an expression is
+identically zero exactly when its dictionary is empty. Derivatives are exact
+dictionary maps,
+
+.. math::
+
+    \\partial_k (A \\cos\\theta + B \\sin\\theta)
+      = (\\partial_k A + e_k B) \\cos\\theta + (\\partial_k B - e_k A) \\sin\\theta,
+
+and Christoffel symbols are dictionary sums, so like terms cancel as they are
+formed and ``C`` never swells. Anything outside this class (``exp(q)``,
+``sqrt(q)``, ``tan(q)``, ``q`` in a denominator, unknown functions of ``q``,
+nonlinear or irrational trigonometric arguments) is *not representable*: the
+public functions return ``None`` and the caller falls back to a general path.
+
+Public functions: :func:`derive` (``M, V`` → ``M, Γ, C, g`` and an exact skew
+proof), :func:`is_zero` (exact zero test) and :func:`canonical` (compact
+canonical rebuild).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from fractions import Fraction
+from functools import cached_property
+from typing import Any
+
+import symengine as se
+import sympy
+
+__all__ = ["FastDerivation", "canonical", "derive", "is_zero"]
+
+Key = tuple[int, ...]
+#: A trigonometric polynomial: frequency key -> (cos coefficient, sin coefficient).
+TrigPoly = dict[Key, tuple[Any, Any]]
+
+_ZERO = se.Integer(0)
+_HALF = se.Rational(1, 2)
+_MAX_DENOMINATOR = 1024
+
+
+class _NotRepresentable(Exception):
+    """Raised internally when an expression leaves the trig-polynomial class."""
+
+
+def _as_rational(value: sympy.Expr) -> Fraction | None:
+    """Return a rational number for a sympy Rational or a short binary Float."""
+    if value.is_Rational:
+        return Fraction(int(value.p), int(value.q))
+    if value.is_Float:
+        frac = Fraction(float(value)).limit_denominator(_MAX_DENOMINATOR)
+        if float(frac) == float(value):
+            return frac
+    return None
+
+
+class _Encoder:
+    """Converts sympy expressions to expanded symengine Laurent polynomials.
+
+    One encoder is shared by every expression that must live in the same
+    dictionary space (all entries of ``M`` and ``V``), so that frequency keys
+    and denominators agree.
+    """
+
+    def __init__(self, q: Sequence[sympy.Basic]) -> None:
+        self.q = tuple(q)
+        self.qset = frozenset(self.q)
+        self.n = len(self.q)
+        # angle variables: q first, then symbolic phase atoms
+        self.angles: list[sympy.Basic] = list(self.q)
+        self.angle_index: dict[sympy.Basic, int] = {qk: k for k, qk in enumerate(self.q)}
+        self.denominators: list[int] = [1] * self.n
+        self.trig: dict[sympy.Basic, tuple[dict[int, Fraction], sympy.Expr]] = {}
+        self.sym: dict[sympy.Basic, Any] = {}  # sympy atom -> symengine symbol
+        self.back: dict[str, sympy.Basic] = {}  # symengine name -> sympy object
+        self.qse: list[Any] = [self._symbol(qk) for qk in self.q]
+        self.qse_set = frozenset(self.qse)
+        self.z: list[Any] = []
+        self.z_index: dict[Any, int] = {}
+        self.laurent: dict[sympy.Basic, Any] = {}
+        self.memo: dict[sympy.Basic, Any] = {}
+        self.poly_q: set[int] = set()  # coordinates that occur outside trig atoms
+        self._frozen = False
+
+    # -- symbols ---------------------------------------------------------
+    def _symbol(self, atom: sympy.Basic) -> Any:
+        found = self.sym.get(atom)
+        if found is not None:
+            return found
+        base = atom.name if isinstance(atom, sympy.Symbol) else "_lagdyn_atom"
+        name = base
+        count = 0
+        while name in self.back:
+            count += 1
+            name = f"{base}__{count}"
+        symbol = se.Symbol(name)
+        self.sym[atom] = symbol
+        self.back[name] = atom
+        return symbol
+
+    # -- pass 1: trig arguments -------------------------------------------
+    def register(self, exprs: Iterable[sympy.Expr]) -> None:
+        """Parse every trig argument; fix denominators. Raises if not representable."""
+        if self._frozen:
+            raise RuntimeError("encoder already frozen")
+        for expr in exprs:
+            for atom in expr.atoms(sympy.cos, sympy.sin):
+                if atom not in self.trig:
+                    self.trig[atom] = self._parse_argument(atom.args[0])
+
+    def _parse_argument(self, arg: sympy.Expr) -> tuple[dict[int, Fraction], sympy.Expr]:
+        freqs: dict[int, Fraction] = {}
+        numeric: list[sympy.Expr] = []
+        for term in sympy.Add.make_args(arg):
+            if term.is_number:
+                numeric.append(term)
+                continue
+            coeff, rest = term.as_coeff_Mul()
+            ratio = _as_rational(coeff)
+            if ratio is None:
+                coeff, rest, ratio = sympy.S.One, term, Fraction(1)
+            if rest in self.qset:
+                idx = self.angle_index[rest]
+            elif rest.has(*self.q):
+                raise _NotRepresentable(arg)
+            else:
+                idx = self.angle_index.get(rest, -1)
+                if idx < 0:
+                    idx = len(self.angles)
+                    self.angles.append(rest)
+                    self.angle_index[rest] = idx
+                    self.denominators.append(1)
+            freqs[idx] = freqs.get(idx, Fraction(0)) + ratio
+        for idx, ratio in freqs.items():
+            d = self.denominators[idx]
+            self.denominators[idx] = d * ratio.denominator // math.gcd(d, ratio.denominator)
+        return {i: r for i, r in freqs.items() if r}, sympy.Add(*numeric)
+
+    def freeze(self) -> None:
+        """Create the Laurent symbols once all trig arguments are registered."""
+        if self._frozen:
+            return
+        self._frozen = True
+        for idx in range(len(self.angles)):
+            z = se.Symbol(f"_lagdyn_z{idx}")
+            self.z.append(z)
+            self.z_index[z] = idx
+
+    # -- pass 2: conversion -------------------------------------------------
+    def encode(self, expr: sympy.Expr) -> Any:
+        """Return the expanded symengine Laurent polynomial of ``expr``."""
+        self.freeze()
+        return se.expand(self._convert(sympy.sympify(expr)))
+
+    def _laurent(self, atom: sympy.Basic) -> Any:
+        found = self.laurent.get(atom)
+        if found is not None:
+            return found
+        freqs, phase = self.trig[atom]
+        if not freqs:  # purely numeric argument, e.g. cos(1): an opaque number
+            result = self._symbol(atom)
+        else:
+            zpow = se.Integer(1)
+            for idx, ratio in freqs.items():
+                zpow = zpow * self.z[idx] ** int(ratio * self.denominators[idx])
+            cos_part = (zpow + 1 / zpow) / 2
+            sin_part = (zpow - 1 / zpow) / (2 * se.I)
+            if phase == 0:
+                result = cos_part if isinstance(atom, sympy.cos) else sin_part
+            else:
+                c0 = self._convert(sympy.cos(phase))
+                s0 = self._convert(sympy.sin(phase))
+                if isinstance(atom, sympy.cos):
+                    result = c0 * cos_part - s0 * sin_part
+                else:
+                    result = s0 * cos_part + c0 * sin_part
+        self.laurent[atom] = result
+        return result
+
+    def _convert(self, node: sympy.Basic) -> Any:
+        found = self.memo.get(node)
+        if found is not None:
+            return found
+        result = self._convert_new(node)
+        self.memo[node] = result
+        return result
+
+    def _convert_new(self, node: sympy.Basic) -> Any:
+        if node in self.qset:
+            k = self.q.index(node)
+            self.poly_q.add(k)
+            return self.qse[k]
+        if node.is_Symbol:
+            return self._symbol(node)
+        if node.is_Number:
+            if node.is_Integer:
+                return se.Integer(int(node))
+            if node.is_Rational:
+                return se.Rational(int(node.p), int(node.q))
+            if node.is_Float:
+                return se.RealDouble(float(node))
+            if node is sympy.S.ImaginaryUnit or not node.is_finite:
+                raise _NotRepresentable(node)
+            return self._symbol(node)
+        if node.is_NumberSymbol:
+            return self._symbol(node)
+        if node.is_Add:
+            return se.Add(*[self._convert(a) for a in node.args])
+        if node.is_Mul:
+            return se.Mul(*[self._convert(a) for a in node.args])
+        if node.is_Pow:
+            base, exp = node.args
+            if exp.is_Integer and exp >= 0:
+                return self._convert(base) ** int(exp)
+            if node.has(*self.q):
+                raise _NotRepresentable(node)
+            b = self._convert(base)
+            if exp.is_Rational and not any(s in self.z_index for s in b.free_symbols):
+                return b ** se.Rational(int(exp.p), int(exp.q))
+            return self._symbol(node)  # 1/cos(alpha), m**n, ...: an opaque atom
+        if isinstance(node, (sympy.cos, sympy.sin)):
+            if node not in self.trig:
+                raise RuntimeError("trig atom was not registered")
+            return self._laurent(node)
+        if isinstance(node, sympy.Derivative) and node.expr in self.qset:
+            return self._symbol(node)  # a velocity written as q(t).diff(t)
+        if node.has(*self.q) or node.has(sympy.S.ImaginaryUnit):
+            raise _NotRepresentable(node)
+        return self._symbol(node)  # opaque q-free atom: exp(m), f(a), ...
+
+    # -- decoding -----------------------------------------------------------
+    def decode(self, laurent: Any) -> TrigPoly:
+        """Split an expanded Laurent polynomial into the canonical dictionary."""
+        width = len(self.angles)
+        parts: dict[Key, tuple[list[Any], list[Any]]] = {}
+        z_index = self.z_index
+        zero_key = (0,) * width
+        for mono, coef in laurent.as_coefficients_dict().items():
+            if coef == 0:
+                continue
+            key = [0] * width
+            rest: list[Any] = []
+            if mono.is_Mul:
+                factors = mono.args
+            else:
+                factors = (mono,)
+            for factor in factors:
+                if factor.is_Pow:
+                    idx = z_index.get(factor.args[0])
+                    if idx is not None:
+                        key[idx] = int(factor.args[1])
+                        continue
+                else:
+                    idx = z_index.get(factor)
+                    if idx is not None:
+                        key[idx] = 1
+                        continue
+                rest.append(factor)
+            sign = 0
+            for value in key:
+                if value:
+                    sign = value
+                    break
+            if sign < 0:
+                continue  # the conjugate term carries the same information
+            tkey = tuple(key) if sign else zero_key
+            real, imag = _real_imag(coef)
+            base = se.Mul(*rest) if rest else se.Integer(1)
+            slot = parts.get(tkey)
+            if slot is None:
+                slot = ([], [])
+                parts[tkey] = slot
+            if sign:
+                if real != 0:
+                    slot[0].append(2 * real * base)
+                if imag != 0:
+                    slot[1].append(-2 * imag * base)
+            else:
+                if imag != 0:
+                    raise _NotRepresentable(laurent)  # complex-valued input
+                slot[0].append(real * base)
+        result: TrigPoly = {}
+        for key, (a_terms, b_terms) in parts.items():
+            a = se.Add(*a_terms) if a_terms else _ZERO
+            b = se.Add(*b_terms) if b_terms else _ZERO
+            if a != 0 or b != 0:
+                result[key] = (a, b)
+        return result
+
+    # -- rebuilding ---------------------------------------------------------
+    def to_sympy(self, value: Any) -> sympy.Expr:
+        """Convert a symengine expression back, restoring the caller's objects."""
+        out = sympy.sympify(value)
+        mapping = {sympy.Symbol(s.name): self.back[s.name] for s in value.free_symbols}
+        return out.xreplace(mapping) if mapping else out
+
+    def angle(self, key: Key) -> sympy.Expr:
+        """The sympy angle ``e·q`` (plus symbolic phases) of a frequency key."""
+        return sympy.Add(
+            *[
+                sympy.Rational(n, self.denominators[i]) * self.angles[i]
+                for i, n in enumerate(key)
+                if n
+            ]
+        )
+
+    def rebuild(self, poly: TrigPoly) -> sympy.Expr:
+        """Rebuild a compact sympy expression from a dictionary."""
+        terms = []
+        for key in sorted(poly):
+            a, b = poly[key]
+            theta = self.angle(key)
+            if a != 0:
+                terms.append(self.compact(a) * sympy.cos(theta) if any(key) else self.compact(a))
+            if b != 0:
+                terms.append(self.compact(b) * sympy.sin(theta))
+        return sympy.Add(*terms)
+
+    def compact(self, value: Any) -> sympy.Expr:
+        """Pull the common monomial factor out of an expanded polynomial."""
+        content, primitive = _content(value)
+        if content == 1 or content.is_Number:
+            return self.to_sympy(value)
+        return sympy.Mul(self.to_sympy(content), self.to_sympy(primitive))
+
+
+def _real_imag(coef: Any) -> tuple[Any, Any]:
+    if isinstance(coef, int):
+        return se.Integer(coef), _ZERO
+    if coef.is_Integer or coef.is_Rational or coef.is_Float:
+        return coef, _ZERO
+    if coef.is_Number:
+        return coef.real, coef.imag
+    raise _NotRepresentable(coef)
+
+
+def _powers(mono: Any) -> dict[Any, Any]:
+    factors = mono.args if mono.is_Mul else (mono,)
+    out: dict[Any, Any] = {}
+    for factor in factors:
+        if factor.is_Pow:
+            out[factor.args[0]] = factor.args[1]
+        elif not factor.is_Number:
+            out[factor] = se.Integer(1)
+    return out
+
+
+def _content(value: Any) -> tuple[Any, Any]:
+    """Split an expanded polynomial into ``content * primitive``.
+
+    The content is the largest common monomial times the rational gcd of the
+    coefficients, signed so that most primitive terms are positive.
+    """
+    items = [
+        (m, se.Integer(c) if isinstance(c, int) else c)
+        for m, c in value.as_coefficients_dict().items()
+        if c != 0
+    ]
+    if not items:
+        return se.Integer(1), value
+    common: dict[Any, Any] | None = None
+    for mono, _ in items:
+        pw = _powers(mono)
+        if common is None:
+            common = {b: e for b, e in pw.items() if e.is_Integer}
+        else:
+            for b in list(common):
+                e = pw.get(b)
+                if e is None or not e.is_Integer or (e > 0) != (common[b] > 0):
+                    del common[b]
+                elif e > 0:
+                    common[b] = min(common[b], e)
+                else:
+                    common[b] = max(common[b], e)
+        if not common:
+            break
+    num = 0
+    den = 1
+    negatives = 0
+    rational = True
+    for _, c in items:
+        if not c.is_Rational:
+            rational = False
+            break
+        p, qd = int(c.p), int(c.q)
+        num = math.gcd(num, abs(p))
+        den = den * qd // math.gcd(den, qd)
+        negatives += p < 0
+    factor = se.Rational(num, den) if rational and num else se.Integer(1)
+    if 2 * negatives > len(items):
+        factor = -factor
+    mono_factor = se.Integer(1)
+    for b, e in (common or {}).items():
+        mono_factor = mono_factor * b**e
+    content = factor * mono_factor
+    if content == 1:
+        return content, value
+    return content, se.expand(value / content)
+
+
+# -- dictionary arithmetic ---------------------------------------------------
+
+
+def _combine(terms: Sequence[tuple[Any, TrigPoly]]) -> TrigPoly:
+    """Return ``sum(s * p for s, p in terms)`` with exact cancellation."""
+    acc: dict[Key, tuple[list[Any], list[Any]]] = {}
+    plain = all(s == 1 or s == -1 for s, _ in terms)
+    for scale, poly in terms:
+        for key, (a, b) in poly.items():
+            slot = acc.get(key)
+            if slot is None:
+                slot = ([], [])
+                acc[key] = slot
+            if a != 0:
+                slot[0].append(a if scale == 1 else scale * a)
+            if b != 0:
+                slot[1].append(b if scale == 1 else scale * b)
+    out: TrigPoly = {}
+    for key, (a_terms, b_terms) in acc.items():
+        a = _sum(a_terms, plain)
+        b = _sum(b_terms, plain)
+        if a != 0 or b != 0:
+            out[key] = (a, b)
+    return out
+
+
+def _sum(parts: list[Any], plain: bool) -> Any:
+    if not parts:
+        return _ZERO
+    if len(parts) == 1 and plain:
+        value = parts[0]
+        return se.expand(value) if value.is_Mul and value.args[0] == -1 else value
+    return se.expand(se.Add(*parts))
+
+
+def _scale(poly: TrigPoly, factor: Any) -> TrigPoly:
+    out: TrigPoly = {}
+    for key, (a, b) in poly.items():
+        out[key] = (se.expand(factor * a), se.expand(factor * b))
+    return out
+
+
+def _derivative(
+    poly: TrigPoly, k: int, qk: Any, denominator: int, polynomial: bool
+) -> TrigPoly:
+    """∂/∂q_k of a dictionary (``polynomial``: q_k may occur in coefficients)."""
+    out: TrigPoly = {}
+    for key, (a, b) in poly.items():
+        n = key[k]
+        if n:
+            e = se.Integer(n) if denominator == 1 else se.Rational(n, denominator)
+            new_a = e * b
+            new_b = -e * a
+            if polynomial:
+                new_a = new_a + se.diff(a, qk)
+                new_b = new_b + se.diff(b, qk)
+            new_a = se.expand(new_a)
+            new_b = se.expand(new_b)
+        elif polynomial:
+            new_a = se.expand(se.diff(a, qk))
+            new_b = se.expand(se.diff(b, qk))
+        else:
+            continue
+        if new_a != 0 or new_b != 0:
+            out[key] = (new_a, new_b)
+    return out
+
+
+# -- public API ----------------------------------------------------------------
+
+
+class FastDerivation:
+    """Mass matrix, Christoffel symbols, ``C`` and ``g`` from canonical dictionaries.
+
+    Built by :func:`derive`; every attribute is computed once, lazily.
+
+    Attributes
+    ----------
+    M : sympy.ImmutableMatrix
+        ``(n, n)`` mass matrix in compact canonical form (equal to the input).
+    christoffel : tuple
+        ``christoffel[i][j][k]`` = Γ of the first kind,
+        ``½(∂m_ij/∂q_k + ∂m_ik/∂q_j − ∂m_jk/∂q_i)``.
+    C : sympy.ImmutableMatrix
+        ``(n, n)`` Coriolis matrix, ``C[i, j] = Σ_k Γ[i][j][k] qd_k``.
+    g : sympy.ImmutableMatrix
+        ``(n, 1)`` gravity column ``∂V/∂q``.
+    dM : dict
+        ``(i, j, k) -> ∂m_ij/∂q_k`` for ``i <= j``.
+
+    Examples
+    --------
+    >>> import sympy
+    >>> q1, q2, qd1, qd2, b = sympy.symbols("q1 q2 qd1 qd2 b")
+    >>> M = sympy.Matrix([[2 + 2*b*sympy.cos(q2), 1 + b*sympy.cos(q2)],
+    ...                   [1 + b*sympy.cos(q2), 1]])
+    >>> fd = derive(M, sympy.S.Zero, [q1, q2], [qd1, qd2])
+    >>> fd.C[1, 0]
+    b*qd1*sin(q2)
+    >>> fd.skew_proof()
+    True
+    """
+
+    def __init__(
+        self,
+        encoder: _Encoder,
+        qd: Sequence[sympy.Basic],
+        m_polys: dict[tuple[int, int], TrigPoly],
+        d_polys: dict[tuple[int, int, int], TrigPoly],
+        gamma_polys: dict[tuple[int, int, int], TrigPoly],
+        g_source: list[TrigPoly] | sympy.Expr,
+    ) -> None:
+        self._enc = encoder
+        self.q = encoder.q
+        self.qd = tuple(qd)
+        self.n = encoder.n
+        self._m = m_polys
+        self._d = d_polys
+        self._gamma = gamma_polys
+        self._g_source = g_source
+
+    def _mp(self, i: int, j: int) -> TrigPoly:
+        return self._m[(i, j) if i <= j else (j, i)]
+
+    def _gp(self, i: int, j: int, k: int) -> TrigPoly:
+        return self._gamma[(i, j, k) if j <= k else (i, k, j)]
+
+    @cached_property
+    def M(self) -> sympy.ImmutableMatrix:
+        """Mass matrix rebuilt from the canonical dictionaries."""
+        n = self.n
+        cells = {(i, j): self._enc.rebuild(self._m[(i, j)]) for i in range(n) for j in range(i, n)}
+        return sympy.ImmutableMatrix(n, n, lambda i, j: cells[(min(i, j), max(i, j))])
+
+    @cached_property
+    def dM(self) -> dict[tuple[int, int, int], sympy.Expr]:
+        """``(i, j, k) -> ∂m_ij/∂q_k`` for ``i <= j``."""
+        return {key: self._enc.rebuild(poly) for key, poly in self._d.items()}
+
+    @cached_property
+    def christoffel(self) -> tuple[tuple[tuple[sympy.Expr, ...], ...], ...]:
+        """Christoffel symbols of the first kind, ``[i][j][k]``."""
+        n = self.n
+        built = {key: self._enc.rebuild(poly) for key, poly in self._gamma.items()}
+        return tuple(
+            tuple(
+                tuple(built[(i, j, k) if j <= k else (i, k, j)] for k in range(n))
+                for j in range(n)
+            )
+            for i in range(n)
+        )
+
+    @cached_property
+    def C(self) -> sympy.ImmutableMatrix:
+        """Coriolis matrix ``C[i, j] = Σ_k Γ[i][j][k] qd_k``, grouped compactly."""
+        n = self.n
+        return sympy.ImmutableMatrix(
+            n, n, lambda i, j: self._velocity_sum([self._gp(i, j, k) for k in range(n)])
+        )
+
+    def _velocity_sum(self, polys: Sequence[TrigPoly]) -> sympy.Expr:
+        """Rebuild ``Σ_k polys[k] * qd_k``, grouping equal primitive coefficients."""
+        enc = self._enc
+        keys = sorted({key for poly in polys for key in poly})
+        terms = []
+        for key in keys:
+            theta = enc.angle(key)
+            for slot, trig in ((0, sympy.cos), (1, sympy.sin)):
+                groups: dict[Any, list[tuple[Any, int]]] = {}
+                order: list[Any] = []
+                for k, poly in enumerate(polys):
+                    entry = poly.get(key)
+                    if entry is None or entry[slot] == 0:
+                        continue
+                    content, primitive = _content(entry[slot])
+                    if primitive not in groups:
+                        groups[primitive] = []
+                        order.append(primitive)
+                    groups[primitive].append((content, k))
+                if not groups:
+                    continue
+                parts = []
+                for primitive in order:
+                    vel = se.Add(*[c * enc._symbol(self.qd[k]) for c, k in groups[primitive]])
+                    vel_content, vel_rest = _content(se.expand(vel))
+                    outer = se.expand(vel_content * primitive)
+                    parts.append(enc.compact(outer) * enc.to_sympy(vel_rest))
+                factor = sympy.Add(*parts)
+                terms.append(factor * trig(theta) if any(key) else factor)
+        return sympy.Add(*terms)
+
+    @cached_property
+    def g(self) -> sympy.ImmutableMatrix:
+        """Gravity column ``∂V/∂q``."""
+        if isinstance(self._g_source, list):
+            return sympy.ImmutableMatrix([self._enc.rebuild(p) for p in self._g_source])
+        V = self._g_source
+        return sympy.ImmutableMatrix([sympy.diff(V, qk) for qk in self.q])
+
+    def skew_proof(self) -> bool:
+        """Prove ``N + Nᵀ = 0`` for ``N = Ṁ − 2C`` exactly, on the dictionaries.
+
+        ``M`` is free of the velocities, so ``N_ij + N_ji = Σ_k (2∂_k m_ij − 2Γ_ijk
+        − 2Γ_jik) qd_k`` vanishes identically exactly when every coefficient of
+        ``qd_k`` is the empty dictionary.
+
+        Returns
+        -------
+        bool
+            ``True`` when the identity holds (it always does for Christoffel ``C``).
+
+        Examples
+        --------
+        >>> import sympy
+        >>> q, qd, m = sympy.symbols("q qd m")
+        >>> derive(sympy.Matrix([[m]]), q**2, [q], [qd]).skew_proof()
+        True
+        """
+        n = self.n
+        for i in range(n):
+            for j in range(i, n):
+                for k in range(n):
+                    rest = _combine(
+                        [
+                            (1, self._d[(i, j, k)]),
+                            (-1, self._gp(i, j, k)),
+                            (-1, self._gp(j, i, k)),
+                        ]
+                    )
+                    if rest:
+                        return False
+        return True
+
+
+def _encoder_for(exprs: Sequence[sympy.Expr], q: Sequence[sympy.Basic]) -> _Encoder | None:
+    encoder = _Encoder(q)
+    try:
+        encoder.register(exprs)
+    except _NotRepresentable:
+        return None
+    return encoder
+
+
+def derive(
+    M: sympy.MatrixBase,
+    V: sympy.Expr,
+    q: Sequence[sympy.Symbol],
+    qd: Sequence[sympy.Symbol],
+) -> FastDerivation | None:
+    """Derive Christoffel symbols, ``C`` and ``g`` in canonical trig-polynomial form.
+
+    Parameters
+    ----------
+    M : sympy.Matrix
+        ``(n, n)`` symmetric mass matrix in the symbols ``q`` (free of ``qd``).
+    V : sympy.Expr
+        Potential energy; need not be representable (then ``g`` uses ``sympy.diff``).
+    q, qd : sequence of sympy.Symbol
+        Coordinates and velocities (plain symbols, length ``n``).
+
+    Returns
+    -------
+    FastDerivation or None
+        ``None`` when an entry of ``M`` is not a trigonometric polynomial with
+        polynomial coefficients (the caller should use a general path).
+
+    Examples
+    --------
+    >>> import sympy
+    >>> q1, q2, qd1, qd2, m, l = sympy.symbols("q1 q2 qd1 qd2 m l", positive=True)
+    >>> M = sympy.Matrix([[2*m*l**2, m*l**2*sympy.cos(q1 - q2)],
+    ...                   [m*l**2*sympy.cos(q1 - q2), m*l**2]])
+    >>> fd = derive(M, -m*l*(2*sympy.cos(q1) + sympy.cos(q2)), [q1, q2], [qd1, qd2])
+    >>> fd.C
+    Matrix([
+    [                      0, l**2*m*qd2*sin(q1 - q2)],
+    [-l**2*m*qd1*sin(q1 - q2),                       0]])
+    >>> fd.g.T
+    Matrix([[2*l*m*sin(q1), l*m*sin(q2)]])
+    >>> derive(sympy.Matrix([[sympy.exp(q1)]]), 0, [q1], [qd1]) is None
+    True
+    """
+    q = tuple(q)
+    qd = tuple(qd)
+    n = len(q)
+    M = sympy.Matrix(M)
+    if M.shape != (n, n) or len(qd) != n:
+        raise ValueError(f"M must be ({n}, {n}) and qd of length {n}; got {M.shape}, {len(qd)}")
+    V = sympy.sympify(V)
+    entries = {(i, j): M[i, j] for i in range(n) for j in range(i, n)}
+    qd_set = set(qd)
+    if any(not qd_set.isdisjoint(e.free_symbols) for e in entries.values()):
+        return None
+    encoder = _encoder_for(list(entries.values()), q)
+    if encoder is None:
+        return None
+    v_ok = True
+    try:
+        encoder.register([V])
+    except _NotRepresentable:
+        v_ok = False
+    try:
+        m_polys = {key: encoder.decode(encoder.encode(e)) for key, e in entries.items()}
+    except _NotRepresentable:
+        return None
+    g_source: list[TrigPoly] | sympy.Expr = V
+    if v_ok:
+        try:
+            v_poly = encoder.decode(encoder.encode(V))
+        except _NotRepresentable:
+            v_poly = None
+        if v_poly is not None:
+            g_source = [_diff_poly(encoder, v_poly, k) for k in range(n)]
+    d_polys = {
+        (i, j, k): _diff_poly(encoder, m_polys[(i, j)], k)
+        for (i, j) in m_polys
+        for k in range(n)
+    }
+
+    def d(i: int, j: int, k: int) -> TrigPoly:
+        return d_polys[(i, j, k) if i <= j else (j, i, k)]
+
+    gamma_polys = {
+        (i, j, k): _scale(_combine([(1, d(i, j, k)), (1, d(i, k, j)), (-1, d(j, k, i))]), _HALF)
+        for i in range(n)
+        for j in range(n)
+        for k in range(j, n)
+    }
+    return FastDerivation(encoder, qd, m_polys, d_polys, gamma_polys, g_source)
+
+
+def _diff_poly(encoder: _Encoder, poly: TrigPoly, k: int) -> TrigPoly:
+    return _derivative(
+        poly, k, encoder.qse[k], encoder.denominators[k], k in encoder.poly_q
+    )
+
+
+def is_zero(expr: sympy.Expr, q: Sequence[sympy.Basic]) -> bool | None:
+    """Decide exactly whether a trigonometric polynomial is identically zero.
+
+    Parameters
+    ----------
+    expr : sympy.Expr
+        A trigonometric polynomial in ``q`` with polynomial coefficients (in
+        ``q``, parameters, velocities, ...).
+    q : sequence of sympy.Symbol
+        The angle-carrying coordinates.
+
+    Returns
+    -------
+    bool or None
+        ``True`` / ``False``, or ``None`` if ``expr`` is not representable.
+
+    Examples
+    --------
+    >>> import sympy
+    >>> x, y = sympy.symbols("x y")
+    >>> is_zero(sympy.sin(x - y)**2 + sympy.cos(y - x)**2 - 1, [x, y])
+    True
+    >>> is_zero(sympy.sin(2*x) - sympy.sin(x)*sympy.cos(x), [x])
+    False
+    >>> is_zero(sympy.exp(x), [x]) is None
+    True
+    """
+    expr = sympy.sympify(expr)
+    encoder = _encoder_for([expr], q)
+    if encoder is None:
+        return None
+    try:
+        laurent = encoder.encode(expr)
+    except _NotRepresentable:
+        return None
+    return bool(laurent == 0)
+
+
+def canonical(expr: sympy.Expr, q: Sequence[sympy.Basic]) -> sympy.Expr | None:
+    """Rebuild ``expr`` in canonical compact trig-polynomial form.
+
+    Parameters
+    ----------
+    expr : sympy.Expr
+        Expression to normalize.
+    q : sequence of sympy.Symbol
+        The angle-carrying coordinates.
+
+    Returns
+    -------
+    sympy.Expr or None
+        ``Σ A_e cos(e·q) + B_e sin(e·q)`` with factored coefficients, or ``None``
+        if ``expr`` is not representable.
+
+    Examples
+    --------
+    >>> import sympy
+    >>> x, a = sympy.symbols("x a")
+    >>> canonical(2*a*sympy.sin(x)*sympy.cos(x), [x])
+    a*sin(2*x)
+    >>> canonical(sympy.cos(x)**2 - sympy.sin(x)**2, [x])
+    cos(2*x)
+    """
+    expr = sympy.sympify(expr)
+    encoder = _encoder_for([expr], q)
+    if encoder is None:
+        return None
+    try:
+        poly = encoder.decode(encoder.encode(expr))
+    except _NotRepresentable:
+        return None
+    return encoder.rebuild(poly)
