@@ -34,7 +34,9 @@ def lagdyn_qdd(system, q, qd, params, tau) -> np.ndarray:
     """q̈ from lagdyn's M, C, G, g and forces at one state."""
     sub = numeric_subs(system, q, qd, params)
     M = evalf_matrix(system.M, sub)
-    h = evalf_matrix(system.C * sp.Matrix(system.qd) + system.G * sp.Matrix(system.qd) + system.g, sub)
+    h = evalf_matrix(
+        system.C * sp.Matrix(system.qd) + system.G * sp.Matrix(system.qd) + system.g, sub
+    )
     Q = evalf_matrix(system.forces, {**sub, ld.t: 0.0})
     return np.linalg.solve(M, np.asarray(tau, float) + Q.ravel() - h.ravel())
 

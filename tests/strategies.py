@@ -44,7 +44,9 @@ def _atom(draw, q, k: int) -> sp.Expr:
 
 
 @st.composite
-def random_lagrangians(draw, max_n: int = 4, gyroscopic: bool | None = None, forces: bool | None = None):
+def random_lagrangians(
+    draw, max_n: int = 4, gyroscopic: bool | None = None, forces: bool | None = None
+):
     n = draw(st.integers(1, max_n))
     q = ld.coordinates([f"q{i + 1}" for i in range(n)])
     qd = ld.velocities(q)
@@ -64,7 +66,12 @@ def random_lagrangians(draw, max_n: int = 4, gyroscopic: bool | None = None, for
     if use_forces:
         c = sp.Symbol("c_p", positive=True)
         fl = [-c * qd[i] + (sp.sin(q[(i + 1) % n]) if n > 1 else 0) for i in range(n)]
-    params = {k_sym: 0.7, eps: 1.3, sp.Symbol("B_p", positive=True): 0.4, sp.Symbol("c_p", positive=True): 0.2}
+    params = {
+        k_sym: 0.7,
+        eps: 1.3,
+        sp.Symbol("B_p", positive=True): 0.4,
+        sp.Symbol("c_p", positive=True): 0.2,
+    }
     return RandomLagrangian(L, q, fl, params, use_gyro)
 
 

@@ -16,8 +16,16 @@ def test_zoo_lists_models(capsys):
 def test_derive_prints_everything_readably(capsys):
     assert main(["derive", "double_pendulum"]) == 0
     out = capsys.readouterr().out
-    for part in ("M(q) =", "C(q, q̇) =", "g(q) =", "equations of motion", "skew-symmetric",
-                 "passivity", "positive definite", "time:"):
+    for part in (
+        "M(q) =",
+        "C(q, q̇) =",
+        "g(q) =",
+        "equations of motion",
+        "skew-symmetric",
+        "passivity",
+        "positive definite",
+        "time:",
+    ):
         assert part in out
     assert "(t)" not in out
     assert "a\u0307" in out  # dots for rates (combining dot above)

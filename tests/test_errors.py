@@ -81,7 +81,9 @@ def test_explicit_time_dependence_rejected():
 
 
 def test_forces_wrong_length():
-    with pytest.raises(ShapeError, match="forces has 1 entries, expected one per coordinate \\(2\\)"):
+    with pytest.raises(
+        ShapeError, match="forces has 1 entries, expected one per coordinate \\(2\\)"
+    ):
         ld.LagrangianSystem(L_ok, [q1, q2], forces=[q1d])
 
 

@@ -73,7 +73,7 @@ def test_is_zero_decides_trig_identities():
 
 
 def test_symmetry_detects_asymmetric():
-    x, = ld.coordinates("x")
+    (x,) = ld.coordinates("x")
     assert not structure.is_symmetric(sp.Matrix([[1, x], [0, 1]]))
     with pytest.raises(ld.ShapeError):
         structure.is_symmetric(sp.Matrix([[1, 2]]))

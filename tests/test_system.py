@@ -184,8 +184,8 @@ def test_general_path_prismatic_and_nontrig():
 
 
 def test_forces_enter_equations():
-    x, = ld.coordinates("x")
-    xd, = ld.velocities([x])
+    (x,) = ld.coordinates("x")
+    (xd,) = ld.velocities([x])
     c, m = sp.symbols("c m", positive=True)
     sys = ld.LagrangianSystem(m * xd**2 / 2, [x], forces=[-c * xd + sp.sin(ld.t)])
     eq = sys.equations([0])

@@ -69,6 +69,8 @@ def to_plain(expr: sp.Expr, forward: Mapping[sp.Expr, sp.Symbol]) -> sp.Expr:
     return sp.sympify(expr).xreplace(dict(forward))
 
 
-def matrix_to_dynamic(m: sp.MatrixBase, backward: Mapping[sp.Symbol, sp.Expr]) -> sp.ImmutableMatrix:
+def matrix_to_dynamic(
+    m: sp.MatrixBase, backward: Mapping[sp.Symbol, sp.Expr]
+) -> sp.ImmutableMatrix:
     """Replace plain symbols by q(t), q̇(t) in every entry."""
     return sp.ImmutableMatrix(m.rows, m.cols, [e.xreplace(dict(backward)) for e in m])

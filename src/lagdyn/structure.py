@@ -90,7 +90,9 @@ def _numeric_values(expr: sp.Expr, rng: random.Random, n_points: int = 3) -> lis
     syms = sorted(expr.free_symbols, key=str)
     vals = []
     for _ in range(n_points):
-        point = {s: rng.uniform(0.5, 2.0) if s.is_positive else rng.uniform(-3.0, 3.0) for s in syms}
+        point = {
+            s: rng.uniform(0.5, 2.0) if s.is_positive else rng.uniform(-3.0, 3.0) for s in syms
+        }
         try:
             v = complex(sp.N(expr.xreplace({s: sp.Float(x) for s, x in point.items()}), 17))
         except (TypeError, ValueError):
@@ -330,9 +332,15 @@ def _numeric_counterexample(Mp: sp.Matrix) -> bool:
     rng = random.Random(7)
     syms = sorted(set().union(*(e.free_symbols for e in Mp)), key=str)
     for _ in range(4):
-        point = {s: sp.Float(rng.uniform(0.5, 2.0) if s.is_positive else rng.uniform(-3, 3)) for s in syms}
+        point = {
+            s: sp.Float(rng.uniform(0.5, 2.0) if s.is_positive else rng.uniform(-3, 3))
+            for s in syms
+        }
         try:
-            rows = [[float(sp.N(Mp[i, j].xreplace(point))) for j in range(Mp.cols)] for i in range(Mp.rows)]
+            rows = [
+                [float(sp.N(Mp[i, j].xreplace(point))) for j in range(Mp.cols)]
+                for i in range(Mp.rows)
+            ]
         except (TypeError, ValueError):
             return False
         if not _cholesky_ok(rows):

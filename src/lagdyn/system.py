@@ -50,7 +50,13 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 
 from . import _convert
-from .errors import CoordinateError, LagdynError, NotQuadraticError, ShapeError, SingularMassMatrixError
+from .errors import (
+    CoordinateError,
+    LagdynError,
+    NotQuadraticError,
+    ShapeError,
+    SingularMassMatrixError,
+)
 from .symbols import t
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -76,7 +82,9 @@ def _validate_coordinates(q: Any) -> tuple[sp.Expr, ...]:
     problems: list[str] = []
     for item in items:
         if isinstance(item, str):
-            problems.append(f"{item!r} is a string: create coordinates with ld.coordinates({item!r})")
+            problems.append(
+                f"{item!r} is a string: create coordinates with ld.coordinates({item!r})"
+            )
         elif isinstance(item, sp.Symbol):
             problems.append(
                 f"{item} is a plain Symbol: coordinates must be functions of t, "
@@ -122,11 +130,7 @@ def _check_dependencies(expr: sp.Expr, q: Sequence[sp.Expr], what: str, *, allow
             "a Lagrangian may depend on q and q̇ only"
         )
     foreign = sorted(
-        {
-            str(f)
-            for f in expr.atoms(AppliedUndef)
-            if f not in qset and t in f.free_symbols
-        }
+        {str(f) for f in expr.atoms(AppliedUndef) if f not in qset and t in f.free_symbols}
         | {str(d) for d in expr.atoms(sp.Derivative) if d.expr not in qset}
     )
     if foreign:
@@ -297,7 +301,9 @@ class LagrangianSystem:
                     raise NotQuadraticError(
                         f"{name} must depend on q only, found {', '.join(map(str, bad))}"
                     )
-        asym = [(i, j) for i in range(n) for j in range(i + 1, n) if sp.expand(Mm[i, j] - Mm[j, i]) != 0]
+        asym = [
+            (i, j) for i in range(n) for j in range(i + 1, n) if sp.expand(Mm[i, j] - Mm[j, i]) != 0
+        ]
         if asym:
             raise NotQuadraticError(f"M is not symmetric at entries {asym}")
         Ue = _as_expr(U, "U")
@@ -384,7 +390,9 @@ class LagrangianSystem:
             V = conv(V_se)
         else:  # objects symengine cannot hold: plain sympy differentiation
             grads_sp = [sp.diff(Lp, v) for v in self._vs]
-            m_plain = {(i, j): sp.diff(grads_sp[i], self._vs[j]) for i in range(n) for j in range(i, n)}
+            m_plain = {
+                (i, j): sp.diff(grads_sp[i], self._vs[j]) for i in range(n) for j in range(i, n)
+            }
             b = [gr.xreplace(zero_v) for gr in grads_sp]
             V = -Lp.xreplace(zero_v)
         vset = set(self._vs)
@@ -463,7 +471,13 @@ class LagrangianSystem:
             ]
             for i in range(n)
         ]
-        C = [[se.expand(sum((gam[i][j][k] * sv[k] for k in range(n)), se.Integer(0))) for j in range(n)] for i in range(n)]
+        C = [
+            [
+                se.expand(sum((gam[i][j][k] * sv[k] for k in range(n)), se.Integer(0)))
+                for j in range(n)
+            ]
+            for i in range(n)
+        ]
         V = se.sympify(self._V_plain)
         g = [se.expand(V.diff(s)) for s in sq]
         christ = tuple(tuple(tuple(conv(x) for x in row) for row in plane) for plane in gam)
@@ -607,7 +621,7 @@ class LagrangianSystem:
 
     # ------------------------------------------------------------------ delegates
     def is_skew_symmetric(self, C: sp.MatrixBase | None = None) -> bool:
-        """Exact proof that Ṁ − 2C is skew-symmetric (see :func:`lagdyn.structure.is_skew_symmetric`).
+        """Exact proof that Ṁ − 2C is skew (see :func:`lagdyn.structure.is_skew_symmetric`).
 
         Examples
         --------

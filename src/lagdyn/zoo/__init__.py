@@ -88,9 +88,7 @@ def _entry(name: str) -> tuple[Callable[..., LagrangianSystem], dict[str, Any], 
     try:
         return _REGISTRY[name]
     except KeyError:
-        raise LagdynError(
-            f"unknown model {name!r}; known models: {', '.join(names())}"
-        ) from None
+        raise LagdynError(f"unknown model {name!r}; known models: {', '.join(names())}") from None
 
 
 register(

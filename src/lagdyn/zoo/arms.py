@@ -50,7 +50,9 @@ def two_link_planar() -> LagrangianSystem:
     q1, q2 = coordinates("q1 q2")
     m1, m2, l1, lc1, lc2, I1, I2, g = parameters("m1 m2 l1 lc1 lc2 I1 I2 g")
     c1 = sp.Matrix([lc1 * sp.cos(q1), lc1 * sp.sin(q1)])
-    c2 = sp.Matrix([l1 * sp.cos(q1) + lc2 * sp.cos(q1 + q2), l1 * sp.sin(q1) + lc2 * sp.sin(q1 + q2)])
+    c2 = sp.Matrix(
+        [l1 * sp.cos(q1) + lc2 * sp.cos(q1 + q2), l1 * sp.sin(q1) + lc2 * sp.sin(q1 + q2)]
+    )
     v1, v2 = c1.diff(t), c2.diff(t)
     w1 = q1.diff(t)
     w2 = q1.diff(t) + q2.diff(t)

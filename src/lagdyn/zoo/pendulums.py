@@ -69,4 +69,3 @@ def double_pendulum(
     U = g * (m1 * p1[1] + m2 * p2[1])
     defaults = {m1: 1.0, m2: 1.0, l1: 1.0, l2: 1.0, g: 10.0}
     return LagrangianSystem.from_energies(T, U, q, defaults=defaults)
-
