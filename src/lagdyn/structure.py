@@ -281,7 +281,7 @@ def is_passive(system: LagrangianSystem) -> bool:
 def is_positive_definite(M: sp.MatrixBase, q: Iterable[sp.Expr] | None = None) -> bool | None:
     r"""Decide whether M(q) is positive definite for every q and every parameter value.
 
-    Sylvester's criterion on the leading principal minors (n ≤ 4), each proved
+    Sylvester's criterion on a nested chain of principal minors (n ≤ 4), each proved
     positive in canonical trig-polynomial form: constant part minus the magnitudes of
     the oscillating terms must be a sum of positive terms of positive parameters
     (this proves the seed 003 determinant :math:`m_2 l_1^2 l_2^2(m_1 + m_2\sin^2(a - b))`).
@@ -320,11 +320,37 @@ def is_positive_definite(M: sp.MatrixBase, q: Iterable[sp.Expr] | None = None) -
         return False
     if n > SYLVESTER_MAX_N:
         return None
-    for k in range(1, n + 1):
-        minor = Mp[:k, :k].det(method="berkowitz") if k > 1 else Mp[0, 0]
-        if not _is_positive(minor, qsyms):
-            return None
-    return True
+    return _nested_minors_positive(Mp, qsyms)
+
+
+def _nested_minors_positive(Mp: sp.Matrix, qsyms: Sequence[sp.Symbol]) -> bool | None:
+    """Sylvester's criterion on any nested chain of principal minors.
+
+    M ≻ 0 iff the leading minors of PᵀMP are positive for one permutation P, so a chain
+    S1 ⊂ S2 ⊂ … ⊂ Sn of index sets with every principal minor proved positive suffices
+    (the two-link arm needs the chain {2} ⊂ {1, 2}: m11 ≥ m2(l1 − lc2)² + … is a square).
+    """
+    n = Mp.rows
+    memo: dict[frozenset[int], bool] = {}
+
+    def positive(idx: frozenset[int]) -> bool:
+        if idx not in memo:
+            rows = sorted(idx)
+            sub = Mp.extract(rows, rows)
+            minor = sub[0, 0] if len(rows) == 1 else sub.det(method="berkowitz")
+            memo[idx] = _is_positive(minor, qsyms)
+        return memo[idx]
+
+    good: dict[frozenset[int], bool] = {}
+
+    def chain(idx: frozenset[int]) -> bool:
+        if idx not in good:
+            good[idx] = positive(idx) and (
+                len(idx) == 1 or any(chain(idx - {i}) for i in sorted(idx))
+            )
+        return good[idx]
+
+    return True if chain(frozenset(range(n))) else None
 
 
 def _numeric_counterexample(Mp: sp.Matrix) -> bool:
