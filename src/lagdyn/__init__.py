@@ -17,6 +17,7 @@ from .symbols import accelerations, coordinates, parameters, t, velocities
 from .system import LagrangianSystem
 
 from . import structure, zoo  # noqa: E402  (these need LagrangianSystem)
+from .constraints import ConstrainedSystem  # noqa: E402
 
 try:
     __version__ = version("lagdyn")
@@ -26,6 +27,7 @@ except PackageNotFoundError:  # running from a source tree without installation
 __all__ = [
     # errors
     "BackendUnavailableError",
+    "ConstrainedSystem",
     "ConstraintError",
     "CoordinateError",
     "LagdynError",
