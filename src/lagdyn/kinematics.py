@@ -46,6 +46,7 @@ from typing import Any
 import sympy as sp
 
 from .errors import LagdynError, ShapeError
+from .structure import is_zero
 from .symbols import t
 from .system import LagrangianSystem, _validate_coordinates
 
@@ -112,16 +113,6 @@ def _no_rates(exprs: Any, q: Sequence[sp.Expr], what: str) -> None:
         raise LagdynError(
             f"{what} must depend on the coordinates only, found {', '.join(sorted(map(str, rates)))}"
         )
-
-
-def _is_zero(expr: sp.Expr) -> bool:
-    """Exact zero test without simplify: expansion, then exponential form of sin/cos."""
-    e = sp.expand(expr)
-    if e == 0:
-        return True
-    if not e.has(sp.sin, sp.cos, sp.tan):
-        return False
-    return bool(sp.expand(e.rewrite(sp.exp), power_exp=True) == 0)
 
 
 def _reduce_pythagoras(expr: sp.Expr) -> sp.Expr:
@@ -721,4 +712,4 @@ def is_power_consistent(point: Vector, force: Vector, q: Sequence[sp.Expr]) -> b
     pdot = p.diff(t)
     lhs = (f.T * pdot)[0, 0]
     rhs = sum((Q[i] * v for i, v in enumerate(_rates(qv))), sp.Integer(0))
-    return _is_zero(lhs - rhs)
+    return is_zero(lhs - rhs)
