@@ -65,6 +65,8 @@ TrigPoly = dict[Key, tuple[Any, Any]]
 
 _ZERO = se.Integer(0)
 _HALF = se.Rational(1, 2)
+_ONE = se.Integer(1)
+_H = Fraction(1, 2)
 _MAX_DENOMINATOR = 1024
 
 
@@ -108,6 +110,8 @@ class _Encoder:
         self.z_index: dict[Any, int] = {}
         self.laurent: dict[sympy.Basic, Any] = {}
         self.memo: dict[sympy.Basic, Any] = {}
+        self.back_memo: dict[Any, sympy.Expr] = {}
+        self.compact_memo: dict[Any, sympy.Expr] = {}
         self.poly_q: set[int] = set()  # coordinates that occur outside trig atoms
         self._frozen = False
 
@@ -265,7 +269,7 @@ class _Encoder:
         z_index = self.z_index
         zero_key = (0,) * width
         for mono, coef in laurent.as_coefficients_dict().items():
-            if coef == 0:
+            if coef == _ZERO:
                 continue
             key = [0] * width
             rest: list[Any] = []
@@ -300,28 +304,46 @@ class _Encoder:
                 slot = ([], [])
                 parts[tkey] = slot
             if sign:
-                if real != 0:
+                if real != _ZERO:
                     slot[0].append(2 * real * base)
-                if imag != 0:
+                if imag != _ZERO:
                     slot[1].append(-2 * imag * base)
             else:
-                if imag != 0:
+                if imag != _ZERO:
                     raise _NotRepresentable(laurent)  # complex-valued input
                 slot[0].append(real * base)
         result: TrigPoly = {}
         for key, (a_terms, b_terms) in parts.items():
             a = se.Add(*a_terms) if a_terms else _ZERO
             b = se.Add(*b_terms) if b_terms else _ZERO
-            if a != 0 or b != 0:
+            if a != _ZERO or b != _ZERO:
                 result[key] = (a, b)
         return result
 
     # -- rebuilding ---------------------------------------------------------
     def to_sympy(self, value: Any) -> sympy.Expr:
         """Convert a symengine expression back, restoring the caller's objects."""
-        out = sympy.sympify(value)
-        mapping = {sympy.Symbol(s.name): self.back[s.name] for s in value.free_symbols}
-        return out.xreplace(mapping) if mapping else out
+        found = self.back_memo.get(value)
+        if found is not None:
+            return found
+        if value.is_Symbol:
+            out = self.back[value.name]
+        elif value.is_Integer:
+            out = sympy.Integer(int(value))
+        elif value.is_Rational:
+            out = sympy.Rational(int(value.p), int(value.q))
+        elif value.is_Add:
+            out = sympy.Add(*[self.to_sympy(a) for a in value.args])
+        elif value.is_Mul:
+            out = sympy.Mul(*[self.to_sympy(a) for a in value.args])
+        elif value.is_Pow:
+            out = sympy.Pow(self.to_sympy(value.args[0]), self.to_sympy(value.args[1]))
+        else:
+            out = sympy.sympify(value)
+            names = {sympy.Symbol(s.name): self.back[s.name] for s in value.free_symbols}
+            out = out.xreplace(names) if names else out
+        self.back_memo[value] = out
+        return out
 
     def angle(self, key: Key) -> sympy.Expr:
         """The sympy angle ``e·q`` (plus symbolic phases) of a frequency key."""
@@ -339,18 +361,114 @@ class _Encoder:
         for key in sorted(poly):
             a, b = poly[key]
             theta = self.angle(key)
-            if a != 0:
+            if a != _ZERO:
                 terms.append(self.compact(a) * sympy.cos(theta) if any(key) else self.compact(a))
-            if b != 0:
+            if b != _ZERO:
                 terms.append(self.compact(b) * sympy.sin(theta))
         return sympy.Add(*terms)
 
     def compact(self, value: Any) -> sympy.Expr:
-        """Pull the common monomial factor out of an expanded polynomial."""
-        content, primitive = _content(value)
-        if content == 1 or content.is_Number:
-            return self.to_sympy(value)
-        return sympy.Mul(self.to_sympy(content), self.to_sympy(primitive))
+        """Rebuild an expanded polynomial in a compact nested (Horner-like) form.
+
+        Common monomial factors are pulled out, then the symbol occurring in the
+        most terms is factored from those terms, recursively. This is linear in
+        the number of terms per level and never changes the value.
+        """
+        found = self.compact_memo.get(value)
+        if found is not None:
+            return found
+        terms: list[tuple[Fraction, dict[Any, int]]] = []
+        for mono, c in value.as_coefficients_dict().items():
+            if type(c) is int:
+                coef = Fraction(c)
+            elif c.is_zero:
+                continue
+            elif c.is_Rational:
+                coef = Fraction(int(c.p), int(c.q))
+            else:  # floats or other numbers: no factoring
+                out = self.to_sympy(value)
+                self.compact_memo[value] = out
+                return out
+            terms.append((coef, _monomial_powers(mono)))
+        out = self._factored(terms) if terms else sympy.S.Zero
+        self.compact_memo[value] = out
+        return out
+
+    def _factored(self, terms: list[tuple[Fraction, dict[Any, int]]]) -> sympy.Expr:
+        num = 0
+        den = 1
+        negatives = 0
+        common: dict[Any, int] | None = None
+        for coef, pw in terms:
+            num = math.gcd(num, abs(coef.numerator))
+            den = den * coef.denominator // math.gcd(den, coef.denominator)
+            negatives += coef < 0
+            if common is None:
+                common = dict(pw)
+            elif common:
+                for b in list(common):
+                    e = pw.get(b)
+                    old = common[b]
+                    if e is None or (e > 0) != (old > 0):
+                        del common[b]
+                    else:
+                        common[b] = min(old, e) if e > 0 else max(old, e)
+        content = Fraction(num, den)
+        if 2 * negatives > len(terms):
+            content = -content
+        common = common or {}
+        if content != 1 or common:
+            reduced = []
+            for coef, pw in terms:
+                pw = dict(pw)
+                for b, e in common.items():
+                    pw[b] -= e
+                    if not pw[b]:
+                        del pw[b]
+                reduced.append((coef / content, pw))
+            terms = reduced
+        factors = [sympy.Rational(content.numerator, content.denominator)]
+        factors += [self.to_sympy(b) ** e for b, e in common.items()]
+        if len(terms) == 1:
+            coef, pw = terms[0]
+            factors.append(sympy.Rational(coef.numerator, coef.denominator))
+            factors += [self.to_sympy(b) ** e for b, e in pw.items()]
+            return sympy.Mul(*factors)
+        counts: dict[Any, int] = {}
+        for _, pw in terms:
+            for b, e in pw.items():
+                if e > 0:
+                    counts[b] = counts.get(b, 0) + 1
+        best = None
+        if counts:
+            best = max(counts, key=lambda b: (counts[b], str(b)))
+        if best is None or counts[best] < 2:
+            body = sympy.Add(
+                *[
+                    sympy.Mul(
+                        sympy.Rational(c.numerator, c.denominator),
+                        *[self.to_sympy(b) ** e for b, e in pw.items()],
+                    )
+                    for c, pw in terms
+                ]
+            )
+        else:
+            inside = [(c, pw) for c, pw in terms if pw.get(best, 0) > 0]
+            outside = [(c, pw) for c, pw in terms if pw.get(best, 0) <= 0]
+            low = min(pw[best] for _, pw in inside)
+            lowered = []
+            for c, pw in inside:
+                pw = dict(pw)
+                pw[best] -= low
+                if not pw[best]:
+                    del pw[best]
+                lowered.append((c, pw))
+            parts = [self.to_sympy(best) ** low * self._factored(lowered)]
+            if outside:
+                parts.append(self._factored(outside))
+            body = sympy.Add(*parts)
+        factors.append(body)
+        return sympy.Mul(*factors)
 
 
 def _real_imag(coef: Any) -> tuple[Any, Any]:
@@ -363,14 +481,48 @@ def _real_imag(coef: Any) -> tuple[Any, Any]:
     raise _NotRepresentable(coef)
 
 
-def _powers(mono: Any) -> dict[Any, Any]:
+_CONTENT_CACHE: dict[Any, tuple[Any, Any]] = {}
+
+
+_GCD_TAG = se.Symbol("_lagdyn_gcd_tag")
+
+
+def _dict_content(poly: TrigPoly) -> Any:
+    """The common content (rational times monomial) of every coefficient of a dictionary."""
+    content = None
+    for a, b in poly.values():
+        for value in (a, b):
+            if value == _ZERO:
+                continue
+            part = _content(value)[0]
+            # the tag keeps the two contents from cancelling and is never common
+            content = part if content is None else _content(content + part * _GCD_TAG)[0]
+    return _ONE if content is None else content
+
+
+def _monomial_powers(mono: Any) -> dict[Any, int]:
+    """Powers of a monomial; factors with non-integer exponents count as bases."""
     factors = mono.args if mono.is_Mul else (mono,)
-    out: dict[Any, Any] = {}
+    out: dict[Any, int] = {}
+    for factor in factors:
+        if factor.is_Pow and factor.args[1].is_Integer:
+            out[factor.args[0]] = int(factor.args[1])
+        elif not factor.is_Number:
+            out[factor] = 1
+    return out
+
+
+def _powers(mono: Any) -> dict[Any, int]:
+    """Integer powers of the non-numeric factors of a monomial (others omitted)."""
+    factors = mono.args if mono.is_Mul else (mono,)
+    out: dict[Any, int] = {}
     for factor in factors:
         if factor.is_Pow:
-            out[factor.args[0]] = factor.args[1]
+            exp = factor.args[1]
+            if exp.is_Integer:
+                out[factor.args[0]] = int(exp)
         elif not factor.is_Number:
-            out[factor] = se.Integer(1)
+            out[factor] = 1
     return out
 
 
@@ -378,95 +530,100 @@ def _content(value: Any) -> tuple[Any, Any]:
     """Split an expanded polynomial into ``content * primitive``.
 
     The content is the largest common monomial times the rational gcd of the
-    coefficients, signed so that most primitive terms are positive.
+    coefficients, signed so that most primitive terms are positive. Results
+    are cached (symengine expressions hash structurally).
     """
-    items = [
-        (m, se.Integer(c) if isinstance(c, int) else c)
-        for m, c in value.as_coefficients_dict().items()
-        if c != 0
-    ]
-    if not items:
-        return se.Integer(1), value
-    common: dict[Any, Any] | None = None
-    for mono, _ in items:
-        pw = _powers(mono)
-        if common is None:
-            common = {b: e for b, e in pw.items() if e.is_Integer}
-        else:
-            for b in list(common):
-                e = pw.get(b)
-                if e is None or not e.is_Integer or (e > 0) != (common[b] > 0):
-                    del common[b]
-                elif e > 0:
-                    common[b] = min(common[b], e)
-                else:
-                    common[b] = max(common[b], e)
-        if not common:
-            break
+    hit = _CONTENT_CACHE.get(value)
+    if hit is not None:
+        return hit
+    common: dict[Any, int] | None = None
     num = 0
     den = 1
     negatives = 0
+    count = 0
     rational = True
-    for _, c in items:
-        if not c.is_Rational:
+    for mono, c in value.as_coefficients_dict().items():
+        if type(c) is int:
+            p, qd = c, 1
+        elif c.is_zero:
+            continue
+        elif c.is_Rational:
+            p, qd = int(c.p), int(c.q)
+        else:
             rational = False
-            break
-        p, qd = int(c.p), int(c.q)
+            p, qd = 1, 1
+        count += 1
         num = math.gcd(num, abs(p))
         den = den * qd // math.gcd(den, qd)
         negatives += p < 0
-    factor = se.Rational(num, den) if rational and num else se.Integer(1)
-    if 2 * negatives > len(items):
-        factor = -factor
-    mono_factor = se.Integer(1)
-    for b, e in (common or {}).items():
-        mono_factor = mono_factor * b**e
-    content = factor * mono_factor
-    if content == 1:
-        return content, value
-    return content, se.expand(value / content)
+        if common is None:
+            common = _powers(mono)
+        elif common:
+            pw = _powers(mono)
+            for b in list(common):
+                e = pw.get(b)
+                old = common[b]
+                if e is None or (e > 0) != (old > 0):
+                    del common[b]
+                elif e > 0:
+                    common[b] = min(old, e)
+                else:
+                    common[b] = max(old, e)
+    if not count:
+        result = (_ONE, value)
+    else:
+        frac = Fraction(num, den) if rational and num else Fraction(1)
+        if 2 * negatives > count:
+            frac = -frac
+        content = se.Rational(frac.numerator, frac.denominator)
+        for b, e in (common or {}).items():
+            content = content * b**e
+        result = (_ONE, value) if content == _ONE else (content, se.expand(value / content))
+    if len(_CONTENT_CACHE) > 200_000:
+        _CONTENT_CACHE.clear()
+    _CONTENT_CACHE[value] = result
+    return result
 
 
 # -- dictionary arithmetic ---------------------------------------------------
 
 
-def _combine(terms: Sequence[tuple[Any, TrigPoly]]) -> TrigPoly:
-    """Return ``sum(s * p for s, p in terms)`` with exact cancellation."""
+def _combine(terms: Sequence[tuple[int | Fraction, TrigPoly]]) -> TrigPoly:
+    """Return ``sum(s * p for s, p in terms)`` with exact cancellation.
+
+    Scales are Python rationals. Sums of expanded polynomials with unit scales are
+    already canonical in symengine (its ``Add`` merges like terms); any other
+    scale needs one ``expand`` per coefficient.
+    """
     acc: dict[Key, tuple[list[Any], list[Any]]] = {}
-    plain = all(s == 1 or s == -1 for s, _ in terms)
+    positive = all(s == 1 for s, _ in terms)
     for scale, poly in terms:
+        factor = None if scale == 1 else se.Rational(Fraction(scale).numerator,
+                                                   Fraction(scale).denominator)
         for key, (a, b) in poly.items():
             slot = acc.get(key)
             if slot is None:
                 slot = ([], [])
                 acc[key] = slot
-            if a != 0:
-                slot[0].append(a if scale == 1 else scale * a)
-            if b != 0:
-                slot[1].append(b if scale == 1 else scale * b)
+            if a != _ZERO:
+                slot[0].append(a if factor is None else factor * a)
+            if b != _ZERO:
+                slot[1].append(b if factor is None else factor * b)
     out: TrigPoly = {}
     for key, (a_terms, b_terms) in acc.items():
-        a = _sum(a_terms, plain)
-        b = _sum(b_terms, plain)
-        if a != 0 or b != 0:
+        a = _sum(a_terms, positive)
+        b = _sum(b_terms, positive)
+        if a != _ZERO or b != _ZERO:
             out[key] = (a, b)
     return out
 
 
-def _sum(parts: list[Any], plain: bool) -> Any:
+def _sum(parts: list[Any], positive: bool) -> Any:
     if not parts:
         return _ZERO
-    if len(parts) == 1 and plain:
-        value = parts[0]
-        return se.expand(value) if value.is_Mul and value.args[0] == -1 else value
+    if positive:
+        return parts[0] if len(parts) == 1 else se.Add(*parts)
     return se.expand(se.Add(*parts))
-
-
-def _scale(poly: TrigPoly, factor: Any) -> TrigPoly:
-    out: TrigPoly = {}
-    for key, (a, b) in poly.items():
-        out[key] = (se.expand(factor * a), se.expand(factor * b))
-    return out
 
 
 def _derivative(
@@ -490,7 +647,7 @@ def _derivative(
             new_b = se.expand(se.diff(b, qk))
         else:
             continue
-        if new_a != 0 or new_b != 0:
+        if new_a != _ZERO or new_b != _ZERO:
             out[key] = (new_a, new_b)
     return out
 
@@ -588,7 +745,44 @@ class FastDerivation:
         )
 
     def _velocity_sum(self, polys: Sequence[TrigPoly]) -> sympy.Expr:
-        """Rebuild ``Σ_k polys[k] * qd_k``, grouping equal primitive coefficients."""
+        """Rebuild ``Σ_k polys[k] * qd_k`` compactly.
+
+        When every nonzero ``polys[k]`` is proportional to one dictionary ``P``
+        the result is ``P * Σ_k c_k qd_k``; otherwise velocities are collected
+        per trigonometric term.
+        """
+        by_velocity = self._by_velocity(polys)
+        return by_velocity if by_velocity is not None else self._by_key(polys)
+
+    def _by_velocity(self, polys: Sequence[TrigPoly]) -> sympy.Expr | None:
+        enc = self._enc
+        groups: dict[frozenset[Any], list[tuple[Any, int]]] = {}
+        primitives: dict[frozenset[Any], TrigPoly] = {}
+        for k, poly in enumerate(polys):
+            if not poly:
+                continue
+            content = _dict_content(poly)
+            if content == _ONE:
+                primitive = poly
+            else:
+                primitive = {
+                    key: (se.expand(a / content), se.expand(b / content))
+                    for key, (a, b) in poly.items()
+                }
+            signature = frozenset(primitive.items())
+            if signature not in groups:
+                groups[signature] = []
+                primitives[signature] = primitive
+            groups[signature].append((content, k))
+        if len(groups) != 1 or len(next(iter(groups.values()))) < 2:
+            return None  # not a single shared factor: group by trig term instead
+        parts = []
+        for signature, members in groups.items():
+            vel = se.expand(se.Add(*[c * enc._symbol(self.qd[k]) for c, k in members]))
+            parts.append(enc.compact(vel) * enc.rebuild(primitives[signature]))
+        return sympy.Add(*parts)
+
+    def _by_key(self, polys: Sequence[TrigPoly]) -> sympy.Expr:
         enc = self._enc
         keys = sorted({key for poly in polys for key in poly})
         terms = []
@@ -599,7 +793,7 @@ class FastDerivation:
                 order: list[Any] = []
                 for k, poly in enumerate(polys):
                     entry = poly.get(key)
-                    if entry is None or entry[slot] == 0:
+                    if entry is None or entry[slot] == _ZERO:
                         continue
                     content, primitive = _content(entry[slot])
                     if primitive not in groups:
@@ -629,9 +823,9 @@ class FastDerivation:
     def skew_proof(self) -> bool:
         """Prove ``N + Nᵀ = 0`` for ``N = Ṁ − 2C`` exactly, on the dictionaries.
 
-        ``M`` is free of the velocities, so ``N_ij + N_ji = Σ_k (2∂_k m_ij − 2Γ_ijk
-        − 2Γ_jik) qd_k`` vanishes identically exactly when every coefficient of
-        ``qd_k`` is the empty dictionary.
+        ``M`` is free of the velocities, so ``N_ij + N_ji = 2 Σ_k (∂_k m_ij − Γ_ijk
+        − Γ_jik) qd_k`` vanishes identically exactly when ``Γ_ijk + Γ_jik`` and
+        ``∂_k m_ij`` have the same canonical dictionary for every ``k``.
 
         Returns
         -------
@@ -649,14 +843,9 @@ class FastDerivation:
         for i in range(n):
             for j in range(i, n):
                 for k in range(n):
-                    rest = _combine(
-                        [
-                            (1, self._d[(i, j, k)]),
-                            (-1, self._gp(i, j, k)),
-                            (-1, self._gp(j, i, k)),
-                        ]
-                    )
-                    if rest:
+                    # canonical forms: equal dictionaries <=> equal functions
+                    both = _combine([(1, self._gp(i, j, k)), (1, self._gp(j, i, k))])
+                    if both != self._d[(i, j, k)]:
                         return False
         return True
 
@@ -750,7 +939,7 @@ def derive(
         return d_polys[(i, j, k) if i <= j else (j, i, k)]
 
     gamma_polys = {
-        (i, j, k): _scale(_combine([(1, d(i, j, k)), (1, d(i, k, j)), (-1, d(j, k, i))]), _HALF)
+        (i, j, k): _combine([(_H, d(i, j, k)), (_H, d(i, k, j)), (-_H, d(j, k, i))])
         for i in range(n)
         for j in range(n)
         for k in range(j, n)
@@ -799,7 +988,7 @@ def is_zero(expr: sympy.Expr, q: Sequence[sympy.Basic]) -> bool | None:
         laurent = encoder.encode(expr)
     except _NotRepresentable:
         return None
-    return bool(laurent == 0)
+    return bool(laurent == _ZERO)
 
 
 def canonical(expr: sympy.Expr, q: Sequence[sympy.Basic]) -> sympy.Expr | None:
