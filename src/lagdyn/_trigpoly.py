@@ -378,7 +378,7 @@ class _Encoder:
         if found is not None:
             return found
         terms: list[tuple[Fraction, dict[Any, int]]] = []
-        for mono, c in value.as_coefficients_dict().items():
+        for mono, c in _coefficients(value):
             if type(c) is int:
                 coef = Fraction(c)
             elif c.is_zero:
@@ -487,6 +487,13 @@ _CONTENT_CACHE: dict[Any, tuple[Any, Any]] = {}
 _GCD_TAG = se.Symbol("_lagdyn_gcd_tag")
 
 
+def _coefficients(value: Any) -> list[tuple[Any, Any]]:
+    """``(monomial, coefficient)`` pairs; a bare number is ``(1, number)``."""
+    if value.is_Number:
+        return [(_ONE, value)]
+    return list(value.as_coefficients_dict().items())
+
+
 def _dict_content(poly: TrigPoly) -> Any:
     """The common content (rational times monomial) of every coefficient of a dictionary."""
     content = None
@@ -542,7 +549,7 @@ def _content(value: Any) -> tuple[Any, Any]:
     negatives = 0
     count = 0
     rational = True
-    for mono, c in value.as_coefficients_dict().items():
+    for mono, c in _coefficients(value):
         if type(c) is int:
             p, qd = c, 1
         elif c.is_zero:

@@ -1,0 +1,301 @@
+"""Tests for the canonical trig-polynomial engine (lagdyn._trigpoly)."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+
+import pytest
+import sympy as sp
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from lagdyn import _trigpoly as tp
+
+q1, q2, q3 = sp.symbols("q1 q2 q3")
+qd1, qd2, qd3 = sp.symbols("qd1 qd2 qd3")
+a, b, c = sp.symbols("a b c")
+Q = (q1, q2, q3)
+QD = (qd1, qd2, qd3)
+
+FAST = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def numeric_equal(x: sp.Expr, y: sp.Expr, *, trials: int = 4, tol: float = 1e-9) -> bool:
+    """Compare two expressions at random real points."""
+    symbols = sorted((x.free_symbols | y.free_symbols), key=str)
+    rng = random.Random(hash(str(symbols)) & 0xFFFF)
+    fx = sp.lambdify(symbols, x, "math")
+    fy = sp.lambdify(symbols, y, "math")
+    for _ in range(trials):
+        point = [rng.uniform(-2.0, 2.0) for _ in symbols]
+        vx, vy = float(fx(*point)), float(fy(*point))
+        if not math.isclose(vx, vy, rel_tol=tol, abs_tol=tol):
+            return False
+    return True
+
+
+# -- strategies -------------------------------------------------------------------
+
+freq = st.integers(min_value=-2, max_value=2)
+
+
+@st.composite
+def trig_atoms(draw: st.DrawFn) -> sp.Expr:
+    e = [draw(freq) for _ in range(3)]
+    arg = sum(ei * qi for ei, qi in zip(e, Q)) + draw(st.sampled_from([0, 0, c, -c / 2]))
+    return draw(st.sampled_from([sp.cos, sp.sin]))(arg)
+
+
+@st.composite
+def trig_polys(draw: st.DrawFn) -> sp.Expr:
+    """Sums of products of trig atoms with polynomial coefficients (in a, b, q, qd)."""
+    terms = []
+    for _ in range(draw(st.integers(1, 4))):
+        factors = [sp.Integer(draw(st.integers(-3, 3)))]
+        factors += draw(st.lists(st.sampled_from([a, b, q1, qd2, a**2]), max_size=2))
+        factors += draw(st.lists(trig_atoms(), min_size=0, max_size=3))
+        terms.append(sp.Mul(*factors))
+    return sp.Add(*terms)
+
+
+# -- canonical / is_zero -------------------------------------------------------------
+
+
+@FAST
+@given(trig_polys())
+def test_canonical_equals_input(expr: sp.Expr) -> None:
+    out = tp.canonical(expr, Q)
+    assert out is not None
+    assert numeric_equal(out, expr)
+    assert tp.is_zero(out - expr, Q) is True
+
+
+@FAST
+@given(trig_polys())
+def test_canonical_is_idempotent_and_dictionary_exact(expr: sp.Expr) -> None:
+    once = tp.canonical(expr, Q)
+    assert once is not None
+    assert tp.canonical(once, Q) == once
+    assert tp.is_zero(expr, Q) is (once == 0)
+
+
+@FAST
+@given(trig_polys(), st.integers(0, 2))
+def test_derivative_rule_matches_sympy(expr: sp.Expr, k: int) -> None:
+    enc = tp._Encoder(Q)
+    enc.register([expr])
+    poly = enc.decode(enc.encode(expr))
+    dpoly = tp._derivative(poly, k, enc.qse[k], enc.denominators[k], k in enc.poly_q)
+    got = enc.rebuild(dpoly)
+    want = sp.diff(expr, Q[k])
+    assert numeric_equal(got, want)
+    assert tp.is_zero(got - want, Q) is True
+
+
+@pytest.mark.parametrize(
+    "expr",
+    [
+        sp.sin(q1) ** 2 + sp.cos(q1) ** 2 - 1,
+        sp.sin(q1 - q2) ** 2 + sp.cos(q2 - q1) ** 2 - 1,
+        sp.sin(2 * q1) - 2 * sp.sin(q1) * sp.cos(q1),
+        sp.cos(q1 + c) - (sp.cos(c) * sp.cos(q1) - sp.sin(c) * sp.sin(q1)),
+        sp.cos(c) ** 2 + sp.sin(c) ** 2 - 1,
+        sp.cos(q1 / 2) ** 2 - (1 + sp.cos(q1)) / 2,
+        sp.sin(q1 / 3) * sp.cos(q1 / 2) - (sp.sin(5 * q1 / 6) - sp.sin(q1 / 6)) / 2,
+        sp.cos(q1 + sp.pi / 2) + sp.sin(q1),
+        q1 * qd1 * (sp.sin(q2) ** 2 + sp.cos(q2) ** 2) - q1 * qd1,
+        sp.cos(sp.Float(0.5) * q1) - sp.cos(q1 / 2),
+        sp.exp(a) * sp.cos(q1) ** 2 - sp.exp(a) / 2 - sp.exp(a) * sp.cos(2 * q1) / 2,
+        sp.Integer(0),
+    ],
+)
+def test_is_zero_true(expr: sp.Expr) -> None:
+    assert tp.is_zero(expr, Q) is True
+
+
+@pytest.mark.parametrize(
+    "expr",
+    [
+        sp.sin(2 * q1) - sp.sin(q1) * sp.cos(q1),
+        sp.sin(q1) - sp.cos(q1),
+        a * sp.cos(q1) - b * sp.cos(q1),
+        q1 * sp.sin(q1),
+        sp.cos(q1 / 2) - sp.cos(q1),
+        sp.Integer(1),
+    ],
+)
+def test_is_zero_false(expr: sp.Expr) -> None:
+    assert tp.is_zero(expr, Q) is False
+
+
+@pytest.mark.parametrize(
+    "expr",
+    [
+        sp.exp(q1),
+        sp.tan(q1),
+        1 / q1,
+        a / (2 + sp.cos(q1)),
+        sp.sqrt(q1),
+        sp.cos(q1 * q2),
+        sp.cos(q1**2),
+        sp.cos(a * q1),
+        sp.cos(sp.sqrt(2) * q1),
+        sp.Function("f")(q1),
+        sp.I * sp.cos(q1),
+    ],
+)
+def test_not_representable(expr: sp.Expr) -> None:
+    assert tp.is_zero(expr, Q) is None
+    assert tp.canonical(expr, Q) is None
+
+
+def test_parameter_only_functions_are_opaque() -> None:
+    expr = sp.exp(a) * sp.cos(q1) + sp.Function("f")(b) * sp.sin(q1) + 1 / sp.cos(c)
+    out = tp.canonical(expr, Q)
+    assert out is not None
+    assert sp.expand(out - expr) == 0
+    assert tp.is_zero(out - expr, Q) is True
+
+
+# -- derive ---------------------------------------------------------------------
+
+
+def naive(M: sp.Matrix, V: sp.Expr, q: Sequence[sp.Symbol], qd: Sequence[sp.Symbol]):
+    n = len(q)
+    gam = [
+        [
+            [
+                (sp.diff(M[i, j], q[k]) + sp.diff(M[i, k], q[j]) - sp.diff(M[j, k], q[i])) / 2
+                for k in range(n)
+            ]
+            for j in range(n)
+        ]
+        for i in range(n)
+    ]
+    C = sp.Matrix(n, n, lambda i, j: sum(gam[i][j][k] * qd[k] for k in range(n)))
+    g = sp.Matrix([sp.diff(V, qk) for qk in q])
+    return gam, C, g
+
+
+def assert_matches_naive(M: sp.Matrix, V: sp.Expr, q, qd) -> tp.FastDerivation:
+    fd = tp.derive(M, V, q, qd)
+    assert fd is not None
+    gam, C, g = naive(M, V, q, qd)
+    n = len(q)
+    for i in range(n):
+        for j in range(n):
+            assert tp.is_zero(fd.M[i, j] - M[i, j], q) is True
+            assert tp.is_zero(fd.C[i, j] - C[i, j], q) is True
+            for k in range(n):
+                assert fd.christoffel[i][j][k] == fd.christoffel[i][k][j]
+                assert tp.is_zero(fd.christoffel[i][j][k] - gam[i][j][k], q) is True
+        assert sp.expand(fd.g[i] - g[i]) == 0 or tp.is_zero(fd.g[i] - g[i], q)
+    for (i, j, k), value in fd.dM.items():
+        assert tp.is_zero(value - sp.diff(M[i, j], q[k]), q) is True
+    assert fd.skew_proof() is True
+    return fd
+
+
+def test_two_link_arm_seed_001_exact() -> None:
+    alpha, beta, delta = sp.symbols("alpha beta delta", positive=True)
+    cq = sp.cos(q2)
+    M = sp.Matrix([[alpha + 2 * beta * cq, delta + beta * cq], [delta + beta * cq, delta]])
+    fd = tp.derive(M, sp.S.Zero, [q1, q2], [qd1, qd2])
+    assert fd is not None
+    s = sp.sin(q2)
+    want = sp.Matrix([[-beta * s * qd2, -beta * s * (qd1 + qd2)], [beta * s * qd1, 0]])
+    for i in range(2):
+        for j in range(2):
+            assert sp.expand(fd.C[i, j] - want[i, j]) == 0
+            assert sp.expand(fd.M[i, j] - M[i, j]) == 0
+    assert fd.skew_proof() is True
+    assert fd.g == sp.ImmutableMatrix([0, 0])
+    # the caller's symbols (with assumptions) come back unchanged
+    assert fd.C.free_symbols <= {alpha, beta, delta, q2, qd1, qd2}
+
+
+def test_double_pendulum_absolute() -> None:
+    m1, m2, l1, l2, g = sp.symbols("m1 m2 l1 l2 g", positive=True)
+    cab = m2 * l1 * l2 * sp.cos(q1 - q2)
+    M = sp.Matrix([[(m1 + m2) * l1**2, cab], [cab, m2 * l2**2]])
+    V = -(m1 + m2) * g * l1 * sp.cos(q1) - m2 * g * l2 * sp.cos(q2)
+    fd = assert_matches_naive(M, V, [q1, q2], [qd1, qd2])
+    assert sp.expand(fd.C[0, 1] - m2 * l1 * l2 * sp.sin(q1 - q2) * qd2) == 0
+    assert sp.expand(fd.g[0] - (m1 + m2) * g * l1 * sp.sin(q1)) == 0
+
+
+def test_prismatic_polar() -> None:
+    m, r, th, rd, thd = sp.symbols("m r theta rd thetad")
+    M = sp.diag(m, m * r**2)
+    fd = assert_matches_naive(M, m * 9 * r * sp.sin(th), [r, th], [rd, thd])
+    assert sp.expand(fd.C[0, 1] + m * r * thd) == 0
+    assert sp.expand(fd.C[1, 1] - m * r * rd) == 0
+
+
+def test_prismatic_with_trig() -> None:
+    # cart (x) with a pendulum (angle p) and a telescoping length r
+    x, p, r, xd, pd, rd = sp.symbols("x p r xd pd rd")
+    m, mc = sp.symbols("m mc", positive=True)
+    M = sp.Matrix(
+        [
+            [m + mc, m * r * sp.cos(p), m * sp.sin(p)],
+            [m * r * sp.cos(p), m * r**2, 0],
+            [m * sp.sin(p), 0, m],
+        ]
+    )
+    assert_matches_naive(M, -m * r * sp.cos(p), [x, p, r], [xd, pd, rd])
+
+
+def test_offsets_and_rational_frequencies() -> None:
+    M = sp.Matrix(
+        [
+            [3 + a * sp.cos(q2 + c), b * sp.cos(q2 / 2 - c)],
+            [b * sp.cos(q2 / 2 - c), 2 + sp.sin(q1 / 3 + sp.pi / 4)],
+        ]
+    )
+    assert_matches_naive(M, a * sp.cos(q1 / 2 + c), [q1, q2], [qd1, qd2])
+
+
+def test_non_representable_potential_falls_back() -> None:
+    M = sp.Matrix([[a, 0], [0, b]])
+    V = sp.exp(q1) + sp.cos(q2**2)
+    fd = tp.derive(M, V, [q1, q2], [qd1, qd2])
+    assert fd is not None
+    assert fd.g == sp.ImmutableMatrix([sp.exp(q1), -2 * q2 * sp.sin(q2**2)])
+
+
+def test_derive_returns_none() -> None:
+    assert tp.derive(sp.Matrix([[sp.exp(q1)]]), 0, [q1], [qd1]) is None
+    assert tp.derive(sp.Matrix([[1 + sp.tan(q1)]]), 0, [q1], [qd1]) is None
+    assert tp.derive(sp.Matrix([[1 + qd1**2]]), 0, [q1], [qd1]) is None
+
+
+def _random_mass_matrix(n: int, rng: random.Random) -> sp.Matrix:
+    atoms = [sp.Integer(1)]
+    for _ in range(4):
+        e = [rng.randint(-1, 1) for _ in range(n)]
+        arg = sum(ei * qi for ei, qi in zip(e, Q[:n]))
+        atoms += [sp.cos(arg), sp.sin(arg)]
+    A = sp.Matrix(
+        n, n, lambda i, j: sum(rng.randint(-2, 2) * rng.choice(atoms) for _ in range(2))
+    )
+    return A.T * A + sp.Rational(1, 10) * sp.eye(n)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_spd_matches_naive(seed: int) -> None:
+    rng = random.Random(seed)
+    n = 2 + seed % 2
+    M = _random_mass_matrix(n, rng)
+    V = a * sp.cos(Q[0]) * sp.sin(Q[n - 1])
+    fd = tp.derive(M, V, Q[:n], QD[:n])
+    assert fd is not None
+    _, C, g = naive(M, V, Q[:n], QD[:n])
+    for i in range(n):
+        assert numeric_equal(fd.g[i], g[i])
+        for j in range(n):
+            assert numeric_equal(fd.C[i, j], C[i, j])
+            assert numeric_equal(fd.M[i, j], M[i, j])
+    assert fd.skew_proof() is True
