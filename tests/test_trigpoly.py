@@ -278,9 +278,7 @@ def _random_mass_matrix(n: int, rng: random.Random) -> sp.Matrix:
         e = [rng.randint(-1, 1) for _ in range(n)]
         arg = sum(ei * qi for ei, qi in zip(e, Q[:n]))
         atoms += [sp.cos(arg), sp.sin(arg)]
-    A = sp.Matrix(
-        n, n, lambda i, j: sum(rng.randint(-2, 2) * rng.choice(atoms) for _ in range(2))
-    )
+    A = sp.Matrix(n, n, lambda i, j: sum(rng.randint(-2, 2) * rng.choice(atoms) for _ in range(2)))
     return A.T * A + sp.Rational(1, 10) * sp.eye(n)
 
 

@@ -70,7 +70,7 @@ _H = Fraction(1, 2)
 _MAX_DENOMINATOR = 1024
 
 
-class _NotRepresentable(Exception):
+class _NotRepresentableError(Exception):
     """Raised internally when an expression leaves the trig-polynomial class."""
 
 
@@ -155,7 +155,7 @@ class _Encoder:
             if rest in self.qset:
                 idx = self.angle_index[rest]
             elif rest.has(*self.q):
-                raise _NotRepresentable(arg)
+                raise _NotRepresentableError(arg)
             else:
                 idx = self.angle_index.get(rest, -1)
                 if idx < 0:
@@ -233,7 +233,7 @@ class _Encoder:
             if node.is_Float:
                 return se.RealDouble(float(node))
             if node is sympy.S.ImaginaryUnit or not node.is_finite:
-                raise _NotRepresentable(node)
+                raise _NotRepresentableError(node)
             return self._symbol(node)
         if node.is_NumberSymbol:
             return self._symbol(node)
@@ -246,7 +246,7 @@ class _Encoder:
             if exp.is_Integer and exp >= 0:
                 return self._convert(base) ** int(exp)
             if node.has(*self.q):
-                raise _NotRepresentable(node)
+                raise _NotRepresentableError(node)
             b = self._convert(base)
             if exp.is_Rational and not any(s in self.z_index for s in b.free_symbols):
                 return b ** se.Rational(int(exp.p), int(exp.q))
@@ -258,7 +258,7 @@ class _Encoder:
         if isinstance(node, sympy.Derivative) and node.expr in self.qset:
             return self._symbol(node)  # a velocity written as q(t).diff(t)
         if node.has(*self.q) or node.has(sympy.S.ImaginaryUnit):
-            raise _NotRepresentable(node)
+            raise _NotRepresentableError(node)
         return self._symbol(node)  # opaque q-free atom: exp(m), f(a), ...
 
     # -- decoding -----------------------------------------------------------
@@ -273,10 +273,7 @@ class _Encoder:
                 continue
             key = [0] * width
             rest: list[Any] = []
-            if mono.is_Mul:
-                factors = mono.args
-            else:
-                factors = (mono,)
+            factors = mono.args if mono.is_Mul else (mono,)
             for factor in factors:
                 if factor.is_Pow:
                     idx = z_index.get(factor.args[0])
@@ -310,14 +307,14 @@ class _Encoder:
                     slot[1].append(-2 * imag * base)
             else:
                 if imag != _ZERO:
-                    raise _NotRepresentable(laurent)  # complex-valued input
+                    raise _NotRepresentableError(laurent)  # complex-valued input
                 slot[0].append(real * base)
         result: TrigPoly = {}
-        for key, (a_terms, b_terms) in parts.items():
+        for tkey, (a_terms, b_terms) in parts.items():
             a = se.Add(*a_terms) if a_terms else _ZERO
             b = se.Add(*b_terms) if b_terms else _ZERO
             if a != _ZERO or b != _ZERO:
-                result[key] = (a, b)
+                result[tkey] = (a, b)
         return result
 
     # -- rebuilding ---------------------------------------------------------
@@ -478,7 +475,7 @@ def _real_imag(coef: Any) -> tuple[Any, Any]:
         return coef, _ZERO
     if coef.is_Number:
         return coef.real, coef.imag
-    raise _NotRepresentable(coef)
+    raise _NotRepresentableError(coef)
 
 
 _CONTENT_CACHE: dict[Any, tuple[Any, Any]] = {}
@@ -605,8 +602,11 @@ def _combine(terms: Sequence[tuple[int | Fraction, TrigPoly]]) -> TrigPoly:
     acc: dict[Key, tuple[list[Any], list[Any]]] = {}
     positive = all(s == 1 for s, _ in terms)
     for scale, poly in terms:
-        factor = None if scale == 1 else se.Rational(Fraction(scale).numerator,
-                                                   Fraction(scale).denominator)
+        factor = (
+            None
+            if scale == 1
+            else se.Rational(Fraction(scale).numerator, Fraction(scale).denominator)
+        )
         for key, (a, b) in poly.items():
             slot = acc.get(key)
             if slot is None:
@@ -633,9 +633,7 @@ def _sum(parts: list[Any], positive: bool) -> Any:
     return se.expand(se.Add(*parts))
 
 
-def _derivative(
-    poly: TrigPoly, k: int, qk: Any, denominator: int, polynomial: bool
-) -> TrigPoly:
+def _derivative(poly: TrigPoly, k: int, qk: Any, denominator: int, polynomial: bool) -> TrigPoly:
     """∂/∂q_k of a dictionary (``polynomial``: q_k may occur in coefficients)."""
     out: TrigPoly = {}
     for key, (a, b) in poly.items():
@@ -737,8 +735,7 @@ class FastDerivation:
         built = {key: self._enc.rebuild(poly) for key, poly in self._gamma.items()}
         return tuple(
             tuple(
-                tuple(built[(i, j, k) if j <= k else (i, k, j)] for k in range(n))
-                for j in range(n)
+                tuple(built[(i, j, k) if j <= k else (i, k, j)] for k in range(n)) for j in range(n)
             )
             for i in range(n)
         )
@@ -861,7 +858,7 @@ def _encoder_for(exprs: Sequence[sympy.Expr], q: Sequence[sympy.Basic]) -> _Enco
     encoder = _Encoder(q)
     try:
         encoder.register(exprs)
-    except _NotRepresentable:
+    except _NotRepresentableError:
         return None
     return encoder
 
@@ -922,24 +919,22 @@ def derive(
     v_ok = True
     try:
         encoder.register([V])
-    except _NotRepresentable:
+    except _NotRepresentableError:
         v_ok = False
     try:
         m_polys = {key: encoder.decode(encoder.encode(e)) for key, e in entries.items()}
-    except _NotRepresentable:
+    except _NotRepresentableError:
         return None
     g_source: list[TrigPoly] | sympy.Expr = V
     if v_ok:
         try:
             v_poly = encoder.decode(encoder.encode(V))
-        except _NotRepresentable:
+        except _NotRepresentableError:
             v_poly = None
         if v_poly is not None:
             g_source = [_diff_poly(encoder, v_poly, k) for k in range(n)]
     d_polys = {
-        (i, j, k): _diff_poly(encoder, m_polys[(i, j)], k)
-        for (i, j) in m_polys
-        for k in range(n)
+        (i, j, k): _diff_poly(encoder, m_polys[(i, j)], k) for (i, j) in m_polys for k in range(n)
     }
 
     def d(i: int, j: int, k: int) -> TrigPoly:
@@ -955,9 +950,7 @@ def derive(
 
 
 def _diff_poly(encoder: _Encoder, poly: TrigPoly, k: int) -> TrigPoly:
-    return _derivative(
-        poly, k, encoder.qse[k], encoder.denominators[k], k in encoder.poly_q
-    )
+    return _derivative(poly, k, encoder.qse[k], encoder.denominators[k], k in encoder.poly_q)
 
 
 def is_zero(expr: sympy.Expr, q: Sequence[sympy.Basic]) -> bool | None:
@@ -993,7 +986,7 @@ def is_zero(expr: sympy.Expr, q: Sequence[sympy.Basic]) -> bool | None:
         return None
     try:
         laurent = encoder.encode(expr)
-    except _NotRepresentable:
+    except _NotRepresentableError:
         return None
     return bool(laurent == _ZERO)
 
@@ -1029,6 +1022,6 @@ def canonical(expr: sympy.Expr, q: Sequence[sympy.Basic]) -> sympy.Expr | None:
         return None
     try:
         poly = encoder.decode(encoder.encode(expr))
-    except _NotRepresentable:
+    except _NotRepresentableError:
         return None
     return encoder.rebuild(poly)
