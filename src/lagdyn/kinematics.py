@@ -111,7 +111,7 @@ def _no_rates(exprs: Any, q: Sequence[sp.Expr], what: str) -> None:
     rates = {d for d in sp.Matrix(exprs).atoms(sp.Derivative)}
     if rates:
         raise LagdynError(
-            f"{what} must depend on the coordinates only, found {', '.join(sorted(map(str, rates)))}"
+            f"{what} must depend on the coordinates only (no rates), found {', '.join(sorted(map(str, rates)))}"
         )
 
 
