@@ -201,7 +201,10 @@ def main() -> None:
     s = d["step"]
     hp = d["half_pi"]
     print("seed 003 — generalized coordinate lab (unit masses and lengths, g = 10)")
-    print(f"relative model by change of coordinates == direct derivation: {d['relative_same_as_direct']}")
+    print(
+        "relative model by change of coordinates == direct derivation: "
+        f"{d['relative_same_as_direct']}"
+    )
     print(f"v1 = {tuple(map(_fmt, d['v1']))} m/s, v2 = {tuple(map(_fmt, d['v2']))} m/s")
     print(
         f"K: diagonal = {_fmt(d['K_diagonal'])} J, coupling = {_fmt(d['K_coupling'])} J, "
@@ -220,7 +223,8 @@ def main() -> None:
     )
     print(
         f"tangent points {tuple(map(_fmt, s.tangent))}, exact {tuple(map(_fmt, s.exact))}; "
-        f"position error = {_fmt(s.position_error)} m; C J δq = {tuple(map(_fmt, s.constraint_velocity))}"
+        f"position error = {_fmt(s.position_error)} m; "
+        f"C J δq = {tuple(map(_fmt, s.constraint_velocity))}"
     )
     print()
     header = ("quantity", "Cartesian or absolute", "relative or comparison", "unit")

@@ -129,12 +129,12 @@ def test_transform_force_seed(dp_abs):
 def test_restriction_to_submanifold():
     """m < n: a free particle restricted to a circle is the simple pendulum."""
     x, y = ld.coordinates("x y")
-    th, = ld.coordinates("theta")
-    m, l, g = ld.parameters("m l g")
+    (th,) = ld.coordinates("theta")
+    m, ell, g = ld.parameters("m l g")
     free = from_particles([(x, y)], [m], [x, y], gravity=(0, -g))
-    pend = change_coordinates(free, [th], {x: l * sp.sin(th), y: -l * sp.cos(th)})
-    assert expand_equal(pend.M, [[m * l**2]])
-    assert expand_equal(pend.g, [m * g * l * sp.sin(th)])
+    pend = change_coordinates(free, [th], {x: ell * sp.sin(th), y: -ell * sp.cos(th)})
+    assert expand_equal(pend.M, [[m * ell**2]])
+    assert expand_equal(pend.g, [m * g * ell * sp.sin(th)])
 
 
 # ---------------------------------------------------------------- hypothesis: linear changes
@@ -186,8 +186,9 @@ def test_linear_changes_preserve_energy_and_power(A, seed):
 def test_linear_change_invariance_proved():
     q1, q2, w1, w2 = ld.coordinates("q1 q2 w1 w2")
     M = sp.Matrix([[3 + sp.cos(q2), 1 + sp.cos(q2)], [1 + sp.cos(q2), 2]])
-    system = ld.LagrangianSystem.from_mass_matrix(M, sp.cos(q1), [q1, q2],
-                                                  forces=[-q1.diff(t), sp.sin(q2)])
+    system = ld.LagrangianSystem.from_mass_matrix(
+        M, sp.cos(q1), [q1, q2], forces=[-q1.diff(t), sp.sin(q2)]
+    )
     mapping = {q1: 2 * w1 - w2, q2: w1 + 3 * w2}
     new = change_coordinates(system, [w1, w2], mapping)
     assert is_kinetic_energy_invariant(system, new, mapping)
@@ -241,8 +242,12 @@ def lab():
     a, b = ld.coordinates("a b")
     l1, l2 = ld.parameters("l1 l2")
     x1, y1, x2, y2 = sp.symbols("x1 y1 x2 y2", real=True)
-    z = [l1 * sp.sin(a), -l1 * sp.cos(a), l1 * sp.sin(a) + l2 * sp.sin(b),
-         -l1 * sp.cos(a) - l2 * sp.cos(b)]
+    z = [
+        l1 * sp.sin(a),
+        -l1 * sp.cos(a),
+        l1 * sp.sin(a) + l2 * sp.sin(b),
+        -l1 * sp.cos(a) - l2 * sp.cos(b),
+    ]
     h = [x1**2 + y1**2 - l1**2, (x2 - x1) ** 2 + (y2 - y1) ** 2 - l2**2]
     return ConstraintTangent.from_map(z, h, (x1, y1, x2, y2), [a, b]), (l1, l2)
 
@@ -260,7 +265,10 @@ def test_tangent_step_second_order(lab):
     """Tangent residuals grow like ε²; the exact map keeps lengths."""
     tangent, (l1, l2) = lab
     unit = {l1: 1, l2: 1}
-    for eps, expected in ((sp.Rational(1, 2), sp.Rational(1, 4)), (sp.Rational(1, 4), sp.Rational(1, 16))):
+    for eps, expected in (
+        (sp.Rational(1, 2), sp.Rational(1, 4)),
+        (sp.Rational(1, 4), sp.Rational(1, 16)),
+    ):
         s = tangent.step((0, 0), (1, -1), eps, params=unit)
         assert s.tangent_residuals == (expected, expected)
         assert s.exact_residuals == (0, 0)
@@ -277,7 +285,7 @@ def test_finite_work_of_position_dependent_force(lab):
 
 
 def test_tangent_errors():
-    a, = ld.coordinates("a")
+    (a,) = ld.coordinates("a")
     x, y = sp.symbols("x y")
     with pytest.raises(ld.ShapeError):
         ConstraintTangent.from_map([sp.cos(a)], [x**2 + y**2 - 1], (x, y), [a])

@@ -80,20 +80,20 @@ def test_jacobian_seed_003(dp):
 
 def test_particle_3d_matches_hand():
     th, ph = ld.coordinates("theta phi")
-    m, l, g = ld.parameters("m l g")
-    p = (l * sp.sin(th) * sp.cos(ph), l * sp.sin(th) * sp.sin(ph), -l * sp.cos(th))
+    m, ell, g = ld.parameters("m l g")
+    p = (ell * sp.sin(th) * sp.cos(ph), ell * sp.sin(th) * sp.sin(ph), -ell * sp.cos(th))
     built = from_particles([p], [m], [th, ph], gravity=(0, 0, -g))
-    assert same(built.M, sp.diag(m * l**2, m * l**2 * sp.sin(th) ** 2))
-    assert same(built.g, [m * g * l * sp.sin(th), 0])
+    assert same(built.M, sp.diag(m * ell**2, m * ell**2 * sp.sin(th) ** 2))
+    assert same(built.g, [m * g * ell * sp.sin(th), 0])
 
 
 def test_rigid_body_2d_rod():
-    th, = ld.coordinates("theta")
-    m, l, g = ld.parameters("m l g")
-    rod = RigidBody2D(m, m * l**2 / 12, (l / 2 * sp.sin(th), -l / 2 * sp.cos(th)), th)
+    (th,) = ld.coordinates("theta")
+    m, ell, g = ld.parameters("m l g")
+    rod = RigidBody2D(m, m * ell**2 / 12, (ell / 2 * sp.sin(th), -ell / 2 * sp.cos(th)), th)
     sys = from_bodies([rod], [th], gravity=(0, -g))
-    assert expand_equal(sys.M, [[m * l**2 / 3]])
-    assert expand_equal(sys.g, [m * g * l / 2 * sp.sin(th)])
+    assert expand_equal(sys.M, [[m * ell**2 / 3]])
+    assert expand_equal(sys.g, [m * g * ell / 2 * sp.sin(th)])
 
 
 def test_rigid_body_3d_rotation_equals_angular_velocity():
@@ -201,8 +201,14 @@ def test_other_bad_inputs(dp):
         from_bodies([RigidBody3D(1, sp.eye(3), (a, 0, 0))], [a])
     with pytest.raises(ld.LagdynError, match="symmetric"):
         from_bodies(
-            [RigidBody3D(1, sp.Matrix([[1, 1, 0], [0, 1, 0], [0, 0, 1]]), (a, 0, 0),
-                         angular_velocity=(0, 0, a.diff(t)))],
+            [
+                RigidBody3D(
+                    1,
+                    sp.Matrix([[1, 1, 0], [0, 1, 0], [0, 0, 1]]),
+                    (a, 0, 0),
+                    angular_velocity=(0, 0, a.diff(t)),
+                )
+            ],
             [a],
         )
     with pytest.raises(ld.LagdynError, match="linear"):

@@ -12,9 +12,9 @@ import random
 import numpy as np
 import pytest
 import sympy as sp
-from helpers import lagdyn_qdd, lagranges_qdd
 
 import lagdyn as ld
+from helpers import lagdyn_qdd, lagranges_qdd
 from lagdyn.zoo.chains import n_link_pendulum, planar_arm
 from lagdyn.zoo.spatial import elastic_pendulum, spherical_pendulum
 from lagdyn.zoo.underactuated import acrobot, cart_pole, furuta_pendulum
@@ -53,9 +53,9 @@ def hand_planar_arm(system, n):
     T = U = 0
     for k in range(1, n + 1):
         th = th + q[k - 1]
-        lc, m, I = _p(system, f"lc{k}"), _p(system, f"m{k}"), _p(system, f"I{k}")
+        lc, m, inertia = _p(system, f"lc{k}"), _p(system, f"m{k}"), _p(system, f"I{k}")
         c = sp.Matrix([x + lc * sp.cos(th), y + lc * sp.sin(th)])
-        T += m * _sq(c.diff(t)) / 2 + I * th.diff(t) ** 2 / 2
+        T += m * _sq(c.diff(t)) / 2 + inertia * th.diff(t) ** 2 / 2
         U += m * g * c[1]
         if k < n:
             lk = _p(system, f"l{k}")
@@ -65,8 +65,8 @@ def hand_planar_arm(system, n):
 
 def hand_cart_pole(system):
     x, th = system.q
-    mc, mp, l, Ip, g = (_p(system, s) for s in ("mc", "mp", "l", "Ip", "g"))
-    c = sp.Matrix([x + l * sp.sin(th), l * sp.cos(th)])
+    mc, mp, ell, Ip, g = (_p(system, s) for s in ("mc", "mp", "l", "Ip", "g"))
+    c = sp.Matrix([x + ell * sp.sin(th), ell * sp.cos(th)])
     T = mc * x.diff(t) ** 2 / 2 + mp * _sq(c.diff(t)) / 2 + Ip * th.diff(t) ** 2 / 2
     return T - mp * g * c[1]
 
@@ -97,9 +97,9 @@ def hand_furuta(system):
 
 def hand_spherical(system):
     th, ph = system.q
-    m, l, g = (_p(system, s) for s in ("m", "l", "g"))
-    T = m * l**2 * (th.diff(t) ** 2 + sp.sin(th) ** 2 * ph.diff(t) ** 2) / 2
-    return T + m * g * l * sp.cos(th)
+    m, ell, g = (_p(system, s) for s in ("m", "l", "g"))
+    T = m * ell**2 * (th.diff(t) ** 2 + sp.sin(th) ** 2 * ph.diff(t) ** 2) / 2
+    return T + m * g * ell * sp.cos(th)
 
 
 def hand_elastic(system):
@@ -110,7 +110,11 @@ def hand_elastic(system):
 
 
 MODELS = {  # name: (factory, build, hand-written Lagrangian)
-    "n_link_pendulum_3": (n_link_pendulum, lambda: n_link_pendulum(3), lambda s: hand_n_link(s, 3, False)),
+    "n_link_pendulum_3": (
+        n_link_pendulum,
+        lambda: n_link_pendulum(3),
+        lambda s: hand_n_link(s, 3, False),
+    ),
     "n_link_pendulum_3_relative": (
         n_link_pendulum,
         lambda: n_link_pendulum(3, coordinates="relative"),
@@ -194,11 +198,17 @@ def test_planar_arm_2_is_two_link_planar():
 def test_acrobot_mass_matrix_is_seed_001_form():
     acro = acrobot()
     q1, q2 = acro.q
-    m1, m2, l1, lc1, lc2, I1, I2 = (_p(acro, s) for s in ("m1", "m2", "l1", "lc1", "lc2", "I1", "I2"))
+    m1, m2, l1, lc1, lc2, I1, I2 = (
+        _p(acro, s) for s in ("m1", "m2", "l1", "lc1", "lc2", "I1", "I2")
+    )
     alpha = I1 + I2 + m1 * lc1**2 + m2 * (l1**2 + lc2**2)
     beta, delta = m2 * l1 * lc2, I2 + m2 * lc2**2
-    M = sp.Matrix([[alpha + 2 * beta * sp.cos(q2), delta + beta * sp.cos(q2)],
-                   [delta + beta * sp.cos(q2), delta]])
+    M = sp.Matrix(
+        [
+            [alpha + 2 * beta * sp.cos(q2), delta + beta * sp.cos(q2)],
+            [delta + beta * sp.cos(q2), delta],
+        ]
+    )
     assert _same(acro.M, M)
 
 
@@ -208,8 +218,10 @@ def test_furuta_mass_matrix_formula():
     m1, m2, L1, lc1, lc2, J1, J2 = (_p(fp, s) for s in ("m1", "m2", "L1", "lc1", "lc2", "J1", "J2"))
     M = sp.Matrix(
         [
-            [J1 + m1 * lc1**2 + m2 * L1**2 + (J2 + m2 * lc2**2) * sp.sin(th2) ** 2,
-             -m2 * L1 * lc2 * sp.cos(th2)],
+            [
+                J1 + m1 * lc1**2 + m2 * L1**2 + (J2 + m2 * lc2**2) * sp.sin(th2) ** 2,
+                -m2 * L1 * lc2 * sp.cos(th2),
+            ],
             [-m2 * L1 * lc2 * sp.cos(th2), J2 + m2 * lc2**2],
         ]
     )
@@ -242,5 +254,7 @@ def test_bad_coordinates_option():
 
 
 def test_one_link_models():
-    assert n_link_pendulum(1).M[0, 0] == _p(n_link_pendulum(1), "l1") ** 2 * _p(n_link_pendulum(1), "m1")
+    assert n_link_pendulum(1).M[0, 0] == _p(n_link_pendulum(1), "l1") ** 2 * _p(
+        n_link_pendulum(1), "m1"
+    )
     assert planar_arm(1).n == 1

@@ -229,11 +229,13 @@ def coordinate_change(
     >>> coordinate_change([a, b], [u1, u2], {a: u1})
     Traceback (most recent call last):
     ...
-    lagdyn.errors.CoordinateError: the mapping must give every old coordinate in terms of the new ones; missing: b(t)
+    lagdyn.errors.CoordinateError: the mapping must give every old coordinate in terms of the
+    new ones; missing: b(t)
     >>> coordinate_change([a, b], [u1, u2], {a: u1 + u2, b: 2 * u1 + 2 * u2})
     Traceback (most recent call last):
     ...
-    lagdyn.errors.CoordinateError: the coordinate map is rank-deficient: rank 1 < 2 (A = Matrix([[1, 1], [2, 2]]))
+    lagdyn.errors.CoordinateError: the coordinate map is rank-deficient: rank 1 < 2
+    (A = Matrix([[1, 1], [2, 2]]))
     """
     qv = _validate_coordinates(old_q)
     uv = _validate_coordinates(new_q)
@@ -507,8 +509,9 @@ def metric_eigenvalues(
             return tuple(sorted(ev, key=lambda e: float(e)))
         except TypeError:
             return tuple(sorted(ev, key=sp.default_sort_key))
-    E, _ = mpmath.eigsy(mpmath.matrix([[mpmath.mpf(float(Mv[i, j])) for j in range(M.cols)]
-                                       for i in range(M.rows)]))
+    E, _ = mpmath.eigsy(
+        mpmath.matrix([[mpmath.mpf(float(Mv[i, j])) for j in range(M.cols)] for i in range(M.rows)])
+    )
     return tuple(sorted(sp.Float(float(x)) for x in E))
 
 
@@ -756,14 +759,15 @@ class ConstraintTangent:
         z0 = sp.Matrix(self.z.xreplace(sub))
         J0 = sp.Matrix(self.J.xreplace(sub))
         tangent = z0 + e * J0 * d
-        moved = {**pv, **{x: sp.sympify(v) + e * d[i] for i, (x, v) in enumerate(zip(self.q, q_values))}}
+        moved = {
+            **pv,
+            **{x: sp.sympify(v) + e * d[i] for i, (x, v) in enumerate(zip(self.q, q_values))},
+        }
         exact = sp.Matrix(self.z.xreplace(moved))
         hp = self.h.xreplace(pv)
 
         def h_at(point: sp.MatrixBase) -> tuple[sp.Expr, ...]:
-            return tuple(
-                _reduce_pythagoras(x) for x in hp.xreplace(dict(zip(self.ambient, point)))
-            )
+            return tuple(_reduce_pythagoras(x) for x in hp.xreplace(dict(zip(self.ambient, point))))
 
         diff = tangent - exact
         err = sp.sqrt(sum((x**2 for x in diff), sp.Integer(0)))

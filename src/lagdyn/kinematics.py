@@ -111,7 +111,8 @@ def _no_rates(exprs: Any, q: Sequence[sp.Expr], what: str) -> None:
     rates = {d for d in sp.Matrix(exprs).atoms(sp.Derivative)}
     if rates:
         raise LagdynError(
-            f"{what} must depend on the coordinates only (no rates), found {', '.join(sorted(map(str, rates)))}"
+            f"{what} must depend on the coordinates only (no rates), "
+            f"found {', '.join(sorted(map(str, rates)))}"
         )
 
 
@@ -139,7 +140,9 @@ def _reduce_pythagoras(expr: sp.Expr) -> sp.Expr:
     return e
 
 
-def _check_positive(value: sp.Expr, what: str, problems: list[str], *, allow_zero: bool = False) -> None:
+def _check_positive(
+    value: sp.Expr, what: str, problems: list[str], *, allow_zero: bool = False
+) -> None:
     """Collect a message when ``value`` is a number ≤ 0 (or known to be non-positive)."""
     if value.is_number:
         if not value.is_real:
@@ -341,7 +344,9 @@ def _rotation(R: Any, what: str) -> sp.ImmutableMatrix:
     except (TypeError, ValueError):
         return Rm
     if err > 1e-9:
-        raise LagdynError(f"{what} is not a rotation matrix (RᵀR − I has entries of size {err:.3g})")
+        raise LagdynError(
+            f"{what} is not a rotation matrix (RᵀR − I has entries of size {err:.3g})"
+        )
     return Rm
 
 
@@ -356,12 +361,17 @@ def _validate_bodies(bodies: Sequence[Body]) -> list[Body]:
     for k, body in enumerate(items):
         name = f"body {k} ({type(body).__name__})"
         if not isinstance(body, (Particle, RigidBody2D, RigidBody3D)):
-            problems.append(f"item {k} is a {type(body).__name__}, not a Particle/RigidBody2D/RigidBody3D")
+            problems.append(
+                f"item {k} is a {type(body).__name__}, not a Particle/RigidBody2D/RigidBody3D"
+            )
             continue
         _check_positive(_sympify(body.mass, f"{name} mass"), f"{name}: mass", problems)
         if isinstance(body, RigidBody2D):
             _check_positive(
-                _sympify(body.inertia, f"{name} inertia"), f"{name}: inertia", problems, allow_zero=True
+                _sympify(body.inertia, f"{name} inertia"),
+                f"{name}: inertia",
+                problems,
+                allow_zero=True,
             )
         if isinstance(body, RigidBody3D):
             if (body.rotation is None) == (body.angular_velocity is None):
@@ -441,7 +451,9 @@ def mass_matrix(bodies: Sequence[Body], q: Sequence[sp.Expr]) -> sp.ImmutableMat
     qv = _validate_coordinates(q)
     items = _validate_bodies(bodies)
     n = len(qv)
-    acc: dict[tuple[int, int], sp.Expr] = {(i, j): sp.Integer(0) for i in range(n) for j in range(i, n)}
+    acc: dict[tuple[int, int], sp.Expr] = {
+        (i, j): sp.Integer(0) for i in range(n) for j in range(i, n)
+    }
     for body in items:
         for W, J in _body_terms(body, qv):
             WJ = W * J
@@ -462,7 +474,8 @@ def _potential(bodies: Sequence[Body], gravity: Vector | None) -> sp.Expr:
         p = _vector(pos, f"position of body {k}")
         if len(p) != len(gvec):
             raise ShapeError(
-                f"body {k} has a {len(p)}-dimensional position but gravity has {len(gvec)} components"
+                f"body {k} has a {len(p)}-dimensional position "
+                f"but gravity has {len(gvec)} components"
             )
         U -= _sympify(body.mass, "mass") * (gvec.T * p)[0, 0]
     return U

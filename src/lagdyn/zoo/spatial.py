@@ -45,9 +45,9 @@ def spherical_pendulum() -> LagrangianSystem:
     -g*l*m*cos(theta(t))
     """
     th, ph = coordinates("theta phi")
-    m, l, g = parameters("m l g")
-    p = (l * sp.sin(th) * sp.cos(ph), l * sp.sin(th) * sp.sin(ph), -l * sp.cos(th))
-    defaults = {m: 1.0, l: 1.0, g: 9.81}
+    m, ell, g = parameters("m l g")
+    p = (ell * sp.sin(th) * sp.cos(ph), ell * sp.sin(th) * sp.sin(ph), -ell * sp.cos(th))
+    defaults = {m: 1.0, ell: 1.0, g: 9.81}
     return from_particles([p], [m], [th, ph], gravity=(0, 0, -g), defaults=defaults)
 
 

@@ -65,10 +65,10 @@ def cart_pole() -> LagrangianSystem:
     (mc + mp, l*mp*cos(theta(t)))
     """
     x, th = coordinates("x theta")
-    mc, mp, l, Ip, g = parameters("mc mp l Ip g")
+    mc, mp, ell, Ip, g = parameters("mc mp l Ip g")
     cart = Particle(mc, (x, 0))
-    pole = RigidBody2D(mp, Ip, (x + l * sp.sin(th), l * sp.cos(th)), -th)
-    defaults = {mc: 1.0, mp: 0.1, l: 0.5, Ip: 0.1 * 1.0**2 / 12, g: 9.81}
+    pole = RigidBody2D(mp, Ip, (x + ell * sp.sin(th), ell * sp.cos(th)), -th)
+    defaults = {mc: 1.0, mp: 0.1, ell: 0.5, Ip: 0.1 * 1.0**2 / 12, g: 9.81}
     return from_bodies([cart, pole], [x, th], gravity=(0, -g), defaults=defaults)
 
 
@@ -174,6 +174,13 @@ def furuta_pendulum() -> LagrangianSystem:
     pend_com = R1 * sp.Matrix([L1, 0, 0]) + R2 * sp.Matrix([0, 0, lc2])
     pend = RigidBody3D(m2, sp.diag(J2, J2, 0), tuple(pend_com), rotation=R2)
     defaults = {
-        m1: 0.3, m2: 0.1, L1: 0.2, lc1: 0.1, lc2: 0.15, J1: 0.001, J2: 0.00075, g: 9.81,
+        m1: 0.3,
+        m2: 0.1,
+        L1: 0.2,
+        lc1: 0.1,
+        lc2: 0.15,
+        J1: 0.001,
+        J2: 0.00075,
+        g: 9.81,
     }
     return from_bodies([arm, pend], [th1, th2], gravity=(0, 0, -g), defaults=defaults)
