@@ -53,3 +53,162 @@ def test_errors_one_line_exit_2(capsys, argv, fragment):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("lagdyn: error:")
     assert fragment in err
+
+
+# ---------------------------------------------------------------- derive: formats
+def test_derive_latex_options(capsys):
+    argv = ["derive", "two_link_planar", "--latex", "--group-parameters", "--trig", "short",
+            "--what", "M,C"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert r"\alpha + 2 \beta c_{2}" in out and r"\begin{bmatrix}" in out
+    assert "equations" not in out and "(t)" not in out
+
+
+def test_derive_latex_standalone(capsys):
+    assert main(["derive", "double_pendulum", "--latex", "--standalone"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(r"\documentclass") and r"\end{document}" in out
+
+
+def test_derive_markdown_and_html(capsys):
+    assert main(["derive", "double_pendulum", "--markdown"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("## double_pendulum") and "$$" in out
+    assert main(["derive", "double_pendulum", "--html"]) == 0
+    assert "<!DOCTYPE html>" in capsys.readouterr().out
+
+
+def test_derive_json_round_trips_through_the_parser(capsys):
+    import json
+
+    import sympy as sp
+
+    import lagdyn as ld
+    from lagdyn.parse import parse_expr
+
+    assert main(["derive", "two_link_planar", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["n"] == 2 and data["coordinates"] == ["q1", "q2"]
+    arm = ld.zoo.two_link_planar()
+    names = {q.func.__name__: q for q in arm.q} | {p.name: p for p in arm.parameters}
+    for i in range(2):
+        for j in range(2):
+            assert sp.expand(parse_expr(data["C"][i][j], names) - arm.C[i, j]) == 0
+    assert "dot(q1)" in data["equations"][1] and "tau_2" in data["equations"][1]
+
+
+def test_derive_simplify(capsys):
+    assert main(["derive", "double_pendulum", "--simplify", "--no-proofs"]) == 0
+    assert "M(q) =" in capsys.readouterr().out
+
+
+def test_derive_progress_on_stderr(capsys):
+    assert main(["derive", "double_pendulum", "--progress"]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("lagdyn: double_pendulum: deriving M… C… g… proofs… done")
+    assert main(["derive", "double_pendulum", "--no-progress"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+# ---------------------------------------------------------------- user models
+def test_derive_from_lagrangian(capsys):
+    argv = ["derive", "--lagrangian", "m*l**2*dot(th)**2/2 + m*g*l*cos(th)",
+            "--coordinates", "th", "--parameters", "m l g", "--forces=-c*dot(th)"]
+    assert main(argv) == 2  # c is not a declared parameter
+    assert "unknown name 'c'" in capsys.readouterr().err
+    argv[-2] = "m l g c"
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "user model: 1 degree of freedom" in out and "g⋅l⋅m⋅sin(th)" in out
+
+
+def test_derive_from_file(tmp_path, capsys):
+    model = tmp_path / "spring.py"
+    model.write_text(
+        "import lagdyn as ld\n"
+        "x, = ld.coordinates('x')\n"
+        "k, m = ld.parameters('k m')\n"
+        "system = ld.LagrangianSystem(m * x.diff(ld.t)**2 / 2 - k * x**2 / 2, [x])\n"
+    )
+    assert main(["derive", "--file", str(model), "--latex", "--what", "g"]) == 0
+    assert r"k x" in capsys.readouterr().out
+
+
+def test_check_passes_and_fails(capsys):
+    assert main(["check", "two_link_planar"]) == 0
+    out = capsys.readouterr().out
+    assert "all proofs passed" in out and "skew-symmetric" in out
+    # a negative kinetic energy: M is not positive definite
+    assert main(["check", "--lagrangian=-m*dot(x)**2/2", "--coordinates", "x"]) == 1
+    out = capsys.readouterr().out
+    assert "FAILED" in out
+
+
+def test_bench(capsys):
+    assert main(["bench", "double_pendulum", "--repeat", "1", "--states", "100"]) == 0
+    out = capsys.readouterr().out
+    assert "derive M C G g" in out and "structure proofs" in out and "numeric" not in out.split(
+        "proofs:")[0]
+    assert "forward dynamics, 100 states" in out or "numeric:" in out
+
+
+def test_bench_without_defaults_skips_numerics(capsys):
+    assert main(["bench", "--lagrangian", "m*dot(x)**2/2", "--coordinates", "x",
+                 "--repeat", "1"]) == 0
+    assert "numeric: skipped, no default values for m" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "argv, fragment",
+    [
+        (["derive", "--lagrangian", "__import__('os').system('echo hacked')",
+          "--coordinates", "x"], "call of an expression"),
+        (["derive", "--lagrangian", "x.__class__", "--coordinates", "x"], "attribute access"),
+        (["derive", "--lagrangian", "dot(x)**2"], "needs --coordinates"),
+        (["derive", "--lagrangian", "dot(x)**3", "--coordinates", "x"], "not quadratic"),
+        (["derive", "--lagrangian", "dot(x)**2", "--coordinates", "x", "--parameters", "x"],
+         "both a coordinate and a parameter"),
+        (["derive", "--lagrangian", "dot(x)**2", "--coordinates", "x", "--forces", "1;2"],
+         "--forces has 2 expressions"),
+        (["derive", "two_link_planar", "--lagrangian", "x"], "only one of"),
+        (["derive", "two_link_planar", "--coordinates", "x"], "applies to --lagrangian only"),
+        (["derive", "--lagrangian", "dot(x)**2", "--coordinates", "x", "-o", "n=2"],
+         "zoo models only"),
+        (["derive", "--file", "/no/such/model.py"], "no such file"),
+        (["derive", "two_link_planar", "--latex", "--what", "M,X"], "unknown item"),
+        (["derive", "two_link_planar", "--group-parameters"], "need --latex"),
+        (["derive", "two_link_planar", "--markdown", "--standalone"], "--standalone needs"),
+        (["derive", "two_link_planar", "--latex", "--json"], "not allowed with"),
+        (["derive", "two_link_planar", "--trig", "tiny"], "invalid choice"),
+        (["check"], "required"),
+        (["check", "nope"], "unknown model 'nope'"),
+        (["bench", "two_link_planar", "--repeat", "0"], "must be positive"),
+        (["bench", "nope"], "unknown model"),
+        (["export", "two_link_planar", "-o", "x"], "required: --target"),
+        (["export", "two_link_planar", "--target", "fortran", "-o", "x"], "invalid choice"),
+    ],
+)
+def test_more_errors_one_line_exit_2(capsys, argv, fragment):
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.err.count("\n") == 1 and captured.err.startswith("lagdyn: error:")
+    assert fragment in captured.err
+    assert "hacked" not in captured.out
+
+
+@pytest.mark.parametrize(
+    "body, fragment",
+    [
+        ("raise RuntimeError('boom')", "raised RuntimeError: boom"),
+        ("system = 3", "found int"),
+        ("x = 1", "found nothing"),
+        ("import lagdyn as ld\nld.coordinates('')", "no coordinate names"),
+    ],
+)
+def test_file_errors(tmp_path, capsys, body, fragment):
+    model = tmp_path / "bad.py"
+    model.write_text(body + "\n")
+    assert main(["check", "--file", str(model)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and fragment in err
