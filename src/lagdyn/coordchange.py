@@ -504,7 +504,7 @@ def metric_eigenvalues(
     if exact and M.rows <= 4:
         ev: list[sp.Expr] = []
         for value, mult in Mv.eigenvals().items():
-            ev.extend([sp.nsimplify(value) if value.is_number else value] * mult)
+            ev.extend([sp.expand(value) if value.is_number else value] * mult)
         try:
             return tuple(sorted(ev, key=lambda e: float(e)))
         except TypeError:
