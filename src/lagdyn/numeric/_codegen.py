@@ -77,19 +77,35 @@ class Spec:
 def cache_key(
     system: Any, bound: Mapping[sp.Symbol, float], free: Sequence[sp.Symbol], backend: str
 ) -> str:
-    """Content hash of everything that determines the generated code."""
+    """Content hash of everything that determines the generated code.
+
+    M, b, V and Q determine the equations (C, G, g and the energy are derived from
+    them by this lagdyn version, which is part of the key), so only they are hashed:
+    hashing the much larger C would cost more than a cache hit may take.
+    """
+    from .. import __version__
+
     h = hashlib.sha256()
-    h.update(f"lagdyn-codegen-{CODEGEN_VERSION}|{backend}|n={system.n}|".encode())
-    for label, mat in (("M", system.M), ("C", system.C), ("G", system.G), ("g", system.g),
-                       ("Q", system.forces)):
+    h.update(f"lagdyn-{__version__}-codegen-{CODEGEN_VERSION}|{backend}|n={system.n}|".encode())
+    h.update(("|q=" + ",".join(str(x) for x in system.q)).encode())
+    for label, obj in (("M", system.M), ("b", system.b), ("U", system.U), ("Q", system.forces)):
         h.update(label.encode())
-        h.update(sp.srepr(mat).encode())
-    h.update(sp.srepr(system.U).encode())
+        h.update(_fingerprint(obj).encode())
     h.update(("|free=" + ",".join(s.name for s in free)).encode())
     h.update(
         ("|bound=" + ",".join(f"{s.name}={float(v)!r}" for s, v in sorted(bound.items(), key=lambda kv: kv[0].name))).encode()
     )
     return h.hexdigest()
+
+
+def _fingerprint(obj: Any) -> str:
+    """A deterministic text of an expression; symengine prints ~5× faster than srepr."""
+    try:
+        import symengine as se
+
+        return "se:" + str(se.sympify(obj))
+    except Exception:  # objects symengine cannot hold
+        return "sp:" + sp.srepr(obj)
 
 
 def _plain_matrix(system: Any, m: Any) -> list[sp.Expr]:
@@ -397,7 +413,12 @@ def python_source(spec: Spec, key: str) -> str:
 
 
 def c_source(spec: Spec, key: str, *, simd: bool) -> tuple[str, str]:
-    """C99 source and the cffi cdef: ``ld_<name>_1(x, out)`` and ``ld_<name>(N, ...)``."""
+    """C99 source and the cffi cdef: ``ld_<name>_1(x, out)`` and ``ld_<name>(N, ...)``.
+
+    The batched loop reads ``q`` and ``qd`` densely (row stride n, a compile-time
+    constant, which lets gcc vectorize it); ``u``, ``p`` and ``t`` carry a row stride
+    (0 when broadcast).
+    """
     cp = CPrinter()
     n = spec.n
     out = [
@@ -425,9 +446,11 @@ def c_source(spec: Spec, key: str, *, simd: bool) -> tuple[str, str]:
             f"static inline void {name}_state(const double *q, const double *qd, const double *u, "
             "const double *p, double t, double *out) {"
         ]
+        used = _used_symbols(k)
         for vec, syms in (("q", spec.q), ("qd", spec.qd), ("u", spec.u), ("p", spec.p)):
             for i, s in enumerate(syms):
-                body.append(f"    const double {s} = {vec}[{i}];")
+                if s in used:
+                    body.append(f"    const double {s} = {vec}[{i}];")
         body.append("    (void)q; (void)qd; (void)u; (void)p; (void)t;")
         for s, e in k.body:
             body.append(f"    const double {s} = {cp.doprint(e)};")
@@ -442,23 +465,39 @@ def c_source(spec: Spec, key: str, *, simd: bool) -> tuple[str, str]:
             "}",
         ]
         cdef.append(f"void ld_{name}_1(const double *x, double *out);")
+        cdef.append(f"static const int ld_{name}_size;")
+        out.append(f"static const int ld_{name}_size = {size};")
         sig = (
-            f"void ld_{name}(long N, const double *q, long sq, const double *qd, long sqd, "
+            f"void ld_{name}(long N, const double *q, const double *qd, "
             "const double *u, long su, const double *p, long sp, const double *t, long st, "
             "double *out, int nthreads)"
         )
         cdef.append(sig + ";")
-        loop_pragma = "#pragma omp parallel for simd schedule(static) num_threads(nthreads) if(nthreads > 1 && N >= 4096)"
-        if not simd:
-            loop_pragma = "#pragma omp parallel for schedule(static) num_threads(nthreads) if(nthreads > 1 && N >= 4096)"
+        args = "q, qd, u, su, p, sp, t, st, out"
         out += [
-            sig + " {",
-            "    (void)nthreads;",
-            loop_pragma,
-            "    for (long k = 0; k < N; ++k) {",
-            f"        {name}_state(q + k * sq, qd + k * sqd, u + k * su, p + k * sp, t[k * st], "
+            f"static void {name}_range(long k0, long k1, const double *q, const double *qd, "
+            "const double *u, long su, const double *p, long sp, const double *t, long st, "
+            "double *out) {",
+            "#pragma omp simd" if simd else "",
+            "    for (long k = k0; k < k1; ++k) {",
+            f"        {name}_state(q + k * {n}, qd + k * {n}, u + k * su, p + k * sp, t[k * st], "
             f"out + k * {size});",
             "    }",
+            "}",
+            sig + " {",
+            "#ifdef _OPENMP",
+            "    if (nthreads == 0) nthreads = omp_get_max_threads();",
+            "    if (nthreads > 1 && N >= 16384) {",
+            "#pragma omp parallel num_threads(nthreads)",
+            "        {",
+            "            long T = omp_get_num_threads(), i = omp_get_thread_num();",
+            f"            {name}_range(N * i / T, N * (i + 1) / T, {args});",
+            "        }",
+            "        return;",
+            "    }",
+            "#endif",
+            "    (void)nthreads;",
+            f"    {name}_range(0, N, {args});",
             "}",
         ]
     return "\n".join(out) + "\n", "\n".join(cdef) + "\n"

@@ -33,8 +33,10 @@ import logging
 import os
 import platform
 import shutil
+import subprocess
 import sys
 import tempfile
+import threading
 import time
 import types
 from abc import ABC, abstractmethod
@@ -233,3 +235,364 @@ def _no_options(backend: str, options: dict[str, Any]) -> None:
 
 
 register("numpy", NumpyBackend)
+
+
+# ---------------------------------------------------------------------------- C (cffi)
+_INSTALL_FAST = "pip install 'lagdyn[fast]'"
+_PROBE_CACHE: dict[str, tuple[list[str], list[str], bool]] = {}
+
+
+def _compiler() -> list[str]:
+    import sysconfig
+
+    cc = os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc"
+    return cc.split()
+
+
+def _toolchain_fingerprint() -> str:
+    """What the compiled module depends on besides the C source (part of the cache key)."""
+    flags = ""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("flags"):
+                    flags = line
+                    break
+    except OSError:
+        flags = platform.processor()
+    parts = [
+        " ".join(_compiler()),
+        platform.machine(),
+        platform.system(),
+        sys.implementation.cache_tag or "",
+        importlib.machinery.EXTENSION_SUFFIXES[0],
+        hashlib.sha256(flags.encode()).hexdigest()[:16],
+    ]
+    return "|".join(parts)
+
+
+def _probe_flags() -> tuple[list[str], list[str], bool]:
+    """(compile args, link args, simd) that work with this compiler: OpenMP, libmvec."""
+    cc = _compiler()
+    fp = " ".join(cc)
+    if fp in _PROBE_CACHE:
+        return _PROBE_CACHE[fp]
+    if shutil.which(cc[0]) is None:
+        raise BackendUnavailableError(
+            f"backend 'c' needs a C compiler; {cc[0]!r} was not found (set CC, or install gcc/clang; "
+            f"{_INSTALL_FAST} for cffi)"
+        )
+    base = ["-O3", "-std=c99", "-fno-math-errno", "-fno-builtin-sin", "-fno-builtin-cos"]
+    test = (
+        "#include <math.h>\n#pragma omp declare simd notinbranch\ndouble sin(double);\n"
+        "double f(const double *x, double *y, long n) {\n#pragma omp parallel for simd\n"
+        "for (long i = 0; i < n; ++i) y[i] = sin(x[i]);\nreturn y[0];}\n"
+        "int main(void) { double x[64] = {0}, y[64]; return (int)f(x, y, 64); }\n"
+    )
+
+    def works(cflags: list[str], lflags: list[str]) -> bool:
+        with tempfile.TemporaryDirectory() as tmp:
+            src = Path(tmp) / "probe.c"
+            src.write_text(test)
+            try:
+                res = subprocess.run(
+                    [*cc, *cflags, str(src), "-o", str(Path(tmp) / "probe"), *lflags, "-lm"],
+                    capture_output=True,
+                    timeout=60,
+                )
+            except (OSError, subprocess.SubprocessError):
+                return False
+            return res.returncode == 0
+
+    if not works(base, []):
+        raise BackendUnavailableError(
+            f"backend 'c': the C compiler {' '.join(cc)!r} cannot build a test program"
+        )
+    native = ["-march=native"] if works([*base, "-march=native"], []) else []
+    omp = ["-fopenmp"] if works([*base, *native, "-fopenmp"], ["-fopenmp"]) else ["-fopenmp-simd"]
+    lomp = ["-fopenmp"] if omp == ["-fopenmp"] else []
+    mvec = works([*base, *native, *omp], [*lomp, "-lmvec"])
+    result = ([*base, *native, *omp], [*lomp, *(["-lmvec"] if mvec else [])], mvec)
+    _PROBE_CACHE[fp] = result
+    log.debug("lagdyn: C flags %s, link %s, simd sin/cos %s", *result)
+    return result
+
+
+class CKernels(Kernels):
+    """Kernels compiled from C99 through cffi (API mode)."""
+
+    def __init__(self, source: str, module: Any, threads: int) -> None:
+        self.source = source
+        self.module = module
+        self.ffi = module.ffi
+        self.lib = module.lib
+        self.threads = threads
+        self.kernel_names = frozenset(
+            k[3:-2] for k in dir(self.lib) if k.startswith("ld_") and k.endswith("_1")
+        )
+        self._sizes = {k: int(getattr(self.lib, f"ld_{k}_size")) for k in self.kernel_names}
+
+    def batch(self, name: str, q: np.ndarray, qd: np.ndarray, u: np.ndarray, p: np.ndarray,
+              t: np.ndarray, out: np.ndarray) -> None:
+        ffi = self.ffi
+        B = out.shape[0]
+
+        def buf(x: np.ndarray) -> tuple[Any, int]:
+            if x.size == 0:
+                return ffi.NULL, 0
+            return ffi.from_buffer("double[]", x), (x.shape[1] if x.shape[0] != 1 else 0)
+
+        if q.shape[0] != B:  # the C loop reads q and qd densely
+            q = np.ascontiguousarray(np.broadcast_to(q, (B, q.shape[1])))
+        if qd.shape[0] != B:
+            qd = np.ascontiguousarray(np.broadcast_to(qd, (B, qd.shape[1])))
+        (bq, _), (bqd, _), (bu, su), (bp, spp), (bt, st) = map(buf, (q, qd, u, p, t))
+        getattr(self.lib, f"ld_{name}")(
+            B, bq, bqd, bu, su, bp, spp, bt, st,
+            ffi.from_buffer("double[]", out, require_writable=True), self.threads,
+        )
+
+    def single(self, name: str, x: list[float]) -> list[float]:
+        return self.single_functions()[name](x)
+
+    def single_functions(self) -> dict[str, Callable[[list[float]], Any]]:
+        fns: dict[str, Callable[[list[float]], Any]] = {}
+        for k in self.kernel_names:
+            fns[k] = _c_single(self.ffi, getattr(self.lib, f"ld_{k}_1"), self._sizes[k])
+        return fns
+
+
+def _c_single(ffi: Any, fn: Any, size: int) -> Callable[[list[float]], Any]:
+    """One crossing into C: the packed list converts to a temporary double[], the result
+    lands in a per-thread buffer (cffi releases the GIL) and is returned as a copy."""
+    local = threading.local()
+    from_buffer = ffi.from_buffer
+
+    def call(x: list[float]) -> np.ndarray:
+        try:
+            ob, optr = local.buf
+        except AttributeError:
+            ob = np.empty(size)
+            optr = from_buffer("double[]", ob, require_writable=True)
+            local.buf = (ob, optr)
+        fn(x, optr)
+        return ob.copy()
+
+    return call
+
+
+def _load_extension(modname: str, path: Path) -> Any:
+    spec = importlib.util.spec_from_file_location(
+        modname, path, loader=importlib.machinery.ExtensionFileLoader(modname, str(path))
+    )
+    if spec is None or spec.loader is None:  # pragma: no cover
+        raise LagdynError(f"cannot load compiled module {path}")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+class CBackend(Backend):
+    """C99 printed by sympy, compiled with cffi in API mode (``pip install 'lagdyn[fast]'``).
+
+    Options
+    -------
+    threads : int, optional
+        OpenMP threads for batched calls (default: all cores; batches under 4096
+        states run on one thread).
+    """
+
+    name = "c"
+
+    def build(self, spec: SpecFactory, key: str, cache: DiskCache | None, **options: Any) -> Kernels:
+        threads = options.pop("threads", None)
+        _no_options(self.name, options)
+        try:
+            import cffi
+        except ImportError as exc:
+            raise BackendUnavailableError(
+                f"backend 'c' needs cffi: {_INSTALL_FAST}"
+            ) from exc
+        nthreads = int(threads) if threads else 0  # 0: OpenMP's default (OMP_NUM_THREADS)
+        key = hashlib.sha256(f"{key}|{_toolchain_fingerprint()}".encode()).hexdigest()
+        modname = f"_lagdyn_c_{key[:24]}"
+        suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+        if cache is not None:
+            hit = self._load_cached(cache, key, modname, suffix)
+            if hit is not None:
+                return CKernels(hit[0], hit[1], nthreads)
+        cflags, lflags, simd = _probe_flags()
+        body, cdef = _codegen.c_source(spec(), key, simd=simd)
+        source = seal(body, "//")
+        tmp = tempfile.mkdtemp(prefix="lagdyn-c-")
+        try:
+            ffi = cffi.FFI()
+            ffi.cdef(cdef)
+            ffi.set_source(modname, source, extra_compile_args=cflags, extra_link_args=lflags,
+                           libraries=["m"])
+            t0 = time.perf_counter()
+            try:
+                built = Path(ffi.compile(tmpdir=tmp, verbose=False))
+            except Exception as exc:  # distutils/setuptools raise assorted errors
+                raise BackendUnavailableError(
+                    f"backend 'c': compiling the generated module failed ({exc}); "
+                    f"is a C compiler installed? {_INSTALL_FAST}"
+                ) from exc
+            log.info("lagdyn: compiled %s in %.2f s", modname, time.perf_counter() - t0)
+            target = built
+            if cache is not None:
+                so_path = cache.path(key, suffix)
+                data = built.read_bytes()
+                if cache.store_bytes(so_path, data) is not None:
+                    manifest = f"// lagdyn-key: {key}\nmodule: {modname}\nso-sha256: {sha256_bytes(data)}\n"
+                    cache.store_text(key, ".c.manifest", manifest, "//")
+                    cache.store_text(key, ".c", body, "//")
+                    target = so_path
+            module = _load_extension(modname, target)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        return CKernels(source, module, nthreads)
+
+    def _load_cached(self, cache: DiskCache, key: str, modname: str, suffix: str) -> tuple[str, Any] | None:
+        so_path = cache.path(key, suffix)
+        if not so_path.exists() and not cache.path(key, ".c.manifest").exists():
+            return None
+        manifest = cache.load_text(key, ".c.manifest", "//")
+        body = cache.load_text(key, ".c", "//")
+        fields = dict(
+            line.split(": ", 1) for line in (manifest or "").splitlines()[1:] if ": " in line
+        )
+        if (
+            manifest is None
+            or body is None
+            or fields.get("module") != modname
+            or not cache.verify_file(so_path, fields.get("so-sha256", ""))
+        ):
+            log.warning("lagdyn: rejecting cached compiled module %s (hash does not verify); rebuilding", so_path)
+            for suf in (suffix, ".c", ".c.manifest"):
+                cache.discard(cache.path(key, suf))
+            return None
+        return seal(body, "//"), _load_extension(modname, so_path)
+
+
+register("c", CBackend)
+
+
+# ---------------------------------------------------------------------------- numba, jax
+def _pack_batch(q: np.ndarray, qd: np.ndarray, u: np.ndarray, p: np.ndarray, t: np.ndarray,
+                B: int) -> np.ndarray:
+    """The inputs packed per state as ``(B, 3n + n_free + 1)``."""
+    parts = [np.broadcast_to(a, (B, a.shape[1])) for a in (q, qd, u, p, t)]
+    return np.ascontiguousarray(np.concatenate(parts, axis=1))
+
+
+def _rebind(fn: Callable[..., Any], namespace: dict[str, Any]) -> Callable[..., Any]:
+    """``fn`` with its globals replaced (the same generated code over other math functions)."""
+    return types.FunctionType(fn.__code__, namespace, fn.__name__, fn.__defaults__, fn.__closure__)
+
+
+class NumbaKernels(Kernels):
+    """The generated scalar kernels jitted by numba; batched loop with ``prange``."""
+
+    def __init__(self, source: str, module: types.ModuleType, numba: Any) -> None:
+        self.source = source
+        ns = module.__dict__
+        self.kernel_names = frozenset(k[:-2] for k in ns if k.endswith("_1") and callable(ns[k]))
+        self._single = {k: numba.njit(cache=False)(ns[f"{k}_1"]) for k in self.kernel_names}
+        self._batch: dict[str, Any] = {}
+        self._numba = numba
+
+    def _loop(self, name: str) -> Any:
+        if name not in self._batch:
+            numba = self._numba
+            f = self._single[name]
+
+            @numba.njit(parallel=True, cache=False)  # type: ignore[misc]
+            def loop(x: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - jitted
+                for k in numba.prange(x.shape[0]):
+                    r = f(x[k])
+                    for j in range(out.shape[1]):
+                        out[k, j] = r[j]
+
+            self._batch[name] = loop
+        return self._batch[name]
+
+    def batch(self, name: str, q: np.ndarray, qd: np.ndarray, u: np.ndarray, p: np.ndarray,
+              t: np.ndarray, out: np.ndarray) -> None:
+        B = out.shape[0]
+        flat = out.reshape(B, -1)
+        self._loop(name)(_pack_batch(q, qd, u, p, t, B), flat)
+
+    def single(self, name: str, x: list[float]) -> Any:
+        return self._single[name](np.asarray(x, dtype=np.float64))
+
+
+class NumbaBackend(Backend):
+    """The generated scalar code jitted by numba (``pip install 'lagdyn[numba]'``)."""
+
+    name = "numba"
+
+    def build(self, spec: SpecFactory, key: str, cache: DiskCache | None, **options: Any) -> Kernels:
+        _no_options(self.name, options)
+        try:
+            import numba
+        except ImportError as exc:
+            raise BackendUnavailableError("backend 'numba' needs numba: pip install 'lagdyn[numba]'") from exc
+        source, module = python_module(spec, key, cache)
+        return NumbaKernels(source, module, numba)
+
+
+class JaxKernels(Kernels):
+    """The generated scalar kernels over ``jax.numpy``: ``jit(vmap(f))`` for batches.
+
+    ``functions[name]`` is the per-state function of the packed state vector
+    ``x = [q, qd, u, p, t]``, returning a ``jnp`` array; it composes with
+    ``jax.jit``, ``jax.vmap`` and ``jax.grad``.
+    """
+
+    def __init__(self, source: str, module: types.ModuleType, jax: Any, jnp: Any) -> None:
+        self.source = source
+        ns = dict(module.__dict__)
+        for fname in ("sin", "cos", "tan", "exp", "log", "sqrt", "sinh", "cosh", "tanh",
+                      "asin", "acos", "atan", "atan2", "fabs"):
+            if fname in ns:
+                ns[fname] = getattr(jnp, {"asin": "arcsin", "acos": "arccos", "atan": "arctan",
+                                          "atan2": "arctan2", "fabs": "abs"}.get(fname, fname))
+        ns["math"] = jnp
+        self.kernel_names = frozenset(k[:-2] for k in ns if k.endswith("_1") and callable(ns[k]))
+        self.functions = {
+            k: (lambda f: (lambda x: jnp.stack(f(x))))(_rebind(ns[f"{k}_1"], ns))
+            for k in self.kernel_names
+        }
+        self._jit = {k: jax.jit(jax.vmap(f)) for k, f in self.functions.items()}
+        self._one = {k: jax.jit(f) for k, f in self.functions.items()}
+
+    def batch(self, name: str, q: np.ndarray, qd: np.ndarray, u: np.ndarray, p: np.ndarray,
+              t: np.ndarray, out: np.ndarray) -> None:
+        B = out.shape[0]
+        res = self._jit[name](_pack_batch(q, qd, u, p, t, B))
+        out[...] = np.asarray(res, dtype=np.float64).reshape(out.shape)
+
+    def single(self, name: str, x: list[float]) -> Any:
+        return np.asarray(self._one[name](np.asarray(x, dtype=np.float64)), dtype=np.float64)
+
+
+class JaxBackend(Backend):
+    """The generated scalar code traced by JAX (``pip install 'lagdyn[jax]'``); float64 enabled."""
+
+    name = "jax"
+
+    def build(self, spec: SpecFactory, key: str, cache: DiskCache | None, **options: Any) -> Kernels:
+        _no_options(self.name, options)
+        try:
+            import jax
+            import jax.numpy as jnp
+        except ImportError as exc:
+            raise BackendUnavailableError("backend 'jax' needs jax: pip install 'lagdyn[jax]'") from exc
+        jax.config.update("jax_enable_x64", True)
+        source, module = python_module(spec, key, cache)
+        return JaxKernels(source, module, jax, jnp)
+
+
+register("numba", NumbaBackend)
+register("jax", JaxBackend)

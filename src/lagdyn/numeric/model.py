@@ -228,7 +228,7 @@ class NumericModel:
                 x = None
             if x is not None:
                 x.append(t)
-                return np.array(fd1(x))
+                return np.asarray(fd1(x))
         r = self._single("forward_dynamics", q, qd, tau, params, t)
         return r if r is not None else self._evaluate("forward_dynamics", q, qd, tau, params, t)
 
@@ -324,7 +324,7 @@ class NumericModel:
         fn = self._single_fns.get(kernel)
         if fn is None:
             return None
-        res = np.array(fn(x))
+        res = np.asarray(fn(x))
         if kernel == "M" or kernel == "C":
             return res.reshape(self.n, self.n)
         if kernel == "energy":
