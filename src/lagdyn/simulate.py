@@ -942,9 +942,9 @@ def add_cli_arguments(parser: Any) -> None:
     parser.add_argument("--dt", type=float, default=0.01, help="output step (default 0.01)")
     parser.add_argument(
         "--x0", default=None,
-        help="initial state q1,..,qn,qd1,..,qdn (default: all angles 2.0 (rad)... see docs)",
+        help="initial state q1,..,qn,qd1,..,qdn (default: angles 2.0 … 2.4 rad at rest)",
     )
-    parser.add_argument("--method", default="midpoint", help="rk4, midpoint or scipy-<name>")
+    parser.add_argument("--method", default="rk4", help="rk4 (default), midpoint or scipy-<name>")
     parser.add_argument("--substeps", type=int, default=1, help="steps per output interval")
     parser.add_argument("--gif", default=None, help="save an animation (GIF) here")
     parser.add_argument("--mp4", default=None, help="save an animation (MP4, needs ffmpeg)")
@@ -1005,7 +1005,6 @@ def simulate_cli(args: Any, out: Any = None) -> int:
         if args.png:
             fig = plot.plot_timeseries(res)
             fig.savefig(args.png, dpi=100)
-            plot.close(fig)
             print(f"wrote {args.png}", file=stream)
         for path in (args.gif, args.mp4):
             if path:
