@@ -18,6 +18,19 @@ from .system import LagrangianSystem
 
 from . import structure, zoo  # noqa: E402  (these need LagrangianSystem)
 from .constraints import ConstrainedSystem  # noqa: E402
+from .kinematics import (  # noqa: E402
+    Particle,
+    RigidBody2D,
+    RigidBody3D,
+    from_bodies,
+    from_particles,
+    generalized_force,
+    generalized_torque,
+    jacobian,
+    rayleigh_forces,
+)
+from .coordchange import ConstraintTangent, CoordinateChange, change_coordinates  # noqa: E402
+from . import coordchange, kinematics  # noqa: E402
 
 try:
     __version__ = version("lagdyn")
@@ -29,9 +42,14 @@ __all__ = [
     "BackendUnavailableError",
     "ConstrainedSystem",
     "ConstraintError",
+    "ConstraintTangent",
+    "CoordinateChange",
     "CoordinateError",
     "LagdynError",
     "LagrangianSystem",
+    "Particle",
+    "RigidBody2D",
+    "RigidBody3D",
     "NotQuadraticError",
     "ParseError",
     "ShapeError",
@@ -40,6 +58,15 @@ __all__ = [
     "__version__",
     # symbols
     "accelerations",
+    "change_coordinates",
+    "coordchange",
+    "from_bodies",
+    "from_particles",
+    "generalized_force",
+    "generalized_torque",
+    "jacobian",
+    "kinematics",
+    "rayleigh_forces",
     "coordinates",
     "parameters",
     "structure",

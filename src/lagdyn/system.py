@@ -659,6 +659,26 @@ class LagrangianSystem:
 
         return is_passive(self)
 
+    def change_coordinates(
+        self, new_q: Sequence[sp.Expr], mapping: Mapping[sp.Expr, Any]
+    ) -> LagrangianSystem:
+        """The same system in new coordinates, ``q = φ(u)``.
+
+        See :func:`lagdyn.coordchange.change_coordinates`.
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> a, b = ld.coordinates("a b")
+        >>> u1, u2 = ld.coordinates("u1 u2")
+        >>> rel = ld.zoo.double_pendulum().change_coordinates([u1, u2], {a: u1, b: u1 + u2})
+        >>> rel.M[1, 1]
+        l2**2*m2
+        """
+        from .coordchange import change_coordinates
+
+        return change_coordinates(self, new_q, mapping)
+
     def lambdify(
         self, params: Mapping[sp.Symbol, float] | None = None, **options: Any
     ) -> NumericModel:

@@ -20,9 +20,26 @@ from typing import Any
 from ..errors import LagdynError
 from ..system import LagrangianSystem
 from .arms import two_link_planar
+from .chains import n_link_pendulum, planar_arm
 from .pendulums import double_pendulum
+from .spatial import elastic_pendulum, spherical_pendulum
+from .underactuated import acrobot, cart_pole, furuta_pendulum
 
-__all__ = ["double_pendulum", "get", "names", "register", "two_link_planar"]
+__all__ = [
+    "acrobot",
+    "cart_pole",
+    "double_pendulum",
+    "elastic_pendulum",
+    "furuta_pendulum",
+    "get",
+    "n_link_pendulum",
+    "names",
+    "planar_arm",
+    "register",
+    "spherical_pendulum",
+    "summary",
+    "two_link_planar",
+]
 
 _REGISTRY: dict[str, tuple[Callable[..., LagrangianSystem], dict[str, Any], str]] = {}
 
@@ -48,8 +65,8 @@ def names() -> list[str]:
     Examples
     --------
     >>> import lagdyn as ld
-    >>> ld.zoo.names()[:2]
-    ['double_pendulum', 'double_pendulum_relative']
+    >>> ld.zoo.names()[:3]
+    ['acrobot', 'cart_pole', 'double_pendulum']
     """
     return sorted(_REGISTRY)
 
@@ -106,4 +123,37 @@ register(
     double_pendulum,
     "double pendulum, point masses, relative angles u = (a, b - a) (seed 003)",
     coordinates="relative",
+)
+register(
+    "n_link_pendulum",
+    n_link_pendulum,
+    "n-link pendulum (n=3, -o n=N), point masses, absolute angles from the downward vertical",
+)
+register(
+    "n_link_pendulum_relative",
+    n_link_pendulum,
+    "n-link pendulum (n=3, -o n=N), relative joint angles",
+    coordinates="relative",
+)
+register(
+    "planar_arm",
+    planar_arm,
+    "n-link planar arm (n=3) with link inertias, q1 from the horizontal, relative joint angles",
+)
+register("cart_pole", cart_pole, "cart-pole, pole angle from the upward vertical")
+register("acrobot", acrobot, "Spong's acrobot, elbow actuated, angles from the horizontal")
+register(
+    "furuta_pendulum",
+    furuta_pendulum,
+    "Furuta rotary inverted pendulum, pendulum angle from the upward vertical",
+)
+register(
+    "spherical_pendulum",
+    spherical_pendulum,
+    "spherical pendulum, polar angle from the downward vertical and azimuth",
+)
+register(
+    "elastic_pendulum",
+    elastic_pendulum,
+    "planar spring pendulum, length r and angle from the downward vertical",
 )
