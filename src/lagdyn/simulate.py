@@ -838,7 +838,9 @@ def _run_midpoint(
                         float(np.max(np.abs(p_new - p1) / (1.0 + np.abs(p_new)))),
                     )
                     q1, p1 = q_new, p_new
-                    if err <= tol or not np.isfinite(err):
+                    if not np.isfinite(err):
+                        _no_convergence(t0, h, max_iter, err, tol)
+                    if err <= tol:
                         break
                 else:
                     _no_convergence(t0, h, max_iter, err, tol)
@@ -855,7 +857,9 @@ def _run_midpoint(
                         float(np.max(np.abs(v_new - v1) / (1.0 + np.abs(v_new)))),
                     )
                     q1, v1 = q_new, v_new
-                    if err <= tol or not np.isfinite(err):
+                    if not np.isfinite(err):
+                        _no_convergence(t0, h, max_iter, err, tol)
+                    if err <= tol:
                         break
                 else:
                     _no_convergence(t0, h, max_iter, err, tol)
