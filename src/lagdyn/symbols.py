@@ -17,14 +17,22 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 import sympy as sp
-from sympy.physics.mechanics import dynamicsymbols
 
 from .errors import CoordinateError
 
 __all__ = ["accelerations", "coordinates", "parameters", "t", "velocities"]
 
-#: The time symbol shared with :mod:`sympy.physics.mechanics`.
-t: sp.Symbol = dynamicsymbols._t
+#: The time symbol shared with :mod:`sympy.physics.mechanics` (``dynamicsymbols._t``).
+t: sp.Symbol = sp.Symbol("t")
+
+
+def _dynamic(name: str) -> sp.Expr:
+    """``name(t)``, equal to ``sympy.physics.mechanics.dynamicsymbols(name)``.
+
+    Built directly so that ``import lagdyn`` does not pay for importing
+    ``sympy.physics`` (0.3 s).
+    """
+    return sp.Function(name)(t)
 
 
 def coordinates(names: str | Iterable[str]) -> tuple[sp.Function, ...]:
@@ -56,13 +64,13 @@ def coordinates(names: str | Iterable[str]) -> tuple[sp.Function, ...]:
         text = names.replace(",", " ").strip()
         if not text:
             raise CoordinateError("coordinates(): no coordinate names given")
-        syms = dynamicsymbols(text)
-        out = tuple(syms) if isinstance(syms, (list, tuple)) else (syms,)
+        names_ = sp.symbols(text, seq=True)
+        out = tuple(_dynamic(s.name) for s in names_)
     else:
         name_list = [str(n) for n in names]
         if not name_list:
             raise CoordinateError("coordinates(): no coordinate names given")
-        out = tuple(dynamicsymbols(n) for n in name_list)
+        out = tuple(_dynamic(n) for n in name_list)
     seen: set[str] = set()
     dups = [str(s.func) for s in out if str(s.func) in seen or seen.add(str(s.func))]  # type: ignore[func-returns-value]
     if dups:
