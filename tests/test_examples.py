@@ -1,0 +1,56 @@
+"""Every script in examples/ runs (so the gallery and the tutorials cannot rot).
+
+Each script runs in a subprocess with ``MPLBACKEND=Agg`` and a temporary output directory
+as its first argument (gallery scripts write their figures there), and must finish within
+60 s (budget 30 s each on a quiet machine). The gallery scripts render figures and GIFs
+and are marked slow.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+SCRIPTS = sorted(EXAMPLES.glob("*.py"))
+
+GALLERY_OUTPUTS = {
+    "gallery_double_pendulum.py": ["double_pendulum.png", "double_pendulum.gif"],
+    "gallery_energy.py": ["energy.png"],
+    "gallery_chaos.py": ["chaos.png"],
+    "gallery_phase.py": ["phase.png", "timeseries.png"],
+}
+
+
+def _param(path: Path) -> object:
+    marks = [pytest.mark.slow] if path.name.startswith("gallery_") else []
+    return pytest.param(path, id=path.name, marks=marks)
+
+
+def test_examples_exist():
+    names = {p.name for p in SCRIPTS}
+    assert set(GALLERY_OUTPUTS) <= names
+
+
+@pytest.mark.parametrize("script", [_param(p) for p in SCRIPTS])
+def test_example_runs(script: Path, tmp_path: Path):
+    if script.name.startswith("gallery_"):
+        pytest.importorskip("matplotlib")
+        pytest.importorskip("PIL")
+    env = {**os.environ, "MPLBACKEND": "Agg"}
+    proc = subprocess.run(
+        [sys.executable, str(script), str(tmp_path / "out")],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, f"{script.name} failed:\n{proc.stdout}\n{proc.stderr}"
+    for name in GALLERY_OUTPUTS.get(script.name, []):
+        out = tmp_path / "out" / name
+        assert out.exists() and out.stat().st_size > 0, f"{script.name} did not write {name}"
