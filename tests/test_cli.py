@@ -57,8 +57,16 @@ def test_errors_one_line_exit_2(capsys, argv, fragment):
 
 # ---------------------------------------------------------------- derive: formats
 def test_derive_latex_options(capsys):
-    argv = ["derive", "two_link_planar", "--latex", "--group-parameters", "--trig", "short",
-            "--what", "M,C"]
+    argv = [
+        "derive",
+        "two_link_planar",
+        "--latex",
+        "--group-parameters",
+        "--trig",
+        "short",
+        "--what",
+        "M,C",
+    ]
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert r"\alpha + 2 \beta c_{2}" in out and r"\begin{bmatrix}" in out
@@ -113,8 +121,16 @@ def test_derive_progress_on_stderr(capsys):
 
 # ---------------------------------------------------------------- user models
 def test_derive_from_lagrangian(capsys):
-    argv = ["derive", "--lagrangian", "m*l**2*dot(th)**2/2 + m*g*l*cos(th)",
-            "--coordinates", "th", "--parameters", "m l g", "--forces=-c*dot(th)"]
+    argv = [
+        "derive",
+        "--lagrangian",
+        "m*l**2*dot(th)**2/2 + m*g*l*cos(th)",
+        "--coordinates",
+        "th",
+        "--parameters",
+        "m l g",
+        "--forces=-c*dot(th)",
+    ]
     assert main(argv) == 2  # c is not a declared parameter
     assert "unknown name 'c'" in capsys.readouterr().err
     argv[-2] = "m l g c"
@@ -148,33 +164,51 @@ def test_check_passes_and_fails(capsys):
 def test_bench(capsys):
     assert main(["bench", "double_pendulum", "--repeat", "1", "--states", "100"]) == 0
     out = capsys.readouterr().out
-    assert "derive M C G g" in out and "structure proofs" in out and "numeric" not in out.split(
-        "proofs:")[0]
+    assert (
+        "derive M C G g" in out
+        and "structure proofs" in out
+        and "numeric" not in out.split("proofs:")[0]
+    )
     assert "forward dynamics, 100 states" in out or "numeric:" in out
 
 
 def test_bench_without_defaults_skips_numerics(capsys):
-    assert main(["bench", "--lagrangian", "m*dot(x)**2/2", "--coordinates", "x",
-                 "--repeat", "1"]) == 0
+    assert (
+        main(["bench", "--lagrangian", "m*dot(x)**2/2", "--coordinates", "x", "--repeat", "1"]) == 0
+    )
     assert "numeric: skipped, no default values for m" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(
     "argv, fragment",
     [
-        (["derive", "--lagrangian", "__import__('os').system('echo hacked')",
-          "--coordinates", "x"], "call of an expression"),
+        (
+            [
+                "derive",
+                "--lagrangian",
+                "__import__('os').system('echo hacked')",
+                "--coordinates",
+                "x",
+            ],
+            "call of an expression",
+        ),
         (["derive", "--lagrangian", "x.__class__", "--coordinates", "x"], "attribute access"),
         (["derive", "--lagrangian", "dot(x)**2"], "needs --coordinates"),
         (["derive", "--lagrangian", "dot(x)**3", "--coordinates", "x"], "not quadratic"),
-        (["derive", "--lagrangian", "dot(x)**2", "--coordinates", "x", "--parameters", "x"],
-         "both a coordinate and a parameter"),
-        (["derive", "--lagrangian", "dot(x)**2", "--coordinates", "x", "--forces", "1;2"],
-         "--forces has 2 expressions"),
+        (
+            ["derive", "--lagrangian", "dot(x)**2", "--coordinates", "x", "--parameters", "x"],
+            "both a coordinate and a parameter",
+        ),
+        (
+            ["derive", "--lagrangian", "dot(x)**2", "--coordinates", "x", "--forces", "1;2"],
+            "--forces has 2 expressions",
+        ),
         (["derive", "two_link_planar", "--lagrangian", "x"], "only one of"),
         (["derive", "two_link_planar", "--coordinates", "x"], "applies to --lagrangian only"),
-        (["derive", "--lagrangian", "dot(x)**2", "--coordinates", "x", "-o", "n=2"],
-         "zoo models only"),
+        (
+            ["derive", "--lagrangian", "dot(x)**2", "--coordinates", "x", "-o", "n=2"],
+            "zoo models only",
+        ),
         (["derive", "--file", "/no/such/model.py"], "no such file"),
         (["derive", "two_link_planar", "--latex", "--what", "M,X"], "unknown item"),
         (["derive", "two_link_planar", "--group-parameters"], "need --latex"),

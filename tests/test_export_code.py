@@ -30,7 +30,7 @@ RTOL = ATOL = 1e-12
 def triple_pendulum() -> ld.LagrangianSystem:
     """n = 3 (the unrolled LDLᵀ solve), damping on q1 and a time-dependent force on q2."""
     q = ld.coordinates("q1 q2 q3")
-    m, l, g, c = ld.parameters("m l g c")
+    m, l, g, c = ld.parameters("m l g c")  # noqa: E741
     x = y = sp.S.Zero
     T = V = sp.S.Zero
     for qi in q:
@@ -56,8 +56,9 @@ class Reference:
     def __init__(self, system: ld.LagrangianSystem) -> None:
         self.n = system.n
         self.params = list(system.parameters)
-        self.p = np.array([float(system.defaults.get(s, 0.7 + 0.1 * k))
-                           for k, s in enumerate(self.params)])
+        self.p = np.array(
+            [float(system.defaults.get(s, 0.7 + 0.1 * k)) for k, s in enumerate(self.params)]
+        )
         qs, vs = system.plain_symbols
         args = [qs, vs, self.params, ld.t]
 
@@ -96,8 +97,13 @@ def states(n: int, count: int = 4) -> list[tuple[np.ndarray, np.ndarray, np.ndar
 
 
 def check(name: str, got: Any, want: Any) -> None:
-    np.testing.assert_allclose(np.asarray(got, dtype=float).reshape(np.shape(want)), want,
-                               rtol=RTOL, atol=ATOL, err_msg=name)
+    np.testing.assert_allclose(
+        np.asarray(got, dtype=float).reshape(np.shape(want)),
+        want,
+        rtol=RTOL,
+        atol=ATOL,
+        err_msg=name,
+    )
 
 
 @pytest.fixture(scope="module", params=sorted(MODELS))
@@ -118,9 +124,24 @@ def test_c(model: Any, tmp_path: Path) -> None:
     export(system, "c", tmp_path, name="mdl")
     lib_path = tmp_path / "libmdl.so"
     subprocess.run(
-        ["gcc", "-std=c99", "-O1", "-Wall", "-Wextra", "-Werror", "-pedantic", "-shared",
-         "-fPIC", "-o", str(lib_path), str(tmp_path / "mdl.c"), "-lm"],
-        check=True, capture_output=True, text=True,
+        [
+            "gcc",
+            "-std=c99",
+            "-O1",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-pedantic",
+            "-shared",
+            "-fPIC",
+            "-o",
+            str(lib_path),
+            str(tmp_path / "mdl.c"),
+            "-lm",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
     )
     lib = ctypes.CDLL(str(lib_path))
     _run_pointer_api(lib, "mdl_", system.n, ref)
@@ -139,15 +160,30 @@ def test_cpp(model: Any, tmp_path: Path) -> None:
         else:
             shim.append(f"void c_{k}({params}, double *out) {{ mdl::{k}<double>({call}, out); }}")
     # float instantiation must compile too (templates on the scalar type)
-    shim.append("void c_float_M(const float *q, const float *p, float *out) "
-                "{ mdl::M<float>(q, p, out); }")
+    shim.append(
+        "void c_float_M(const float *q, const float *p, float *out) { mdl::M<float>(q, p, out); }"
+    )
     shim.append("}")
     (tmp_path / "shim.cpp").write_text("\n".join(shim))
     lib_path = tmp_path / "libmdlxx.so"
     subprocess.run(
-        ["g++", "-std=c++17", "-O1", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC",
-         "-o", str(lib_path), str(tmp_path / "shim.cpp")],
-        check=True, capture_output=True, text=True, cwd=tmp_path,
+        [
+            "g++",
+            "-std=c++17",
+            "-O1",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-shared",
+            "-fPIC",
+            "-o",
+            str(lib_path),
+            str(tmp_path / "shim.cpp"),
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
     )
     _run_pointer_api(ctypes.CDLL(str(lib_path)), "c_", system.n, ref)
 
@@ -163,8 +199,10 @@ def _run_pointer_api(lib: Any, prefix: str, n: int, ref: Reference) -> None:
         want = ref.all(q, qd, u, t)
         for kernel in SIGNATURES:
             fn = getattr(lib, prefix + kernel)
-            args = [ctypes.c_double(x) if isinstance(x, float) else ptr(np.ascontiguousarray(x))
-                    for x in _args(kernel, q, qd, u, p, t)]
+            args = [
+                ctypes.c_double(x) if isinstance(x, float) else ptr(np.ascontiguousarray(x))
+                for x in _args(kernel, q, qd, u, p, t)
+            ]
             if kernel == "energy":
                 fn.restype = ctypes.c_double
                 got: Any = fn(*args)
@@ -237,8 +275,11 @@ def test_numba(model: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     for k in range(len(st)):
         check("batch", out[k], ref.all(Q[k], QD[k], U[k], 0.5)["forward_dynamics"])
     energies = mod.energy_batch(Q, QD, ref.p, np.zeros(len(st)))
-    check("energy_batch", energies, [ref.all(Q[k], QD[k], U[k], 0.0)["energy"]
-                                     for k in range(len(st))])
+    check(
+        "energy_batch",
+        energies,
+        [ref.all(Q[k], QD[k], U[k], 0.0)["energy"] for k in range(len(st))],
+    )
 
 
 # ---------------------------------------------------------------- Julia and Octave
@@ -254,8 +295,13 @@ def test_julia(model: Any, tmp_path: Path) -> None:  # pragma: no cover - needs 
     want = ref.all(q, qd, u, t)
     n = system.n
     script = [f'include("{tmp_path / "mdl.jl"}")', "using .Mdl"]
-    script += [f"q = {_literal(q, ', ')}", f"qd = {_literal(qd, ', ')}",
-               f"u = {_literal(u, ', ')}", f"p = {_literal(ref.p, ', ')}", f"t = {t!r}"]
+    script += [
+        f"q = {_literal(q, ', ')}",
+        f"qd = {_literal(qd, ', ')}",
+        f"u = {_literal(u, ', ')}",
+        f"p = {_literal(ref.p, ', ')}",
+        f"t = {t!r}",
+    ]
     for kernel in SIGNATURES:
         args = ", ".join({"qdd": "u", "tau": "u"}.get(a, a) for a in SIGNATURES[kernel])
         if kernel == "energy":
@@ -263,10 +309,18 @@ def test_julia(model: Any, tmp_path: Path) -> None:  # pragma: no cover - needs 
         else:
             shape = f"{n}, {n}" if kernel in ("M", "C") else f"{n}"
             script.append(f"out = zeros({shape}); {kernel}!(out, {args})")
-            script.append("println(join(repr.(vec(permutedims(out))), \" \"))"
-                          if kernel in ("M", "C") else "println(join(repr.(out), \" \"))")
-    run = subprocess.run(["julia", "--startup-file=no", "-e", "\n".join(script)],
-                         capture_output=True, text=True, timeout=600, check=True)
+            script.append(
+                'println(join(repr.(vec(permutedims(out))), " "))'
+                if kernel in ("M", "C")
+                else 'println(join(repr.(out), " "))'
+            )
+    run = subprocess.run(
+        ["julia", "--startup-file=no", "-e", "\n".join(script)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )
     for kernel, line in zip(SIGNATURES, run.stdout.strip().splitlines()):
         check(kernel, [float(x) for x in line.split()], want[kernel])
 
@@ -277,14 +331,24 @@ def test_octave(model: Any, tmp_path: Path) -> None:  # pragma: no cover - needs
     export(system, "matlab", tmp_path, name="mdl")
     q, qd, u, t = states(system.n)[0]
     want = ref.all(q, qd, u, t)
-    script = [f"addpath('{tmp_path}');", f"q = {_literal(q, '; ')};",
-              f"qd = {_literal(qd, '; ')};", f"u = {_literal(u, '; ')};",
-              f"p = {_literal(ref.p, '; ')};", f"t = {t!r};"]
+    script = [
+        f"addpath('{tmp_path}');",
+        f"q = {_literal(q, '; ')};",
+        f"qd = {_literal(qd, '; ')};",
+        f"u = {_literal(u, '; ')};",
+        f"p = {_literal(ref.p, '; ')};",
+        f"t = {t!r};",
+    ]
     for kernel in SIGNATURES:
         args = ", ".join({"qdd": "u", "tau": "u"}.get(a, a) for a in SIGNATURES[kernel])
         script.append(f"x = mdl_{kernel}({args}); x = x.'; printf('%.17g ', x(:)); printf('\\n');")
-    run = subprocess.run(["octave", "--no-gui", "--quiet", "--eval", "\n".join(script)],
-                         capture_output=True, text=True, timeout=600, check=True)
+    run = subprocess.run(
+        ["octave", "--no-gui", "--quiet", "--eval", "\n".join(script)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )
     for kernel, line in zip(SIGNATURES, run.stdout.strip().splitlines()):
         check(kernel, [float(x) for x in line.split()], want[kernel])
 
@@ -293,8 +357,13 @@ def test_octave(model: Any, tmp_path: Path) -> None:  # pragma: no cover - needs
 def test_generated_files_and_headers() -> None:
     arm = ld.zoo.two_link_planar()
     names = {t: sorted(generate(arm, t, name="arm")) for t in ("c", "cpp", "jax", "numba", "julia")}
-    assert names == {"c": ["arm.c", "arm.h"], "cpp": ["arm.hpp"], "jax": ["arm_jax.py"],
-                     "numba": ["arm_numba.py"], "julia": ["arm.jl"]}
+    assert names == {
+        "c": ["arm.c", "arm.h"],
+        "cpp": ["arm.hpp"],
+        "jax": ["arm_jax.py"],
+        "numba": ["arm_numba.py"],
+        "julia": ["arm.jl"],
+    }
     matlab = generate(arm, "matlab", name="arm")
     assert sorted(matlab) == sorted(f"arm_{k}.m" for k in SIGNATURES)
     header = generate(arm, "c", name="arm")["arm.h"]
@@ -332,11 +401,26 @@ def test_cli_export(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["export", "double_pendulum", "--target", "c", "-o", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "double_pendulum.c" in out and (tmp_path / "double_pendulum.h").is_file()
-    assert main(["export", "double_pendulum", "-t", "julia", "-o", str(tmp_path),
-                 "--name", "dp"]) == 0
+    assert (
+        main(["export", "double_pendulum", "-t", "julia", "-o", str(tmp_path), "--name", "dp"]) == 0
+    )
     assert (tmp_path / "dp.jl").is_file()
-    assert main(["export", "double_pendulum", "--option", "coordinates=relative", "-t", "cpp",
-                 "-o", str(tmp_path), "--bind-defaults"]) == 0
+    assert (
+        main(
+            [
+                "export",
+                "double_pendulum",
+                "--option",
+                "coordinates=relative",
+                "-t",
+                "cpp",
+                "-o",
+                str(tmp_path),
+                "--bind-defaults",
+            ]
+        )
+        == 0
+    )
     assert "constexpr int NP = 0;" in (tmp_path / "double_pendulum.hpp").read_text()
     assert main(["export", "double_pendulum", "-t", "c", "-o", str(tmp_path / "dp.jl")]) == 2
     err = capsys.readouterr().err

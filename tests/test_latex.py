@@ -35,12 +35,15 @@ def golden_text(name: str) -> str:
 def test_golden_latex(path: Path, request: pytest.FixtureRequest) -> None:
     name = path.stem
     if name.endswith(".grouped"):
-        text = latex(
-            ld.zoo.get(name.removesuffix(".grouped")),
-            what=GOLDEN_WHAT,
-            group_parameters=True,
-            trig="short",
-        ) + "\n"
+        text = (
+            latex(
+                ld.zoo.get(name.removesuffix(".grouped")),
+                what=GOLDEN_WHAT,
+                group_parameters=True,
+                trig="short",
+            )
+            + "\n"
+        )
     else:
         text = golden_text(name)
     if _update(request):
@@ -65,7 +68,7 @@ def test_dots_on_greek_and_subscripted_names_issue_14492() -> None:
     assert p.doprint(phi.diff(ld.t, 2)) == r"\ddot{\phi}"
     assert p.doprint(th1.diff(ld.t, 3)) == r"\dddot{\theta}_{1}"
     assert p.doprint(th1.diff(ld.t, 4)) == r"\theta_{1}^{(4)}"
-    q_2, = ld.coordinates("q_2")
+    (q_2,) = ld.coordinates("q_2")
     assert p.doprint(q_2.diff(ld.t, 2)) == r"\ddot{q}_{2}"
 
 
@@ -77,7 +80,7 @@ def test_no_time_argument_issue_16925() -> None:
 
 
 def test_derivatives_print_as_dots_not_fractions_issue_6333() -> None:
-    q1, = ld.coordinates("q1")
+    (q1,) = ld.coordinates("q1")
     text = LagdynLatexPrinter([q1]).doprint(q1.diff(ld.t) ** 2 + q1.diff(ld.t, 2))
     assert text == r"\dot{q}_{1}^{2} + \ddot{q}_{1}"
     # a derivative of something that is not a coordinate keeps sympy's notation
@@ -140,7 +143,7 @@ def test_groups_substituted_into_c_and_equations() -> None:
 
 def test_group_names_avoid_parameter_names() -> None:
     q1, q2 = ld.coordinates("q1 q2")
-    alpha, m, l = sp.symbols("alpha m l", positive=True)
+    alpha, m, l = sp.symbols("alpha m l", positive=True)  # noqa: E741
     M = sp.Matrix([[alpha * m + m * l**2, m * l * sp.cos(q2)], [m * l * sp.cos(q2), m * l**2]])
     sys = ld.LagrangianSystem.from_mass_matrix(M, 0, [q1, q2])
     names = [grp.symbol.name for grp in parameter_groups(sys)]
@@ -149,7 +152,7 @@ def test_group_names_avoid_parameter_names() -> None:
 
 def test_no_groups_for_single_symbol_coefficients() -> None:
     assert parameter_groups(ld.zoo.double_pendulum()) != ()
-    th, = ld.coordinates("theta")
+    (th,) = ld.coordinates("theta")
     m = sp.Symbol("m", positive=True)
     pend = ld.LagrangianSystem.from_energies(m * th.diff(ld.t) ** 2 / 2, -m * sp.cos(th), [th])
     assert parameter_groups(pend) == ()
@@ -168,7 +171,7 @@ def test_all_items_and_errors() -> None:
 
 
 def test_forces_appear_on_the_right_side() -> None:
-    x, = ld.coordinates("x")
+    (x,) = ld.coordinates("x")
     c, m = sp.symbols("c m", positive=True)
     sys = ld.LagrangianSystem.from_energies(
         m * x.diff(ld.t) ** 2 / 2, 0, [x], forces=[-c * x.diff(ld.t)]

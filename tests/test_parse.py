@@ -9,7 +9,7 @@ import lagdyn as ld
 from lagdyn.parse import parse_expr
 
 q1, q2 = ld.coordinates("q1 q2")
-m, l, g = sp.symbols("m l g", positive=True)
+m, l, g = sp.symbols("m l g", positive=True)  # noqa: E741
 NAMES = {"q1": q1, "q2": q2, "m": m, "l": l, "g": g}
 
 
@@ -36,8 +36,10 @@ def test_builds_a_lagrangian() -> None:
         ("atan2(m, l)", sp.atan2(m, l)),
         ("abs(q1)", sp.Abs(q1)),
         ("exp(log(m)) + sinh(l) + cosh(l) + tanh(l)", m + sp.sinh(l) + sp.cosh(l) + sp.tanh(l)),
-        ("tan(q1) + asin(q1) + acos(q1) + atan(q1)",
-         sp.tan(q1) + sp.asin(q1) + sp.acos(q1) + sp.atan(q1)),
+        (
+            "tan(q1) + asin(q1) + acos(q1) + atan(q1)",
+            sp.tan(q1) + sp.asin(q1) + sp.acos(q1) + sp.atan(q1),
+        ),
         ("ddot(q2)", q2.diff(ld.t, 2)),
         ("dot(q1 + q2)", q1.diff(ld.t) + q2.diff(ld.t)),
     ],

@@ -53,7 +53,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn, TextIO
+from typing import Any, Literal, NoReturn, TextIO
 
 import sympy as sp
 
@@ -176,7 +176,7 @@ def _from_lagrangian(args: argparse.Namespace) -> LagrangianSystem:
     from .symbols import coordinates, parameters
 
     if not args.coordinates:
-        raise _UsageError("--lagrangian needs --coordinates, e.g. --coordinates \"q1 q2\"")
+        raise _UsageError('--lagrangian needs --coordinates, e.g. --coordinates "q1 q2"')
     q = coordinates(args.coordinates)
     names: dict[str, sp.Basic] = {qi.func.__name__: qi for qi in q}
     strict = args.parameters is not None
@@ -185,7 +185,7 @@ def _from_lagrangian(args: argparse.Namespace) -> LagrangianSystem:
             if p.name in names:
                 raise _UsageError(f"{p.name!r} is both a coordinate and a parameter")
             names[p.name] = p
-    mode = "error" if strict else "symbol"
+    mode: Literal["error", "symbol"] = "error" if strict else "symbol"
     L = parse_expr(args.lagrangian, names, unknown=mode)
     forces = None
     if args.forces:
@@ -241,12 +241,11 @@ class _Progress:
 def _derive(system: LagrangianSystem, progress: _Progress) -> float:
     t0 = time.perf_counter()
     progress.step("deriving M")
-    system.M
+    _ = system.M
     progress.step("C")
-    system.C
+    _ = system.C
     progress.step("g")
-    system.g
-    system.G
+    _ = system.g, system.G
     return time.perf_counter() - t0
 
 
@@ -331,7 +330,9 @@ def _cmd_derive(args: argparse.Namespace, out: TextIO) -> int:
     if args.format not in ("latex", "markdown", "html") and (
         args.what or args.group_parameters or args.standalone or args.trig != "full"
     ):
-        raise _UsageError("--what, --group-parameters, --trig, --standalone need --latex/--markdown/--html")
+        raise _UsageError(
+            "--what, --group-parameters, --trig, --standalone need --latex/--markdown/--html"
+        )
     if args.standalone and args.format != "latex":
         raise _UsageError("--standalone needs --latex")
     t0 = time.perf_counter()

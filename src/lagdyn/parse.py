@@ -30,7 +30,7 @@ l**2*m*Derivative(q1(t), t)**2/2 + l*m*cos(q1(t))
 Traceback (most recent call last):
 ...
 lagdyn.errors.ParseError: call of an expression (only sin, cos, ... and dot, ddot may be called) at column 1
-"""
+"""  # noqa: E501  (doctest output)
 
 from __future__ import annotations
 
@@ -254,9 +254,7 @@ class _Builder:
     def _call(self, node: ast.Call) -> Any:
         if not isinstance(node.func, ast.Name):
             allowed = "sin, cos, ... and dot, ddot"
-            raise ParseError(
-                f"call of an expression (only {allowed} may be called){_where(node)}"
-            )
+            raise ParseError(f"call of an expression (only {allowed} may be called){_where(node)}")
         name = node.func.id
         if name.startswith("__"):
             raise ParseError(f"dunder name {name!r} is not allowed{_where(node)}")

@@ -12,7 +12,7 @@ Examples
 \\[
 g(q) = \\begin{bmatrix}g l_{1} \\left(m_{1} + m_{2}\\right) \\sin {a}\\\\g l_{2} m_{2} \\sin {b}\\end{bmatrix}
 \\]
-"""
+"""  # noqa: E501  (doctest output)
 
 from __future__ import annotations
 

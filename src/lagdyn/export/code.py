@@ -103,7 +103,7 @@ def _int_power(printer: Any, expr: sp.Pow, mul: str = "*") -> str | None:
     return None
 
 
-class _C(C99CodePrinter):  # type: ignore[misc]
+class _C(C99CodePrinter):
     def _print_Pow(self, expr: sp.Pow) -> str:
         return _int_power(self, expr) or str(super()._print_Pow(expr))
 
@@ -111,7 +111,7 @@ class _C(C99CodePrinter):  # type: ignore[misc]
         return repr(float(flt))
 
 
-class _Cxx(CXX17CodePrinter):  # type: ignore[misc]
+class _Cxx(CXX17CodePrinter):
     """Unqualified math calls (``using std::sin`` in the body) so ADL finds custom scalars."""
 
     _ns = ""
@@ -128,7 +128,7 @@ class _Cxx(CXX17CodePrinter):  # type: ignore[misc]
         return repr(float(flt))
 
 
-class _Julia(JuliaCodePrinter):  # type: ignore[misc]
+class _Julia(JuliaCodePrinter):
     def _print_Pow(self, expr: sp.Pow) -> str:
         b, e = expr.as_base_exp()
         if e.is_Integer:
@@ -145,12 +145,12 @@ class _Julia(JuliaCodePrinter):  # type: ignore[misc]
         return repr(float(flt))
 
 
-class _Octave(OctaveCodePrinter):  # type: ignore[misc]
+class _Octave(OctaveCodePrinter):
     def _print_Float(self, flt: sp.Float) -> str:
         return repr(float(flt))
 
 
-class _Py(PythonCodePrinter):  # type: ignore[misc]
+class _Py(PythonCodePrinter):
     """``math``-module Python for numba (integer powers as products)."""
 
     def __init__(self) -> None:
@@ -163,7 +163,7 @@ class _Py(PythonCodePrinter):  # type: ignore[misc]
         return repr(float(flt))
 
 
-class _Jax(JaxPrinter):  # type: ignore[misc]
+class _Jax(JaxPrinter):
     def __init__(self) -> None:
         super().__init__({"fully_qualified_modules": True})
 
@@ -258,7 +258,7 @@ def _c_files(system: Any, spec: Spec, name: str) -> dict[str, str]:
     ]
     c = [f"/* {HEADER} */", f'#include "{name}.h"', "#include <math.h>", ""]
     for prog in _programs(spec):
-        params = [f"double t" if a == "t" else f"const double *{a}" for a in prog.args]
+        params = ["double t" if a == "t" else f"const double *{a}" for a in prog.args]
         if prog.shape == ():
             sig = f"double {name}_{prog.name}({', '.join(params)})"
         else:
@@ -279,7 +279,7 @@ def _c_files(system: Any, spec: Spec, name: str) -> dict[str, str]:
         else:
             body += [f"    out[{k}] = {pr(e)};" for k, e in enumerate(prog.outputs)]
         body.append("}")
-        c += body + [""]
+        c += [*body, ""]
     h += ["", "#ifdef __cplusplus", "}", "#endif", f"#endif /* {up}_H */", ""]
     return {f"{name}.h": "\n".join(h), f"{name}.c": "\n".join(c)}
 
@@ -362,7 +362,7 @@ def _jax_files(system: Any, spec: Spec, name: str) -> dict[str, str]:
             lines.append(f"    return jax.numpy.array([{', '.join(outs)}], dtype=float)")
         else:
             n = prog.shape[1]
-            rows = ", ".join("[" + ", ".join(outs[r * n:(r + 1) * n]) + "]" for r in range(n))
+            rows = ", ".join("[" + ", ".join(outs[r * n : (r + 1) * n]) + "]" for r in range(n))
             lines.append(f"    return jax.numpy.array([{rows}], dtype=float)")
     return {f"{name}_jax.py": "\n".join(lines) + "\n"}
 
@@ -378,14 +378,18 @@ def _numba_files(system: Any, spec: Spec, name: str) -> dict[str, str]:
         scalar = prog.shape == ()
         sig = ", ".join(args if scalar else [*args, "out"])
         lines += ["", "", "@numba.njit(cache=False)", f"def {prog.name}({sig}):"]
-        lines.append(f'    """{DESCRIPTIONS[prog.name]}{"" if scalar else ", written into out"}."""')
+        lines.append(
+            f'    """{DESCRIPTIONS[prog.name]}{"" if scalar else ", written into out"}."""'
+        )
         lines += [f"    {s} = {a}[{i}]" for s, a, i in prog.inputs]
         lines += [f"    {s} = {pr(e)}" for s, e in prog.body]
         if scalar:
             lines.append(f"    return {pr(prog.outputs[0])}")
         else:
             for k, e in enumerate(prog.outputs):
-                idx = str(k) if len(prog.shape) == 1 else f"{k // prog.shape[1]}, {k % prog.shape[1]}"
+                idx = (
+                    str(k) if len(prog.shape) == 1 else f"{k // prog.shape[1]}, {k % prog.shape[1]}"
+                )
                 lines.append(f"    out[{idx}] = {pr(e)}")
             lines.append("    return out")
         # batched loop: state arrays have a leading axis; p (and t) are shared
@@ -552,4 +556,3 @@ def export(
         path.write_text(text, encoding="utf-8")
         paths.append(path)
     return paths
-

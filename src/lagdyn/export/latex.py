@@ -52,7 +52,7 @@ Examples
 \[
 M(q) = \begin{bmatrix}\alpha + 2 \beta c_{2} & \beta c_{2} + \delta\\\beta c_{2} + \delta & \delta\end{bmatrix}
 \]
-"""
+"""  # noqa: E501  (doctest output)
 
 from __future__ import annotations
 
@@ -76,8 +76,23 @@ ITEMS: tuple[str, ...] = get_args(Item)
 DEFAULT_WHAT: tuple[Item, ...] = ("M", "C", "g", "equations")
 
 #: Names for parameter groups, in order (γ skipped, see the module docstring).
-GROUP_NAMES = (
-    "alpha beta delta epsilon zeta eta kappa lambda mu nu xi rho sigma chi psi omega".split()
+GROUP_NAMES: tuple[str, ...] = (
+    "alpha",
+    "beta",
+    "delta",
+    "epsilon",
+    "zeta",
+    "eta",
+    "kappa",
+    "lambda",
+    "mu",
+    "nu",
+    "xi",
+    "rho",
+    "sigma",
+    "chi",
+    "psi",
+    "omega",
 )
 
 _DOTS = {1: r"\dot", 2: r"\ddot", 3: r"\dddot"}
@@ -87,7 +102,7 @@ def _is_coordinate(expr: Any) -> bool:
     return isinstance(expr, AppliedUndef) and expr.args == (t,)
 
 
-class LagdynLatexPrinter(LatexPrinter):  # type: ignore[misc]  # sympy is untyped
+class LagdynLatexPrinter(LatexPrinter):
     r"""A LaTeX printer for mechanics: dots for rates, no ``(t)``, short trig on request.
 
     Parameters
@@ -221,7 +236,8 @@ class ParameterGroup:
 
 def _split_term(term: sp.Expr, q: Iterable[sp.Expr]) -> tuple[sp.Expr, sp.Expr]:
     qs = tuple(q)
-    coeff, dep = [], []
+    coeff: list[sp.Expr] = []
+    dep: list[sp.Expr] = []
     for f in sp.Mul.make_args(term):
         (dep if f.has(*qs) else coeff).append(f)
     return sp.Mul(*coeff), sp.Mul(*dep)
@@ -279,7 +295,9 @@ def parameter_groups(system: Any) -> tuple[ParameterGroup, ...]:
     return tuple(ParameterGroup(sp.Symbol(next(names), real=True), p) for p in chosen)
 
 
-def _group_matrix_entry(entry: sp.Expr, q: Sequence[sp.Expr], groups: Mapping[sp.Expr, sp.Symbol]) -> sp.Expr:
+def _group_matrix_entry(
+    entry: sp.Expr, q: Sequence[sp.Expr], groups: Mapping[sp.Expr, sp.Symbol]
+) -> sp.Expr:
     out = []
     for dep, coeff in _collect(entry, q):
         content, prim = _primitive(coeff)
@@ -396,7 +414,9 @@ def build_document(
         if item == "M":
             doc.blocks.append(Block("Mass matrix", f"M(q) = {pr(M)}"))
         elif item == "C":
-            doc.blocks.append(Block("Coriolis and centrifugal matrix", rf"C(q, \dot{{q}}) = {pr(C)}"))
+            doc.blocks.append(
+                Block("Coriolis and centrifugal matrix", rf"C(q, \dot{{q}}) = {pr(C)}")
+            )
         elif item == "G":
             doc.blocks.append(Block("Gyroscopic matrix", f"G(q) = {pr(G)}"))
         elif item == "g":
@@ -431,7 +451,8 @@ def build_document(
             doc.blocks.append(Block("Equations of motion", _aligned(rows)))
         elif item == "energy":
             V = pr(sub(system.U))
-            tex = rf"E = \frac{{1}}{{2}} \dot{{q}}^{{\mathsf{{T}}}} M(q) \dot{{q}} + V(q), \qquad V(q) = {V}"
+            energy = r"E = \frac{1}{2} \dot{q}^{\mathsf{T}} M(q) \dot{q} + V(q)"
+            tex = rf"{energy}, \qquad V(q) = {V}"
             doc.blocks.append(Block("Energy", tex))
     return doc
 
@@ -491,7 +512,7 @@ def latex(
     l_{1} l_{2} m_{2} c_{1-2} \ddot{a} + l_{2}^{2} m_{2} \ddot{b} - l_{1} l_{2} m_{2} s_{1-2} \dot{a}^{2} + g l_{2} m_{2} s_{2} &= \tau_{2}
     \end{aligned}
     \]
-    """
+    """  # noqa: E501  (doctest output)
     doc = build_document(system, what=what, group_parameters=group_parameters, trig=trig)
     if not standalone:
         head = "".join(f"% notation: {note}\n" for note in doc.notes)
@@ -508,4 +529,3 @@ def latex(
         parts.append(f"\n\\subsection*{{{b.title}}}\n\\[\n{b.tex}\n\\]\n")
     parts.append("\n\\end{document}\n")
     return "".join(parts)
-

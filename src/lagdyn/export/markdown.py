@@ -20,7 +20,7 @@ $$
 g(q) = \begin{bmatrix}g l_{1} \left(m_{1} + m_{2}\right) \sin {a}\\g l_{2} m_{2} \sin {b}\end{bmatrix}
 $$
 <BLANKLINE>
-"""
+"""  # noqa: E501  (doctest output)
 
 from __future__ import annotations
 
@@ -89,7 +89,7 @@ def markdown(
     for b in doc.blocks:
         body.append(f"<h3>{esc(b.title)}</h3>\n<div>$$\n{esc(b.tex)}\n$$</div>")
     return (
-        "<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n"
+        '<!DOCTYPE html>\n<html>\n<head>\n<meta charset="utf-8">\n'
         f"<title>{esc(title)}</title>\n"
         f'<link rel="stylesheet" href="{_KATEX}/katex.min.css">\n'
         f'<script defer src="{_KATEX}/katex.min.js"></script>\n'
