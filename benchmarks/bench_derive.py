@@ -60,7 +60,7 @@ def plain(expr: Any, q: list[Any]) -> Any:
     return expr.xreplace({f: sp.Symbol(f.func.__name__) for f in funcs})
 
 
-def run_lagdyn(model: dict[str, Any]) -> tuple[float, float, int]:
+def run_lagdyn(model: dict[str, Any]) -> tuple[float, float, float, int]:
     q = model["q"]
     t0 = time.perf_counter()
     system = ld.LagrangianSystem(model["L"], q)
@@ -68,9 +68,12 @@ def run_lagdyn(model: dict[str, Any]) -> tuple[float, float, int]:
     t1 = time.perf_counter()
     assert system.is_skew_symmetric()
     t2 = time.perf_counter()
+    fast = system._fast  # the trig-polynomial derivation (None on the general path)
+    assert fast is None or fast.skew_proof()
+    t3 = time.perf_counter()
     qd = sp.Matrix([qi.diff(me.dynamicsymbols._t) for qi in q])
     ops = sp.count_ops(plain(M, q)) + sp.count_ops(plain(C * qd + g, q))
-    return t1 - t0, t2 - t1, int(ops)
+    return t1 - t0, t2 - t1, t3 - t2, int(ops)
 
 
 def run_lagrange(model: dict[str, Any]) -> float:
@@ -120,29 +123,32 @@ def main() -> None:
     print(f"python {platform.python_version()}, sympy {sp.__version__}, lagdyn {ld.__version__}")
     print()
     print(
-        "| coords | n | lagdyn M,C,g (s) | skew proof (s) | Kane (s) | Kane/lagdyn "
+        "| coords | n | lagdyn M,C,g (s) | skew proof (s) | dictionary skew proof (s) "
+        "| Kane (s) | Kane/lagdyn "
         "| Lagrange (s) | Lagrange/lagdyn | ops lagdyn | ops Kane | ops ratio |"
     )
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| --- " * 12 + "|")
     for convention in ("absolute", "relative"):
         lagrange_prev: tuple[int, float] | None = None
         for n in sizes:
             model = build(n, convention)
-            t_ld, t_skew, ops_ld = timed(lambda: run_lagdyn(model))  # noqa: B023
+            t_ld, t_skew, t_dict, ops_ld = timed(lambda: run_lagdyn(model))  # noqa: B023
             t_kane, ops_kane = timed(lambda: run_kane(model))  # noqa: B023
             skip = args.no_lagrange
             if lagrange_prev is not None:
                 n0, t0 = lagrange_prev
                 # LagrangesMethod grows roughly like n**4 on these models or worse
                 skip = skip or t0 * (n / n0) ** 5 > LAGRANGE_LIMIT
-            if skip:
+            if args.no_lagrange:
+                lag_cell, lag_ratio = "not run", "–"
+            elif skip:
                 lag_cell, lag_ratio = "skipped (>60 s)", "–"
             else:
                 t_lag = timed(lambda: run_lagrange(model))  # noqa: B023
                 lagrange_prev = (n, t_lag)
                 lag_cell, lag_ratio = f"{t_lag:.3f}", f"{t_lag / t_ld:.1f}×"
             print(
-                f"| {convention} | {n} | {t_ld:.3f} | {t_skew:.4f} | {t_kane:.3f} "
+                f"| {convention} | {n} | {t_ld:.3f} | {t_skew:.4f} | {t_dict:.4f} | {t_kane:.3f} "
                 f"| {t_kane / t_ld:.1f}× | {lag_cell} | {lag_ratio} | {ops_ld} | {ops_kane} "
                 f"| {ops_ld / ops_kane:.2f} |",
                 flush=True,
