@@ -16,7 +16,7 @@ from .errors import (
 from .symbols import accelerations, coordinates, parameters, t, velocities
 from .system import LagrangianSystem
 
-from . import structure, zoo  # noqa: E402  (these need LagrangianSystem)
+from . import export, structure, zoo  # noqa: E402  (these need LagrangianSystem)
 from .constraints import ConstrainedSystem  # noqa: E402
 from .kinematics import (  # noqa: E402
     Particle,
@@ -60,6 +60,7 @@ __all__ = [
     "accelerations",
     "change_coordinates",
     "coordchange",
+    "export",
     "from_bodies",
     "from_particles",
     "generalized_force",

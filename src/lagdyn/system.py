@@ -679,6 +679,19 @@ class LagrangianSystem:
 
         return change_coordinates(self, new_q, mapping)
 
+    def latex(self, **options: Any) -> str:
+        """LaTeX of M, C, g and the equations (see :func:`lagdyn.export.latex`).
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> "bmatrix" in ld.zoo.two_link_planar().latex()
+        True
+        """
+        from .export import latex
+
+        return latex(self, **options)
+
     def lambdify(
         self, params: Mapping[sp.Symbol, float] | None = None, **options: Any
     ) -> NumericModel:
