@@ -47,8 +47,9 @@ def test_positions_agree_with_the_model_potential(name, options):
     pts = positions_for(name, system)(q)
     g = next(v for k, v in system.defaults.items() if str(k) == "g")
     expected = num.energy(q, np.zeros_like(q))
-    np.testing.assert_allclose(_potential_from_positions(pts, np.ones(system.n), g), expected,
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        _potential_from_positions(pts, np.ones(system.n), g), expected, atol=1e-12
+    )
 
 
 def test_n_link_pendulum_positions():
@@ -59,7 +60,8 @@ def test_n_link_pendulum_positions():
         q = np.random.default_rng(0).uniform(-3, 3, size=(10, 3))
         pts = positions_for("n_link_pendulum", system)(q)
         np.testing.assert_allclose(
-            _potential_from_positions(pts, np.ones(3), 9.81), num.energy(q, np.zeros_like(q)),
+            _potential_from_positions(pts, np.ones(3), 9.81),
+            num.energy(q, np.zeros_like(q)),
             atol=1e-12,
         )
 
@@ -77,7 +79,7 @@ def test_chain_positions_shapes_and_errors():
 class _FakeSystem:
     n = 1
     q = ("x(t)",)
-    defaults: dict = {}
+    defaults = None
 
 
 def test_frame_indices():
@@ -92,8 +94,14 @@ def test_frame_indices():
 def test_gif_has_expected_frames_and_size(result, tmp_path):
     from lagdyn.plot import animate
 
-    path = animate(result, positions_for("double_pendulum"), tmp_path / "dp.gif",
-                   fps=20, figsize=(3, 2), dpi=50)
+    path = animate(
+        result,
+        positions_for("double_pendulum"),
+        tmp_path / "dp.gif",
+        fps=20,
+        figsize=(3, 2),
+        dpi=50,
+    )
     with Image.open(path) as im:
         assert im.format == "GIF"
         assert im.size == (150, 100)

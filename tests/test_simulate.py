@@ -73,8 +73,7 @@ def test_midpoint_converges_at_second_order(dp):
     ref = simulate(dp, X0, np.linspace(0, 1, 11), method="scipy-DOP853", rtol=1e-12, atol=1e-12)
     errs = [
         np.abs(
-            simulate(dp, X0, np.linspace(0, 1, 11), method="midpoint", substeps=s).q[-1]
-            - ref.q[-1]
+            simulate(dp, X0, np.linspace(0, 1, 11), method="midpoint", substeps=s).q[-1] - ref.q[-1]
         ).max()
         for s in (10, 20)
     ]
@@ -94,7 +93,9 @@ def test_energy_drift_rk4_small_midpoint_bounded(dp):
     # midpoint: O(h²) fluctuation, no growth between the first and the second 5 s
     assert mid.max() < 1e-3 * e_scale
     assert mid[501:].max() < 2.0 * mid[:501].max()
-    assert np.abs(simulate(dp, X0, t, method="midpoint").energy_drift[-100:]).mean() < 5e-4 * e_scale
+    assert (
+        np.abs(simulate(dp, X0, t, method="midpoint").energy_drift[-100:]).mean() < 5e-4 * e_scale
+    )
 
 
 def test_midpoint_energy_fluctuation_shrinks_as_h_squared(dp):
@@ -163,8 +164,9 @@ def test_tau_forms_agree(dp):
 
 
 def test_feedback_damping_dissipates_energy(dp):
-    res = simulate(dp, X0, np.linspace(0, 5, 501), tau=lambda t, q, qd: -2.0 * qd,
-                   method="midpoint")
+    res = simulate(
+        dp, X0, np.linspace(0, 5, 501), tau=lambda t, q, qd: -2.0 * qd, method="midpoint"
+    )
     assert np.all(np.diff(res.energy) < 1e-9)
     assert np.abs(res.passivity_residual).max() < 1e-2 * np.abs(res.work).max()
 
@@ -197,8 +199,12 @@ def test_model_phi_attribute_is_recorded():
 
 def test_to_dataframe(dp):
     pd = pytest.importorskip("pandas")
-    res = simulate(dp, np.stack([X0, X0]), np.linspace(0, 1, 11),
-                   phi=lambda q: np.stack([q[..., 0], q[..., 1]], -1))
+    res = simulate(
+        dp,
+        np.stack([X0, X0]),
+        np.linspace(0, 1, 11),
+        phi=lambda q: np.stack([q[..., 0], q[..., 1]], -1),
+    )
     df = res.to_dataframe()
     assert isinstance(df, pd.DataFrame)
     assert len(df) == 22

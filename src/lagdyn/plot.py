@@ -229,11 +229,19 @@ def plot_timeseries(result: SimulationResult, *, figsize: tuple[float, float] = 
             color = f"C{i % 10}"
             label = name if m == 0 else None
             ax_q.plot(res.t, res.q[:, i], color=color, lw=lw, label=label)
-            ax_v.plot(res.t, res.qd[:, i], color=color, lw=lw, label=f"{name}_d" if m == 0 else None)
-        ax_e.plot(res.t, res.energy_drift, color="C0", lw=lw, label="E(t) − E(0)" if m == 0 else None)
+            ax_v.plot(
+                res.t, res.qd[:, i], color=color, lw=lw, label=f"{name}_d" if m == 0 else None
+            )
+        ax_e.plot(
+            res.t, res.energy_drift, color="C0", lw=lw, label="E(t) − E(0)" if m == 0 else None
+        )
         if np.any(res.tau):
             ax_e.plot(
-                res.t, res.passivity_residual, color="C3", lw=lw, ls="--",
+                res.t,
+                res.passivity_residual,
+                color="C3",
+                lw=lw,
+                ls="--",
                 label="E − E(0) − ∫q̇ᵀτ dt" if m == 0 else None,
             )
     ax_q.set_ylabel("q")
@@ -291,8 +299,14 @@ def plot_energy(
         lbl = "|E − E(0)|" if log else "E − E(0)"
         ax.plot(res.t, drift, color="C0", lw=1.2, label=f"{lbl} ({res.method})" if m == 0 else None)
         if np.any(res.tau):
-            ax.plot(res.t, resid, color="C3", lw=1.2, ls="--",
-                    label="passivity residual" if m == 0 else None)
+            ax.plot(
+                res.t,
+                resid,
+                color="C3",
+                lw=1.2,
+                ls="--",
+                label="passivity residual" if m == 0 else None,
+            )
     if log:
         ax.set_yscale("log")
     ax.set_xlabel("t")
@@ -302,9 +316,7 @@ def plot_energy(
     return fig
 
 
-def plot_phase(
-    result: SimulationResult, coordinate: int | None = None, *, ax: Any = None
-) -> Any:
+def plot_phase(result: SimulationResult, coordinate: int | None = None, *, ax: Any = None) -> Any:
     """Phase portraits (q_i, q̇_i): one panel per coordinate, or only ``coordinate``.
 
     Batched results draw one curve per member: a fan of trajectories.
@@ -401,8 +413,7 @@ def plot_chain(
             ax.plot(pts[m, :, -1, 0], pts[m, :, -1, 1], lw=0.6, color=color, alpha=0.5)
         for j, k in enumerate(idx):
             alpha = 0.15 + 0.85 * (j + 1) / len(idx)
-            ax.plot(pts[m, k, :, 0], pts[m, k, :, 1], "-o", color=color, alpha=alpha,
-                    lw=2, ms=4)
+            ax.plot(pts[m, k, :, 0], pts[m, k, :, 1], "-o", color=color, alpha=alpha, lw=2, ms=4)
     x0, x1, y0, y1 = _limits(pts.reshape(-1, 2))
     ax.set_xlim(x0, x1)
     ax.set_ylim(y0, y1)
@@ -412,8 +423,9 @@ def plot_chain(
 
 
 # --------------------------------------------------------------------------- animation
-def frame_indices(t: Any, *, fps: float = 30.0, speed: float = 1.0,
-                  frames: int | None = None) -> np.ndarray:
+def frame_indices(
+    t: Any, *, fps: float = 30.0, speed: float = 1.0, frames: int | None = None
+) -> np.ndarray:
     """Indices into the time grid ``t`` of the animation frames.
 
     With ``frames`` given, that many evenly spaced samples; otherwise one frame every
@@ -437,7 +449,7 @@ def frame_indices(t: Any, *, fps: float = 30.0, speed: float = 1.0,
     if fps <= 0 or speed <= 0:
         raise LagdynError(f"fps and speed must be positive, got fps={fps!r}, speed={speed!r}")
     step = speed / fps
-    count = int(math.floor((ta[-1] - ta[0]) / step + 1e-9)) + 1
+    count = math.floor(float(ta[-1] - ta[0]) / step + 1e-9) + 1
     times = ta[0] + step * np.arange(count)
     idx = np.searchsorted(ta, times + 1e-12 * max(1.0, abs(ta[-1])), side="right") - 1
     return np.clip(idx, 0, ta.shape[0] - 1)
@@ -448,7 +460,7 @@ def animate(
     positions: Positions,
     path: str | Path,
     *,
-    fps: float = 30.0,
+    fps: int = 30,
     speed: float = 1.0,
     frames: int | None = None,
     trail: float = 1.0,
@@ -541,7 +553,7 @@ def animate(
         trails.append(trl)
     clock = ax.text(0.02, 0.95, "", transform=ax.transAxes, fontsize="small", va="top")
     dt = float(np.median(np.diff(t))) if t.shape[0] > 1 else 1.0
-    tail = max(int(round(trail / dt)), 0) if trail > 0 else 0
+    tail = max(round(trail / dt), 0) if trail > 0 else 0
     out.parent.mkdir(parents=True, exist_ok=True)
     with writer.saving(fig, str(out), dpi):
         for k in idx:
@@ -624,8 +636,9 @@ def plot_chaos(
     if np.isfinite(rate):
         tt = res.t[fit_mask]
         c = np.polyfit(res.t[fit_mask], np.log(dist[fit_mask]), 1)[1]
-        ax_d.semilogy(tt, np.exp(c + rate * tt), "k--", lw=1,
-                      label=f"fit: growth rate λ ≈ {rate:.2f} / s")
+        ax_d.semilogy(
+            tt, np.exp(c + rate * tt), "k--", lw=1, label=f"fit: growth rate λ ≈ {rate:.2f} / s"
+        )
     ax_d.set_ylabel("distance in state space")
     ax_d.set_title(f"two initial states {delta:g} apart")
     ax_d.grid(alpha=0.3, which="both")

@@ -64,6 +64,7 @@ True
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import logging
 import math
@@ -307,9 +308,7 @@ class SimulationResult:
             raise ShapeError("this SimulationResult holds a single trajectory (no batch axes)")
         idx = index if isinstance(index, tuple) else (index,)
         if len(idx) > len(self.batch_shape):
-            raise ShapeError(
-                f"too many indices {index!r} for batch shape {self.batch_shape}"
-            )
+            raise ShapeError(f"too many indices {index!r} for batch shape {self.batch_shape}")
         return SimulationResult(
             t=self.t,
             q=self.q[idx],
@@ -373,11 +372,9 @@ class SimulationResult:
         (['t', 'a', 'b', 'a_d', 'b_d'], 11)
         """
         try:
-            import pandas as pd
+            pd = importlib.import_module("pandas")
         except ImportError as exc:
-            raise BackendUnavailableError(
-                "to_dataframe needs pandas: pip install pandas"
-            ) from exc
+            raise BackendUnavailableError("to_dataframe needs pandas: pip install pandas") from exc
         n_t, n = self.t.shape[0], self.n
         members = int(np.prod(self.batch_shape)) if self.batch_shape else 1
         cols: dict[str, np.ndarray] = {}
@@ -415,7 +412,7 @@ class _Progress:
         if not enabled:
             return
         try:
-            from tqdm import tqdm
+            tqdm = importlib.import_module("tqdm").tqdm
         except ImportError:
             return
         self._bar = tqdm(total=total, desc=desc, unit="step", leave=False)
@@ -489,7 +486,7 @@ class _Tau:
             return self.const
         if self.series is not None:
             return self._interp(time)
-        assert self.callable is not None  # noqa: S101 (internal invariant, not user input)
+        assert self.callable is not None
         out = self.callable(time, q, qd)
         try:
             arr = np.asarray(out, dtype=float)
@@ -503,7 +500,7 @@ class _Tau:
         return np.broadcast_to(arr, q.shape)
 
     def _interp(self, time: float) -> np.ndarray:
-        assert self.series is not None  # noqa: S101
+        assert self.series is not None
         t = self.t
         i = int(np.clip(np.searchsorted(t, time, side="right") - 1, 0, t.shape[0] - 2))
         w = (time - t[i]) / (t[i + 1] - t[i])
@@ -562,7 +559,7 @@ def _check_grid(t: Any, dt: float | None) -> np.ndarray:
             raise LagdynError(f"a scalar t is the final time and must be positive, got {t!r}")
         if not (dt > 0):
             raise LagdynError(f"dt must be positive, got {dt!r}")
-        steps = max(1, int(math.ceil(float(arr) / dt - 1e-9)))
+        steps = max(1, math.ceil(float(arr) / dt - 1e-9))
         return np.linspace(0.0, float(arr), steps + 1)
     if dt is not None:
         raise LagdynError("dt= is only used with a scalar final time t")
@@ -939,13 +936,18 @@ def add_cli_arguments(parser: Any) -> None:
     """
     parser.add_argument("model", help="a name from `lagdyn zoo`")
     parser.add_argument(
-        "--option", "-o", action="append", default=[], metavar="KEY=VALUE",
+        "--option",
+        "-o",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
         help="an option of the model factory, e.g. -o n=3",
     )
     parser.add_argument("--t", type=float, default=10.0, help="final time (default 10)")
     parser.add_argument("--dt", type=float, default=0.01, help="output step (default 0.01)")
     parser.add_argument(
-        "--x0", default=None,
+        "--x0",
+        default=None,
         help="initial state q1,..,qn,qd1,..,qdn (default: angles 2.0 … 2.4 rad at rest)",
     )
     parser.add_argument("--method", default="rk4", help="rk4 (default), midpoint or scipy-<name>")
@@ -995,7 +997,11 @@ def simulate_cli(args: Any, out: Any = None) -> int:
         except ValueError as exc:
             raise LagdynError(f"bad --x0 {args.x0!r}: expected comma-separated numbers") from exc
     res = simulate(
-        system, x0, float(args.t), dt=float(args.dt), method=args.method,
+        system,
+        x0,
+        float(args.t),
+        dt=float(args.dt),
+        method=args.method,
         substeps=int(args.substeps),
     )
     print(f"{args.model}: n = {n}, t = 0 … {res.t[-1]:g}, {res.t.shape[0]} samples", file=stream)
