@@ -186,3 +186,23 @@ def test_missing_matplotlib(monkeypatch, result):
 
     with pytest.raises(ld.BackendUnavailableError, match=r"lagdyn\[plot\]"):
         plot.plot_timeseries(result)
+
+
+def test_special_geometries_match_the_models():
+    rng = np.random.default_rng(5)
+    cp = ld.zoo.get("cart_pole")
+    q = rng.uniform(-2, 2, size=(10, 2))
+    pts = positions_for("cart_pole", cp)(q)
+    np.testing.assert_allclose(pts[:, 0, 0], q[:, 0])
+    # U = mp g (pole centre height) = mp g y_tip / 2
+    u = cp.lambdify(cp.defaults).energy(q, np.zeros_like(q))
+    np.testing.assert_allclose(u, 0.1 * 9.81 * pts[:, 1, 1] / 2, atol=1e-12)
+
+    ep = ld.zoo.get("elastic_pendulum")
+    q = np.column_stack([rng.uniform(0.5, 1.5, 10), rng.uniform(-2, 2, 10)])
+    pts = positions_for("elastic_pendulum", ep)(q)
+    u = ep.lambdify(ep.defaults).energy(q, np.zeros_like(q))
+    np.testing.assert_allclose(u, 0.5 * 40.0 * (q[:, 0] - 1.0) ** 2 + 9.81 * pts[:, 1, 1])
+
+    with pytest.raises(ld.LagdynError, match="no known planar geometry"):
+        positions_for("spherical_pendulum")

@@ -140,22 +140,65 @@ _CONVENTIONS: dict[str, tuple[bool, str]] = {
     "n_link_pendulum_relative": (True, "down"),
     "two_link_planar": (True, "horizontal"),
     "planar_arm": (True, "horizontal"),
+    "acrobot": (True, "horizontal"),
+}
+
+
+def _defaults_by_name(system: Any) -> dict[str, float]:
+    return {str(k): float(v) for k, v in dict(getattr(system, "defaults", {}) or {}).items()}
+
+
+def _cart_pole_positions(system: Any) -> Positions:
+    # cart at (x, 0); pole of length 2 l (l: pivot to centre of mass), angle θ from upright
+    ell = 2.0 * _defaults_by_name(system).get("l", 0.5)
+
+    def positions(q: Any) -> np.ndarray:
+        qa = np.asarray(q, dtype=float)
+        x, th = qa[..., 0], qa[..., 1]
+        pts = np.zeros((*qa.shape[:-1], 2, 2))
+        pts[..., 0, 0] = x
+        pts[..., 1, 0] = x + ell * np.sin(th)
+        pts[..., 1, 1] = ell * np.cos(th)
+        return pts
+
+    return positions
+
+
+def _elastic_pendulum_positions(system: Any) -> Positions:
+    # the mass at r (sin θ, −cos θ), θ from the downward vertical
+    def positions(q: Any) -> np.ndarray:
+        qa = np.asarray(q, dtype=float)
+        r, th = qa[..., 0], qa[..., 1]
+        pts = np.zeros((*qa.shape[:-1], 2, 2))
+        pts[..., 1, 0] = r * np.sin(th)
+        pts[..., 1, 1] = -r * np.cos(th)
+        return pts
+
+    return positions
+
+
+_SPECIAL: dict[str, Callable[[Any], Positions]] = {
+    "cart_pole": _cart_pole_positions,
+    "elastic_pendulum": _elastic_pendulum_positions,
 }
 
 
 def positions_for(model: str, system: Any = None) -> Positions:
-    """The ``positions(q)`` function of a planar chain from the zoo.
+    """The ``positions(q)`` function of a planar model from the zoo.
 
-    Conventions come from the model's docstring: pendulums measure angles from the
+    Conventions come from the models' docstrings: pendulums measure angles from the
     downward vertical (absolute, or relative with ``coordinates="relative"``); the planar
-    arms measure joint angles from the horizontal. Link lengths are read from
-    ``system.defaults`` (parameters ``l1 … ln``), 1 when absent.
+    arms and the acrobot measure joint angles from the horizontal; the cart-pole is drawn
+    as the cart point and the pole tip (pole length 2 l, θ from upright); the elastic
+    pendulum as the pivot and the mass. Link lengths are read from ``system.defaults``
+    (``l1 … ln``), 1 when absent. Spatial models (spherical, Furuta) have no planar
+    picture.
 
     Parameters
     ----------
     model : str
-        A zoo name (``double_pendulum``, ``double_pendulum_relative``,
-        ``n_link_pendulum``, ``two_link_planar``, ``planar_arm``, ...).
+        A zoo name (``double_pendulum``, ``n_link_pendulum``, ``two_link_planar``,
+        ``planar_arm``, ``acrobot``, ``cart_pole``, ``elastic_pendulum``, ...).
     system : LagrangianSystem, optional
         The built system (for its coordinates and default lengths); built from the zoo
         when omitted.
@@ -163,7 +206,7 @@ def positions_for(model: str, system: Any = None) -> Positions:
     Returns
     -------
     callable
-        ``positions(q) -> (..., n + 1, 2)``.
+        ``positions(q) -> (..., k, 2)``.
 
     Raises
     ------
@@ -175,27 +218,31 @@ def positions_for(model: str, system: Any = None) -> Positions:
     >>> from lagdyn.plot import positions_for
     >>> positions_for("double_pendulum")([0.0, 0.0]).tolist()
     [[0.0, 0.0], [0.0, -1.0], [0.0, -2.0]]
+    >>> positions_for("cart_pole")([1.0, 0.0]).tolist()
+    [[1.0, 0.0], [1.0, 1.0]]
     """
     if system is None:
         from . import zoo
 
         system = zoo.get(model)
+    if model in _SPECIAL:
+        return _SPECIAL[model](system)
     n = int(system.n)
     names = [str(s)[:-3] if str(s).endswith("(t)") else str(s) for s in system.q]
     if model in _CONVENTIONS:
         relative, reference = _CONVENTIONS[model]
-    elif names[0].startswith("theta"):
+        if reference == "down" and names[0].startswith(("phi", "u")):
+            relative = True  # built with coordinates="relative"
+    elif all(nm == f"theta{i + 1}" for i, nm in enumerate(names)):
         relative, reference = False, "down"
-    elif names[0].startswith("phi") or names[0].startswith("u"):
+    elif all(nm == f"phi{i + 1}" for i, nm in enumerate(names)):
         relative, reference = True, "down"
     else:
         raise LagdynError(
             f"positions_for: no known planar geometry for model {model!r}; pass your own "
             "positions(q) -> (..., k, 2)"
         )
-    if names and names[0].startswith(("phi", "u")) and reference == "down":
-        relative = True
-    by_name = {str(k): float(v) for k, v in dict(getattr(system, "defaults", {}) or {}).items()}
+    by_name = _defaults_by_name(system)
     lengths = np.array([by_name.get(f"l{i}", 1.0) for i in range(1, n + 1)])
 
     def positions(q: Any) -> np.ndarray:
