@@ -19,7 +19,10 @@ How it works
    numpy code over chunks of 8192 states and ``math`` code for a single state
    (``backend="numpy"``), or C99 compiled with cffi (``backend="c"``). Outputs are
    written into preallocated arrays, so constant entries broadcast.
-4. Generated modules are cached on disk by a hash of their symbolic input (see
+4. :func:`lambdify_expressions` sends any other matrices of q, q̇, t and parameters
+   (constraint Jacobians, task-space maps) through the same pipeline and returns an
+   :class:`ExpressionModel` with one batched method per output.
+5. Generated modules are cached on disk by a hash of their symbolic input (see
    :mod:`lagdyn.numeric._cache`); a cached file that fails its hash check is never
    run: it is logged, discarded and regenerated.
 
@@ -35,7 +38,18 @@ Examples
 from __future__ import annotations
 
 from .backends import Backend, Kernels
+from .expressions import ExpressionModel, lambdify_expressions
 from .lambdify import lambdify
 from .model import NumericModel
 
-__all__ = ["Backend", "Kernels", "NumericModel", "lambdify"]
+__all__ = [
+    # models of a LagrangianSystem
+    "NumericModel",
+    "lambdify",
+    # models of any expressions of its state
+    "ExpressionModel",
+    "lambdify_expressions",
+    # backend interface
+    "Backend",
+    "Kernels",
+]

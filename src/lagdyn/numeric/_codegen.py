@@ -112,31 +112,41 @@ def _plain_matrix(system: Any, m: Any) -> list[sp.Expr]:
     return [system.plain(e) for e in m]
 
 
-def build_spec(
-    system: Any, bound: Mapping[sp.Symbol, float], free: Sequence[sp.Symbol]
-) -> Spec:
-    """Plain expressions of ``system``, one joint CSE, one kernel per generated function."""
-    from ..symbols import t as time
-
-    n = system.n
-    qs, vs = system.plain_symbols
+def _code_symbols(
+    n: int, n_free: int
+) -> tuple[tuple[sp.Symbol, ...], tuple[sp.Symbol, ...], tuple[sp.Symbol, ...], tuple[sp.Symbol, ...], sp.Symbol]:
+    """The symbols of generated code: ``q_i``, ``qd_i``, ``u_i``, ``p_k`` and ``t``."""
     cq = tuple(sp.Symbol(f"q_{i}", real=True) for i in range(n))
     cv = tuple(sp.Symbol(f"qd_{i}", real=True) for i in range(n))
     cu = tuple(sp.Symbol(f"u_{i}", real=True) for i in range(n))
-    cp = tuple(sp.Symbol(f"p_{k}", real=True) for k in range(len(free)))
-    cc: dict[sp.Symbol, float] = {}
-    ct = sp.Symbol("t", real=True)
-    rename: dict[sp.Basic, sp.Basic] = {**dict(zip(qs, cq)), **dict(zip(vs, cv))}
-    rename.update(zip(free, cp))
-    rename.update({s: _number(v) for s, v in bound.items()})
-    rename[time] = ct
+    cp = tuple(sp.Symbol(f"p_{k}", real=True) for k in range(n_free))
+    return cq, cv, cu, cp, sp.Symbol("t", real=True)
 
-    def conv(exprs: Iterable[sp.Expr]) -> list[sp.Expr]:
+
+class _Converter:
+    """System expressions → code expressions (plain symbols renamed, bound values folded)."""
+
+    def __init__(
+        self, system: Any, bound: Mapping[sp.Symbol, float], free: Sequence[sp.Symbol]
+    ) -> None:
+        from ..symbols import t as time
+
+        self.system = system
+        qs, vs = system.plain_symbols
+        self.cq, self.cv, self.cu, self.cp, self.ct = _code_symbols(system.n, len(free))
+        rename: dict[sp.Basic, sp.Basic] = {**dict(zip(qs, self.cq)), **dict(zip(vs, self.cv))}
+        rename.update(zip(free, self.cp))
+        rename.update({s: _number(v) for s, v in bound.items()})
+        rename[time] = self.ct
+        self.rename = rename
+        self.allowed = {*self.cq, *self.cv, *self.cp, self.ct}
+
+    def __call__(self, exprs: Iterable[sp.Expr]) -> list[sp.Expr]:
         out = []
         for e in exprs:
-            e = sp.sympify(system.plain(e)).xreplace(rename)
+            e = sp.sympify(self.system.plain(e)).xreplace(self.rename)
             e = _floats_exact(e)
-            extra = e.free_symbols - {*cq, *cv, *cp, ct}
+            extra = e.free_symbols - self.allowed
             undef = e.atoms(AppliedUndef, sp.Derivative)
             if extra or undef:
                 bad = {str(x) for x in extra} | {str(f) for f in undef}
@@ -146,6 +156,80 @@ def build_spec(
                 )
             out.append(e)
         return out
+
+
+def _comments(
+    system: Any, bound: Mapping[sp.Symbol, float], free: Sequence[sp.Symbol]
+) -> list[str]:
+    n = system.n
+    names = [str(s) for s in system.parameters]
+    return [
+        "coordinates: " + ", ".join(f"q_{i} = {system.q[i]}" for i in range(n)),
+        "free parameters: " + (", ".join(f"p_{k} = {s}" for k, s in enumerate(free)) or "none"),
+        "bound parameters: " + (", ".join(f"{s} = {float(v)!r}" for s, v in bound.items()) or "none"),
+        f"all parameters: {', '.join(names) or 'none'}",
+    ]
+
+
+def expression_cache_key(
+    system: Any,
+    outputs: Mapping[str, Sequence[sp.Expr]],
+    shapes: Mapping[str, tuple[int, ...]],
+    bound: Mapping[sp.Symbol, float],
+    free: Sequence[sp.Symbol],
+    backend: str,
+) -> str:
+    """Content hash of the generated code of :func:`build_expression_spec`."""
+    from .. import __version__
+
+    h = hashlib.sha256()
+    h.update(f"lagdyn-{__version__}-codegen-{CODEGEN_VERSION}-expr|{backend}|n={system.n}|".encode())
+    h.update(("|q=" + ",".join(str(x) for x in system.q)).encode())
+    for name, exprs in outputs.items():
+        h.update(f"|{name}{shapes[name]}=".encode())
+        for e in exprs:
+            h.update(_fingerprint(system.plain(e)).encode())
+            h.update(b";")
+    h.update(("|free=" + ",".join(s.name for s in free)).encode())
+    h.update(
+        ("|bound=" + ",".join(f"{s.name}={float(v)!r}" for s, v in sorted(bound.items(), key=lambda kv: kv[0].name))).encode()
+    )
+    return h.hexdigest()
+
+
+def build_expression_spec(
+    system: Any,
+    outputs: Mapping[str, Sequence[sp.Expr]],
+    shapes: Mapping[str, tuple[int, ...]],
+    bound: Mapping[sp.Symbol, float],
+    free: Sequence[sp.Symbol],
+) -> Spec:
+    """One kernel per entry of ``outputs`` (flat, row-major entries), one joint CSE."""
+    conv = _Converter(system, bound, free)
+    order = list(outputs)
+    flat: list[sp.Expr] = []
+    for k in order:
+        flat += conv(outputs[k])
+    repl, reduced = sp.cse(flat, symbols=sp.numbered_symbols("w"), order="none")
+    spec = Spec(n=system.n, q=conv.cq, qd=conv.cv, u=conv.cu, p=conv.cp, t=conv.ct, constants={})
+    spec.comments = _comments(system, bound, free)
+    pos = 0
+    for k in order:
+        size = len(outputs[k])
+        outs = [sp.sympify(e) for e in reduced[pos: pos + size]]
+        pos += size
+        spec.kernels[k] = Kernel(k, _prune(repl, [], outs), outs, tuple(shapes[k]))
+    return spec
+
+
+def build_spec(
+    system: Any, bound: Mapping[sp.Symbol, float], free: Sequence[sp.Symbol]
+) -> Spec:
+    """Plain expressions of ``system``, one joint CSE, one kernel per generated function."""
+    n = system.n
+    conv = _Converter(system, bound, free)
+    cq, cv, cu, cp, ct = conv.cq, conv.cv, conv.cu, conv.cp, conv.ct
+    cc: dict[sp.Symbol, float] = {}
 
     M = conv(system.M)
     C = conv(system.C)
@@ -173,13 +257,7 @@ def build_spec(
         pos += len(base[k])
 
     spec = Spec(n=n, q=cq, qd=cv, u=cu, p=cp, t=ct, constants=cc)
-    names = [str(s) for s in system.parameters]
-    spec.comments = [
-        "coordinates: " + ", ".join(f"q_{i} = {system.q[i]}" for i in range(n)),
-        "free parameters: " + (", ".join(f"p_{k} = {s}" for k, s in enumerate(free)) or "none"),
-        "bound parameters: " + (", ".join(f"{s} = {float(v)!r}" for s, v in bound.items()) or "none"),
-        f"all parameters: {', '.join(names) or 'none'}",
-    ]
+    spec.comments = _comments(system, bound, free)
     Msym = {(i, j): sp.Symbol(f"M_{i}_{j}", real=True) for i, j in upper}
     for i, j in upper:
         Msym[j, i] = Msym[i, j]

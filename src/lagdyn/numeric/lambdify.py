@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 import sympy as sp
@@ -14,7 +14,7 @@ from . import _codegen, backends
 from ._cache import DiskCache
 from .model import NumericModel
 
-__all__ = ["lambdify"]
+__all__ = ["lambdify", "split_parameters"]
 
 log = logging.getLogger("lagdyn")
 
@@ -69,7 +69,35 @@ def lambdify(
     >>> num.g([0.5, 0.0], params={"g": 9.81}).round(3)
     array([9.406, 0.   ])
     """
-    by_name = {s.name: s for s in system.parameters}
+    bound, free = split_parameters(system.parameters, params)
+    be = backends.get(backend)
+    key = _codegen.cache_key(system, bound, free, be.name)
+    disk = DiskCache(cache_dir) if cache else None
+
+    def spec() -> _codegen.Spec:
+        return _codegen.build_spec(system, bound, free)
+
+    kernels = be.build(spec, key, disk, **options)
+    return NumericModel(system, kernels, bound=bound, free=free, backend=be.name, key=key)
+
+
+def split_parameters(
+    parameters: Sequence[sp.Symbol], params: Mapping[Any, float] | None
+) -> tuple[dict[sp.Symbol, float], list[sp.Symbol]]:
+    """``(bound, free)``: the values in ``params`` checked against ``parameters``.
+
+    Keys are symbols or names; a key that is not a parameter, or a value that is not
+    a real number, raises :class:`~lagdyn.LagdynError` (every unknown name at once).
+    Both results follow the order of ``parameters``.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> a, b = sp.symbols("a b")
+    >>> split_parameters((a, b), {"b": 2})
+    ({b: 2.0}, [a])
+    """
+    by_name = {s.name: s for s in parameters}
     bound: dict[sp.Symbol, float] = {}
     unknown = []
     for key, value in (params or {}).items():
@@ -86,14 +114,6 @@ def lambdify(
             f"params: {', '.join(sorted(unknown))} are not parameters of the system "
             f"(its parameters: {', '.join(by_name) or 'none'})"
         )
-    bound = {s: bound[s] for s in system.parameters if s in bound}
-    free = [s for s in system.parameters if s not in bound]
-    be = backends.get(backend)
-    key = _codegen.cache_key(system, bound, free, be.name)
-    disk = DiskCache(cache_dir) if cache else None
-
-    def spec() -> _codegen.Spec:
-        return _codegen.build_spec(system, bound, free)
-
-    kernels = be.build(spec, key, disk, **options)
-    return NumericModel(system, kernels, bound=bound, free=free, backend=be.name, key=key)
+    bound = {s: bound[s] for s in parameters if s in bound}
+    free = [s for s in parameters if s not in bound]
+    return bound, free

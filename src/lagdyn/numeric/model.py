@@ -39,7 +39,273 @@ def _is_dask(x: Any) -> bool:
     return type(x).__module__.split(".")[0] == "dask"
 
 
-class NumericModel:
+class _KernelModel:
+    """Validation, batching, single-state and dask paths shared by the numeric models."""
+
+    def __init__(
+        self,
+        system: Any,
+        kernels: Kernels,
+        *,
+        shapes: Mapping[str, tuple[int, ...]],
+        bound: Mapping[sp.Symbol, float],
+        free: Sequence[sp.Symbol],
+        backend: str,
+        key: str,
+        parameters: Sequence[sp.Symbol] | None = None,
+    ) -> None:
+        self.n: int = system.n
+        self.q: tuple[sp.Expr, ...] = tuple(system.q)
+        self.parameters: tuple[sp.Symbol, ...] = tuple(
+            system.parameters if parameters is None else parameters
+        )
+        self.bound: dict[sp.Symbol, float] = dict(bound)
+        self.free_parameters: tuple[sp.Symbol, ...] = tuple(free)
+        self.backend = backend
+        self.key = key
+        self._kernels = kernels
+        self._shapes: dict[str, tuple[int, ...]] = dict(shapes)
+        self._names = {s.name: i for i, s in enumerate(self.free_parameters)}
+        self._zeros = [0.0] * self.n
+        self._single_fns = kernels.single_functions()
+        self._shape1 = (self.n,)
+        self._nfree = len(self.free_parameters)
+        self._pshape = (self._nfree,)
+
+    @property
+    def source(self) -> str:
+        """The generated source code (read-only; regenerated from the system, never edited)."""
+        return self._kernels.source
+
+    # ------------------------------------------------------------------ evaluation
+    def _evaluate(self, kernel: str, q: Any, qd: Any, u: Any, params: Any, t: Any) -> Any:
+        # single state, Python/C scalar path: no numpy temporaries at all
+        if any(_is_dask(a) for a in (q, qd, u, params, t)):
+            return self._evaluate_dask(kernel, q, qd, u, params, t)
+        return self._evaluate_numpy(kernel, q, qd, u, params, t)
+
+    def _single(self, kernel: str, q: Any, qd: Any, u: Any, params: Any, t: Any) -> Any:
+        """One state through the scalar entry point, or ``None`` when the input is not one state."""
+        s1 = self._shape1
+        if type(q) is _ND and q.shape == s1 and q.dtype is _F8:
+            x = q.tolist()
+        else:
+            x = _pack_state(q, s1)
+            if x is None:
+                return None
+        if qd is None:
+            x += self._zeros
+        elif type(qd) is _ND and qd.shape == s1 and qd.dtype is _F8:
+            x += qd.tolist()
+        else:
+            y = _pack_state(qd, s1)
+            if y is None:
+                return None
+            x += y
+        if u is None:
+            x += self._zeros
+        elif type(u) is _ND and u.shape == s1 and u.dtype is _F8:
+            x += u.tolist()
+        else:
+            y = _pack_state(u, s1)
+            if y is None:
+                return None
+            x += y
+        if self._nfree:
+            if type(params) is not _ND or params.shape != self._pshape or params.dtype is not _F8:
+                return None
+            x += params.tolist()
+        elif params is not None:
+            return None
+        if type(t) is float:
+            x.append(t)
+        elif type(t) is int:
+            x.append(float(t))
+        else:
+            return None
+        fn = self._single_fns.get(kernel)
+        if fn is None:
+            return None
+        res = np.asarray(fn(x))
+        shape = self._shapes[kernel]
+        if len(shape) == 1:
+            return res
+        if not shape:
+            return res[0]
+        return res.reshape(shape)
+
+    def _arg_names(self, kernel: str) -> tuple[str, str, str]:
+        return _ARG_NAMES.get(kernel, ("q", "qd", "u"))  # type: ignore[return-value]
+
+    def _check(self, name: str, a: Any, k: int) -> np.ndarray:
+        arr = np.asarray(a)
+        if arr.dtype.kind not in "fiub" or arr.dtype.kind == "b":
+            kind = "complex" if arr.dtype.kind == "c" else str(arr.dtype)
+            raise ShapeError(
+                f"{name} has dtype {kind}, expected real floating-point values of shape (..., {k})"
+            )
+        if arr.ndim == 0 or arr.shape[-1] != k:
+            raise ShapeError(f"{name} has shape {arr.shape}, expected (..., {k})")
+        return arr.astype(np.float64, copy=False)
+
+    def _params_array(self, params: Any) -> np.ndarray:
+        free = self.free_parameters
+        nf = len(free)
+        if params is None or (isinstance(params, Mapping) and not params):
+            if nf:
+                raise UnboundParameterError(free, where="pass params= per call or bind them in lambdify")
+            return np.empty((0,))
+        if isinstance(params, Mapping):
+            given: dict[int, Any] = {}
+            unknown = []
+            for key, value in params.items():
+                name = key.name if isinstance(key, sp.Symbol) else str(key)
+                if name in self._names:
+                    given[self._names[name]] = value
+                else:
+                    unknown.append(name)
+            if unknown:
+                bound = [u for u in unknown if u in {s.name for s in self.bound}]
+                other = [u for u in unknown if u not in bound]
+                msg = []
+                if bound:
+                    msg.append(f"{', '.join(bound)} were bound in lambdify")
+                if other:
+                    msg.append(f"{', '.join(other)} are not parameters of this model")
+                raise LagdynError("params: " + "; ".join(msg))
+            missing = [free[i] for i in range(nf) if i not in given]
+            if missing:
+                raise UnboundParameterError(missing, where="params= per call")
+            cols = [self._check(f"params[{free[i].name}]", np.asarray(given[i])[..., None], 1)
+                    for i in range(nf)]
+            try:
+                cols = list(np.broadcast_arrays(*cols))
+            except ValueError:
+                raise ShapeError(
+                    "params: values have incompatible batch shapes "
+                    + ", ".join(f"{free[i].name}: {np.shape(given[i])}" for i in range(nf))
+                ) from None
+            return np.concatenate(cols, axis=-1)
+        if nf == 0:
+            arr = np.asarray(params)
+            if arr.size == 0:
+                return np.empty((0,))
+            raise LagdynError("params: this model has no free parameters (all bound in lambdify)")
+        return self._check("params", params, nf)
+
+    def _evaluate_numpy(self, kernel: str, q: Any, qd: Any, u: Any, params: Any, t: Any) -> Any:
+        n = self.n
+        na, nb, nc = self._arg_names(kernel)
+        args = [self._check(na, q, n)]
+        labels = [na]
+        args.append(self._check(nb, qd, n) if qd is not None else np.zeros((n,)))
+        labels.append(nb)
+        args.append(self._check(nc, u, n) if u is not None else np.zeros((n,)))
+        labels.append(nc)
+        p = self._params_array(params)
+        args.append(p)
+        labels.append("params")
+        ta = np.asarray(t)
+        if ta.dtype.kind not in "fiu":
+            raise ShapeError(f"t has dtype {ta.dtype}, expected a real scalar or array (...)")
+        args.append(ta.astype(np.float64, copy=False)[..., None])
+        labels.append("t")
+        try:
+            batch = np.broadcast_shapes(*(a.shape[:-1] for a in args))
+        except ValueError:
+            shapes = ", ".join(
+                f"{lab} {a.shape if lab != 't' else a.shape[:-1]}"
+                for lab, a in zip(labels, args)
+                if (lab not in (nb, nc) or (qd, u)[(nb, nc).index(lab)] is not None)
+            )
+            raise ShapeError(
+                f"batch shapes do not broadcast: {shapes}; state arguments must be (..., {n}) "
+                "with broadcastable leading axes"
+            ) from None
+        B = math.prod(batch)
+        flat = [_flatten(a, batch, B) for a in args]
+        if kernel == "forward_dynamics" and kernel not in self._kernels.kernel_names:
+            M = np.empty((B, n, n))
+            h = np.empty((B, n))
+            self._kernels.batch("M", *flat, out=M)
+            self._kernels.batch("bias", *flat, out=h)
+            rhs = flat[2] - h
+            out = np.linalg.solve(M, rhs[..., None])[..., 0]
+        else:
+            shape = self._shapes[kernel]
+            out = np.empty((B, *shape))
+            if B:
+                self._kernels.batch(kernel, *flat, out=out)
+        return out.reshape(*batch, *self._shapes[kernel])
+
+    def _evaluate_dask(self, kernel: str, q: Any, qd: Any, u: Any, params: Any, t: Any) -> Any:
+        da = _dask_array()
+        n = self.n
+        na, nb, nc = self._arg_names(kernel)
+        if isinstance(params, Mapping) and params:
+            raise LagdynError("with dask inputs pass params as an array (..., n_free), not a mapping")
+        nf = len(self.free_parameters)
+        if nf and params is None:
+            raise UnboundParameterError(self.free_parameters, where="pass params= per call")
+        parts: list[tuple[str, Any, int]] = [(na, q, n)]
+        if qd is not None:
+            parts.append((nb, qd, n))
+        if u is not None:
+            parts.append((nc, u, n))
+        if nf:
+            parts.append(("params", params, nf))
+        arrays = []
+        for label, a, k in parts:
+            arr = a if _is_dask(a) else da.from_array(np.asarray(a), chunks=-1)
+            if arr.dtype.kind not in "fiu":
+                raise ShapeError(f"{label} has dtype {arr.dtype}, expected real values (..., {k})")
+            if arr.ndim == 0 or arr.shape[-1] != k:
+                raise ShapeError(f"{label} has shape {arr.shape}, expected (..., {k})")
+            arrays.append(arr.rechunk({arr.ndim - 1: -1}))
+        ta = t if _is_dask(t) else da.from_array(np.asarray(t, dtype=float), chunks=-1)
+        arrays.append(ta[..., None])
+        try:
+            batch = np.broadcast_shapes(*(a.shape[:-1] for a in arrays))
+        except ValueError:
+            raise ShapeError(
+                "batch shapes do not broadcast: "
+                + ", ".join(f"{lab} {a.shape}" for (lab, _, _), a in zip(parts, arrays))
+            ) from None
+        nd = len(batch)
+        arrays = [a.reshape((1,) * (nd + 1 - a.ndim) + a.shape) if a.ndim < nd + 1 else a
+                  for a in arrays]
+        present = [lab for lab, _, _ in parts]
+        shape = self._shapes[kernel]
+
+        def block(*blocks: np.ndarray) -> np.ndarray:
+            values = dict(zip(present, blocks[:-1]))
+            return self._evaluate_numpy(
+                kernel,
+                values[na],
+                values.get(nb),
+                values.get(nc),
+                values.get("params"),
+                blocks[-1][..., 0],
+            )
+
+        out_ind = tuple(range(nd)) + tuple(range(nd + 1, nd + 1 + len(shape)))
+        args: list[Any] = []
+        for i, a in enumerate(arrays):
+            args += [a, (*range(nd), nd + 100 + i)]
+        new_axes = {nd + 1 + i: s for i, s in enumerate(shape)}
+        return da.blockwise(
+            block,
+            out_ind,
+            *args,
+            new_axes=new_axes,
+            concatenate=True,
+            dtype=np.float64,
+            align_arrays=True,
+        )
+
+
+
+class NumericModel(_KernelModel):
     r"""Fast numeric functions of a :class:`~lagdyn.LagrangianSystem` (from :func:`lambdify`).
 
     Equations: :math:`M(q)\ddot q + C(q,\dot q)\dot q + G(q)\dot q + g(q) = \tau + Q(q,\dot q,t)`.
@@ -84,30 +350,16 @@ class NumericModel:
         backend: str,
         key: str,
     ) -> None:
-        self.n: int = system.n
-        self.q: tuple[sp.Expr, ...] = tuple(system.q)
-        self.parameters: tuple[sp.Symbol, ...] = tuple(system.parameters)
-        self.bound: dict[sp.Symbol, float] = dict(bound)
-        self.free_parameters: tuple[sp.Symbol, ...] = tuple(free)
-        self.backend = backend
-        self.key = key
-        self._kernels = kernels
-        self._names = {s.name: i for i, s in enumerate(self.free_parameters)}
-        self._zeros = [0.0] * self.n
-        self._single_fns = kernels.single_functions()
+        n = system.n
+        shapes = {k: _codegen.output_shape(k, n) for k in _codegen.KERNELS}
+        super().__init__(
+            system, kernels, shapes=shapes, bound=bound, free=free, backend=backend, key=key
+        )
         self._fd1 = None if self.free_parameters else self._single_fns.get("forward_dynamics")
-        self._shape1 = (self.n,)
-        self._nfree = len(self.free_parameters)
-        self._pshape = (self._nfree,)
 
     def __repr__(self) -> str:
         free = ", ".join(str(s) for s in self.free_parameters) or "none"
         return f"NumericModel(n={self.n}, backend={self.backend!r}, free parameters: {free})"
-
-    @property
-    def source(self) -> str:
-        """The generated source code (read-only; regenerated from the system, never edited)."""
-        return self._kernels.source
 
     # ------------------------------------------------------------------ public API
     def M(self, q: Any, *, params: Any = None) -> Any:
@@ -274,231 +526,6 @@ class NumericModel:
         q, qd = xa[..., :n], xa[..., n:]
         qdd = self.forward_dynamics(q, qd, tau, params=params, t=t)
         return np.concatenate([np.broadcast_to(qd, qdd.shape), qdd], axis=-1)
-
-    # ------------------------------------------------------------------ evaluation
-    def _evaluate(self, kernel: str, q: Any, qd: Any, u: Any, params: Any, t: Any) -> Any:
-        # single state, Python/C scalar path: no numpy temporaries at all
-        if any(_is_dask(a) for a in (q, qd, u, params, t)):
-            return self._evaluate_dask(kernel, q, qd, u, params, t)
-        return self._evaluate_numpy(kernel, q, qd, u, params, t)
-
-    def _single(self, kernel: str, q: Any, qd: Any, u: Any, params: Any, t: Any) -> Any:
-        """One state through the scalar entry point, or ``None`` when the input is not one state."""
-        s1 = self._shape1
-        if type(q) is _ND and q.shape == s1 and q.dtype is _F8:
-            x = q.tolist()
-        else:
-            x = _pack_state(q, s1)
-            if x is None:
-                return None
-        if qd is None:
-            x += self._zeros
-        elif type(qd) is _ND and qd.shape == s1 and qd.dtype is _F8:
-            x += qd.tolist()
-        else:
-            y = _pack_state(qd, s1)
-            if y is None:
-                return None
-            x += y
-        if u is None:
-            x += self._zeros
-        elif type(u) is _ND and u.shape == s1 and u.dtype is _F8:
-            x += u.tolist()
-        else:
-            y = _pack_state(u, s1)
-            if y is None:
-                return None
-            x += y
-        if self._nfree:
-            if type(params) is not _ND or params.shape != self._pshape or params.dtype is not _F8:
-                return None
-            x += params.tolist()
-        elif params is not None:
-            return None
-        if type(t) is float:
-            x.append(t)
-        elif type(t) is int:
-            x.append(float(t))
-        else:
-            return None
-        fn = self._single_fns.get(kernel)
-        if fn is None:
-            return None
-        res = np.asarray(fn(x))
-        if kernel == "M" or kernel == "C":
-            return res.reshape(self.n, self.n)
-        if kernel == "energy":
-            return res[0]
-        return res
-
-    def _arg_names(self, kernel: str) -> tuple[str, str, str]:
-        return _ARG_NAMES.get(kernel, ("q", "qd", "u"))  # type: ignore[return-value]
-
-    def _check(self, name: str, a: Any, k: int) -> np.ndarray:
-        arr = np.asarray(a)
-        if arr.dtype.kind not in "fiub" or arr.dtype.kind == "b":
-            kind = "complex" if arr.dtype.kind == "c" else str(arr.dtype)
-            raise ShapeError(
-                f"{name} has dtype {kind}, expected real floating-point values of shape (..., {k})"
-            )
-        if arr.ndim == 0 or arr.shape[-1] != k:
-            raise ShapeError(f"{name} has shape {arr.shape}, expected (..., {k})")
-        return arr.astype(np.float64, copy=False)
-
-    def _params_array(self, params: Any) -> np.ndarray:
-        free = self.free_parameters
-        nf = len(free)
-        if params is None or (isinstance(params, Mapping) and not params):
-            if nf:
-                raise UnboundParameterError(free, where="pass params= per call or bind them in lambdify")
-            return np.empty((0,))
-        if isinstance(params, Mapping):
-            given: dict[int, Any] = {}
-            unknown = []
-            for key, value in params.items():
-                name = key.name if isinstance(key, sp.Symbol) else str(key)
-                if name in self._names:
-                    given[self._names[name]] = value
-                else:
-                    unknown.append(name)
-            if unknown:
-                bound = [u for u in unknown if u in {s.name for s in self.bound}]
-                other = [u for u in unknown if u not in bound]
-                msg = []
-                if bound:
-                    msg.append(f"{', '.join(bound)} were bound in lambdify")
-                if other:
-                    msg.append(f"{', '.join(other)} are not parameters of this model")
-                raise LagdynError("params: " + "; ".join(msg))
-            missing = [free[i] for i in range(nf) if i not in given]
-            if missing:
-                raise UnboundParameterError(missing, where="params= per call")
-            cols = [self._check(f"params[{free[i].name}]", np.asarray(given[i])[..., None], 1)
-                    for i in range(nf)]
-            try:
-                cols = list(np.broadcast_arrays(*cols))
-            except ValueError:
-                raise ShapeError(
-                    "params: values have incompatible batch shapes "
-                    + ", ".join(f"{free[i].name}: {np.shape(given[i])}" for i in range(nf))
-                ) from None
-            return np.concatenate(cols, axis=-1)
-        if nf == 0:
-            arr = np.asarray(params)
-            if arr.size == 0:
-                return np.empty((0,))
-            raise LagdynError("params: this model has no free parameters (all bound in lambdify)")
-        return self._check("params", params, nf)
-
-    def _evaluate_numpy(self, kernel: str, q: Any, qd: Any, u: Any, params: Any, t: Any) -> Any:
-        n = self.n
-        na, nb, nc = self._arg_names(kernel)
-        args = [self._check(na, q, n)]
-        labels = [na]
-        args.append(self._check(nb, qd, n) if qd is not None else np.zeros((n,)))
-        labels.append(nb)
-        args.append(self._check(nc, u, n) if u is not None else np.zeros((n,)))
-        labels.append(nc)
-        p = self._params_array(params)
-        args.append(p)
-        labels.append("params")
-        ta = np.asarray(t)
-        if ta.dtype.kind not in "fiu":
-            raise ShapeError(f"t has dtype {ta.dtype}, expected a real scalar or array (...)")
-        args.append(ta.astype(np.float64, copy=False)[..., None])
-        labels.append("t")
-        try:
-            batch = np.broadcast_shapes(*(a.shape[:-1] for a in args))
-        except ValueError:
-            shapes = ", ".join(
-                f"{lab} {a.shape if lab != 't' else a.shape[:-1]}"
-                for lab, a in zip(labels, args)
-                if (lab not in (nb, nc) or (qd, u)[(nb, nc).index(lab)] is not None)
-            )
-            raise ShapeError(
-                f"batch shapes do not broadcast: {shapes}; state arguments must be (..., {n}) "
-                "with broadcastable leading axes"
-            ) from None
-        B = math.prod(batch)
-        flat = [_flatten(a, batch, B) for a in args]
-        if kernel == "forward_dynamics" and kernel not in self._kernels.kernel_names:
-            M = np.empty((B, n, n))
-            h = np.empty((B, n))
-            self._kernels.batch("M", *flat, out=M)
-            self._kernels.batch("bias", *flat, out=h)
-            rhs = flat[2] - h
-            out = np.linalg.solve(M, rhs[..., None])[..., 0]
-        else:
-            shape = _codegen.output_shape(kernel, n)
-            out = np.empty((B, *shape))
-            if B:
-                self._kernels.batch(kernel, *flat, out=out)
-        return out.reshape(*batch, *_codegen.output_shape(kernel, n))
-
-    def _evaluate_dask(self, kernel: str, q: Any, qd: Any, u: Any, params: Any, t: Any) -> Any:
-        da = _dask_array()
-        n = self.n
-        na, nb, nc = self._arg_names(kernel)
-        if isinstance(params, Mapping) and params:
-            raise LagdynError("with dask inputs pass params as an array (..., n_free), not a mapping")
-        nf = len(self.free_parameters)
-        if nf and params is None:
-            raise UnboundParameterError(self.free_parameters, where="pass params= per call")
-        parts: list[tuple[str, Any, int]] = [(na, q, n)]
-        if qd is not None:
-            parts.append((nb, qd, n))
-        if u is not None:
-            parts.append((nc, u, n))
-        if nf:
-            parts.append(("params", params, nf))
-        arrays = []
-        for label, a, k in parts:
-            arr = a if _is_dask(a) else da.from_array(np.asarray(a), chunks=-1)
-            if arr.dtype.kind not in "fiu":
-                raise ShapeError(f"{label} has dtype {arr.dtype}, expected real values (..., {k})")
-            if arr.ndim == 0 or arr.shape[-1] != k:
-                raise ShapeError(f"{label} has shape {arr.shape}, expected (..., {k})")
-            arrays.append(arr.rechunk({arr.ndim - 1: -1}))
-        ta = t if _is_dask(t) else da.from_array(np.asarray(t, dtype=float), chunks=-1)
-        arrays.append(ta[..., None])
-        try:
-            batch = np.broadcast_shapes(*(a.shape[:-1] for a in arrays))
-        except ValueError:
-            raise ShapeError(
-                "batch shapes do not broadcast: "
-                + ", ".join(f"{lab} {a.shape}" for (lab, _, _), a in zip(parts, arrays))
-            ) from None
-        nd = len(batch)
-        arrays = [a.reshape((1,) * (nd + 1 - a.ndim) + a.shape) if a.ndim < nd + 1 else a
-                  for a in arrays]
-        present = [lab for lab, _, _ in parts]
-        shape = _codegen.output_shape(kernel, n)
-
-        def block(*blocks: np.ndarray) -> np.ndarray:
-            values = dict(zip(present, blocks[:-1]))
-            return self._evaluate_numpy(
-                kernel,
-                values[na],
-                values.get(nb),
-                values.get(nc),
-                values.get("params"),
-                blocks[-1][..., 0],
-            )
-
-        out_ind = tuple(range(nd)) + tuple(range(nd + 1, nd + 1 + len(shape)))
-        args: list[Any] = []
-        for i, a in enumerate(arrays):
-            args += [a, (*range(nd), nd + 100 + i)]
-        new_axes = {nd + 1 + i: s for i, s in enumerate(shape)}
-        return da.blockwise(
-            block,
-            out_ind,
-            *args,
-            new_axes=new_axes,
-            concatenate=True,
-            dtype=np.float64,
-            align_arrays=True,
-        )
 
 
 _F8 = np.dtype(np.float64)
