@@ -296,3 +296,45 @@ def test_simulate_cli_writes_files(tmp_path):
     assert simulate_cli(args, buf) == 0
     assert gif.exists() and png.exists()
     assert "energy drift" in buf.getvalue()
+
+
+def test_simulate_cli_params_and_errors(tmp_path):
+    import argparse
+    import io
+
+    from lagdyn.simulate import add_cli_arguments, simulate_cli
+
+    parser = argparse.ArgumentParser()
+    add_cli_arguments(parser)
+    buf = io.StringIO()
+    args = parser.parse_args(
+        ["n_link_pendulum", "-o", "n=2", "--t", "0.2", "--set", "g=1.0", "--x0", "0.1,0,0,0"]
+    )
+    assert simulate_cli(args, buf) == 0
+    assert "n_link_pendulum: n = 2" in buf.getvalue()
+    with pytest.raises(ld.LagdynError, match="--set"):
+        simulate_cli(parser.parse_args(["double_pendulum", "--set", "zz=1"]), buf)
+    with pytest.raises(ld.LagdynError, match="--x0"):
+        simulate_cli(parser.parse_args(["double_pendulum", "--x0", "a,b"]), buf)
+    with pytest.raises(ld.ShapeError):
+        simulate_cli(parser.parse_args(["double_pendulum", "--x0", "1,2", "--t", "0.1"]), buf)
+
+
+def test_simulate_cli_with_caller_built_system():
+    import argparse
+    import io
+
+    from lagdyn.simulate import add_cli_arguments, simulate_cli
+
+    parser = argparse.ArgumentParser()
+    add_cli_arguments(parser, model_arguments=False)
+    args = parser.parse_args(["--t", "0.1", "--x0", "0.3,0"])
+    x = ld.coordinates("x")[0]
+    (k,) = ld.parameters("k")
+    osc = ld.LagrangianSystem(x.diff(ld.t) ** 2 / 2 - k * x**2 / 2, [x])
+    buf = io.StringIO()
+    with pytest.raises(ld.UnboundParameterError):
+        simulate_cli(args, buf, system=osc, label="oscillator")
+    args = parser.parse_args(["--t", "0.1", "--x0", "0.3,0", "--set", "k=4"])
+    assert simulate_cli(args, buf, system=osc, label="oscillator") == 0
+    assert "oscillator: n = 1" in buf.getvalue()

@@ -922,8 +922,15 @@ def _run_scipy(
 
 
 # --------------------------------------------------------------------------- CLI
-def add_cli_arguments(parser: Any) -> None:
+def add_cli_arguments(parser: Any, *, model_arguments: bool = True) -> None:
     """Add the options of ``lagdyn simulate`` to an :mod:`argparse` (sub)parser.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+    model_arguments : bool
+        Also add the positional ``model`` and ``--option/-o KEY=VALUE`` (leave them to the
+        caller when it has its own model selection, as ``lagdyn.cli`` does).
 
     Examples
     --------
@@ -934,61 +941,108 @@ def add_cli_arguments(parser: Any) -> None:
     >>> p.parse_args(["double_pendulum", "--t", "2"]).t
     2.0
     """
-    parser.add_argument("model", help="a name from `lagdyn zoo`")
-    parser.add_argument(
-        "--option",
-        "-o",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="an option of the model factory, e.g. -o n=3",
-    )
-    parser.add_argument("--t", type=float, default=10.0, help="final time (default 10)")
-    parser.add_argument("--dt", type=float, default=0.01, help="output step (default 0.01)")
-    parser.add_argument(
+    if model_arguments:
+        parser.add_argument("model", help="a name from `lagdyn zoo`")
+        parser.add_argument(
+            "--option",
+            "-o",
+            action="append",
+            default=[],
+            metavar="KEY=VALUE",
+            help="an option of the model factory, e.g. -o n=3",
+        )
+    sim = parser.add_argument_group("simulation")
+    sim.add_argument("--t", type=float, default=10.0, help="final time (default 10)")
+    sim.add_argument("--dt", type=float, default=0.01, help="output step (default 0.01)")
+    sim.add_argument(
         "--x0",
         default=None,
         help="initial state q1,..,qn,qd1,..,qdn (default: angles 2.0 … 2.4 rad at rest)",
     )
-    parser.add_argument("--method", default="rk4", help="rk4 (default), midpoint or scipy-<name>")
-    parser.add_argument("--substeps", type=int, default=1, help="steps per output interval")
-    parser.add_argument("--gif", default=None, help="save an animation (GIF) here")
-    parser.add_argument("--mp4", default=None, help="save an animation (MP4, needs ffmpeg)")
-    parser.add_argument("--png", default=None, help="save time series (q, qd, energy) here")
-    parser.add_argument("--csv", default=None, help="save the trajectory as CSV here")
-    parser.add_argument("--fps", type=int, default=30, help="animation frames per second")
+    sim.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a parameter value overriding the model defaults, e.g. --set g=9.81",
+    )
+    sim.add_argument("--method", default="rk4", help="rk4 (default), midpoint or scipy-<name>")
+    sim.add_argument("--substeps", type=int, default=1, help="steps per output interval")
+    out = parser.add_argument_group("output")
+    out.add_argument("--gif", default=None, help="save an animation (GIF) here")
+    out.add_argument("--mp4", default=None, help="save an animation (MP4, needs ffmpeg)")
+    out.add_argument("--png", default=None, help="save time series (q, qd, energy) here")
+    out.add_argument("--csv", default=None, help="save the trajectory as CSV here (pandas)")
+    out.add_argument("--fps", type=int, default=30, help="animation frames per second")
 
 
-def simulate_cli(args: Any, out: Any = None) -> int:
+def simulate_cli(
+    args: Any, out: Any = None, *, system: Any = None, label: str | None = None
+) -> int:
     """Run ``lagdyn simulate`` from parsed arguments (see :func:`add_cli_arguments`).
 
     Prints the simulation report; writes the requested GIF / MP4 / PNG / CSV files.
-    Returns the exit status (0).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        From a parser set up by :func:`add_cli_arguments`.
+    out : text stream, optional
+        Where the report goes (default stdout).
+    system : LagrangianSystem, optional
+        The model, when the caller built it (user models); otherwise
+        ``zoo.get(args.model, **options)``.
+    label : str, optional
+        The zoo name used to find the planar geometry for animations (default
+        ``args.model``).
+
+    Returns
+    -------
+    int
+        The exit status, 0.
+
+    Raises
+    ------
+    LagdynError
+        Bad ``--x0``, ``--set`` or ``--option`` values, unknown models or parameters, or an
+        animation of a model without a known planar geometry.
 
     Examples
     --------
-    >>> import argparse
+    >>> import argparse, io
     >>> from lagdyn.simulate import add_cli_arguments, simulate_cli
     >>> p = argparse.ArgumentParser()
     >>> add_cli_arguments(p)
-    >>> import io
     >>> buf = io.StringIO()
     >>> simulate_cli(p.parse_args(["double_pendulum", "--t", "0.1"]), buf)
     0
     >>> "energy drift" in buf.getvalue()
     True
     """
-    from . import zoo
-
     stream = out if out is not None else sys.stdout
-    options: dict[str, Any] = {}
-    for item in getattr(args, "option", []) or []:
-        key, sep, value = item.partition("=")
-        if not sep or not key.isidentifier():
-            raise LagdynError(f"bad --option {item!r}: expected KEY=VALUE")
-        options[key] = int(value) if value.lstrip("-").isdigit() else value
-    system = zoo.get(args.model, **options)
+    name = label if label is not None else getattr(args, "model", None) or "model"
+    if system is None:
+        from . import zoo
+
+        options: dict[str, Any] = {}
+        for item in getattr(args, "option", []) or []:
+            key, sep, value = item.partition("=")
+            if not sep or not key.isidentifier():
+                raise LagdynError(f"bad --option {item!r}: expected KEY=VALUE")
+            options[key] = int(value) if value.lstrip("-").isdigit() else value
+        system = zoo.get(args.model, **options)
     n = system.n
+    by_name = {str(s): s for s in getattr(system, "parameters", ())}
+    params: dict[Any, float] = {}
+    for item in getattr(args, "set", []) or []:
+        key, sep, value = item.partition("=")
+        if not sep or key not in by_name:
+            known = ", ".join(sorted(by_name)) or "none"
+            raise LagdynError(f"bad --set {item!r}: expected NAME=VALUE with NAME in {known}")
+        try:
+            params[by_name[key]] = float(value)
+        except ValueError as exc:
+            raise LagdynError(f"bad --set {item!r}: {value!r} is not a number") from exc
     if args.x0 is None:
         x0 = np.concatenate([np.linspace(2.0, 2.4, n) if n > 1 else [2.0], np.zeros(n)])
     else:
@@ -1003,8 +1057,10 @@ def simulate_cli(args: Any, out: Any = None) -> int:
         dt=float(args.dt),
         method=args.method,
         substeps=int(args.substeps),
+        params=params or None,
+        progress=getattr(args, "progress", None),
     )
-    print(f"{args.model}: n = {n}, t = 0 … {res.t[-1]:g}, {res.t.shape[0]} samples", file=stream)
+    print(f"{name}: n = {n}, t = 0 … {res.t[-1]:g}, {res.t.shape[0]} samples", file=stream)
     print(res.report().lines(), file=stream)
     if args.csv:
         res.to_dataframe().to_csv(args.csv, index=False)
@@ -1018,7 +1074,7 @@ def simulate_cli(args: Any, out: Any = None) -> int:
             print(f"wrote {args.png}", file=stream)
         for path in (args.gif, args.mp4):
             if path:
-                positions = plot.positions_for(args.model, system)
-                plot.animate(res, positions, path, fps=int(args.fps))
+                positions = plot.positions_for(name, system)
+                plot.animate(res, positions, path, fps=int(args.fps), title=name)
                 print(f"wrote {path}", file=stream)
     return 0
