@@ -1050,6 +1050,11 @@ def simulate_cli(
             x0 = np.array([float(v) for v in args.x0.split(",")])
         except ValueError as exc:
             raise LagdynError(f"bad --x0 {args.x0!r}: expected comma-separated numbers") from exc
+    positions = None
+    if args.gif or args.mp4:  # fail before simulating when the geometry is unknown
+        from . import plot
+
+        positions = plot.positions_for(name, system)
     res = simulate(
         system,
         x0,
@@ -1073,8 +1078,7 @@ def simulate_cli(
             fig.savefig(args.png, dpi=100)
             print(f"wrote {args.png}", file=stream)
         for path in (args.gif, args.mp4):
-            if path:
-                positions = plot.positions_for(name, system)
+            if path and positions is not None:
                 plot.animate(res, positions, path, fps=int(args.fps), title=name)
                 print(f"wrote {path}", file=stream)
     return 0
