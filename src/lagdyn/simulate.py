@@ -71,7 +71,7 @@ import math
 import sys
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -183,7 +183,7 @@ class SimulationReport:
         return self.lines()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # arrays: no elementwise ==, short repr
 class SimulationResult:
     """Trajectories from :func:`simulate`; batch axes first, then time, then coordinate.
 
@@ -223,7 +223,12 @@ class SimulationResult:
     names: tuple[str, ...] = ()
     steps: int = 0
     wall_time: float = 0.0
-    _power: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+    def __repr__(self) -> str:
+        return (
+            f"SimulationResult(method={self.method!r}, n={self.n}, batch={self.batch_shape}, "
+            f"n_t={self.t.shape[0]}, t=[{self.t[0]:g}, {self.t[-1]:g}])"
+        )
 
     @property
     def n(self) -> int:
