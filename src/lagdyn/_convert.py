@@ -14,26 +14,51 @@ import sympy as sp
 
 
 class SymbolTable:
-    """Names → the caller's sympy symbols, to undo symengine's loss of assumptions."""
+    """Names → sympy objects, to convert symengine results back without losing anything.
 
-    def __init__(self, symbols: Iterable[sp.Symbol]) -> None:
-        self._by_name: dict[str, sp.Symbol] = {}
+    symengine drops sympy's assumptions (``positive=True``), so symbols are restored by
+    name; the plain state symbols ``_ldq{i}``/``_ldv{i}`` can map straight to q(t) and
+    q̇(t), so results come back in dynamic form in one pass (no ``xreplace``).
+    """
+
+    def __init__(
+        self, symbols: Iterable[sp.Symbol], extra: Mapping[str, sp.Expr] | None = None
+    ) -> None:
+        self._by_name: dict[str, sp.Expr] = {}
         for s in symbols:
             self._by_name.setdefault(s.name, s)
-
-    def add(self, symbols: Iterable[sp.Symbol]) -> None:
-        for s in symbols:
-            self._by_name.setdefault(s.name, s)
+        self._by_name.update(extra or {})
+        self._memo: dict[se.Basic, sp.Expr] = {}
 
     def to_sympy(self, expr: se.Basic) -> sp.Expr:
-        """Convert a symengine expression back to sympy with the original symbols."""
-        out = sp.sympify(expr)
-        repl = {
-            s: self._by_name[s.name]
-            for s in out.free_symbols
-            if s.name in self._by_name and self._by_name[s.name] is not s
-        }
-        return out.xreplace(repl) if repl else out
+        """Convert a symengine expression back to sympy with the original objects."""
+        found = self._memo.get(expr)
+        if found is not None:
+            return found
+        if expr.is_Symbol:
+            out = self._by_name.get(expr.name)
+            if out is None:
+                out = sp.Symbol(expr.name)
+        elif expr.is_Integer:
+            out = sp.Integer(int(expr))
+        elif expr.is_Rational:
+            out = sp.Rational(int(expr.p), int(expr.q))
+        elif expr.is_Add:
+            out = sp.Add(*[self.to_sympy(a) for a in expr.args])
+        elif expr.is_Mul:
+            out = sp.Mul(*[self.to_sympy(a) for a in expr.args])
+        elif expr.is_Pow:
+            out = sp.Pow(self.to_sympy(expr.args[0]), self.to_sympy(expr.args[1]))
+        else:  # functions and other objects: sympy's converter, then restore names
+            out = sp.sympify(expr)
+            repl = {
+                s: self._by_name[s.name]
+                for s in out.free_symbols
+                if s.name in self._by_name and self._by_name[s.name] is not s
+            }
+            out = out.xreplace(repl) if repl else out
+        self._memo[expr] = out
+        return out
 
 
 def to_symengine(expr: sp.Expr) -> se.Basic | None:

@@ -85,6 +85,27 @@ def _as_rational(value: sympy.Expr) -> Fraction | None:
     return None
 
 
+def _trig_atoms(exprs: Iterable[sympy.Basic]) -> set[sympy.Basic]:
+    """Every cos/sin atom of ``exprs``, visiting each distinct subtree once.
+
+    ``Basic.atoms`` walks shared subtrees again at every occurrence; the entries of
+    M and C share most of theirs.
+    """
+    seen: set[sympy.Basic] = set()
+    found: set[sympy.Basic] = set()
+    stack = list(exprs)
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        if isinstance(node, (sympy.cos, sympy.sin)):
+            found.add(node)
+        else:
+            stack.extend(node.args)
+    return found
+
+
 class _Encoder:
     """Converts sympy expressions to expanded symengine Laurent polynomials.
 
@@ -136,10 +157,9 @@ class _Encoder:
         """Parse every trig argument; fix denominators. Raises if not representable."""
         if self._frozen:
             raise RuntimeError("encoder already frozen")
-        for expr in exprs:
-            for atom in expr.atoms(sympy.cos, sympy.sin):
-                if atom not in self.trig:
-                    self.trig[atom] = self._parse_argument(atom.args[0])
+        for atom in _trig_atoms(exprs):
+            if atom not in self.trig:
+                self.trig[atom] = self._parse_argument(atom.args[0])
 
     def _parse_argument(self, arg: sympy.Expr) -> tuple[dict[int, Fraction], sympy.Expr]:
         freqs: dict[int, Fraction] = {}
@@ -1025,3 +1045,64 @@ def canonical(expr: sympy.Expr, q: Sequence[sympy.Basic]) -> sympy.Expr | None:
     except _NotRepresentableError:
         return None
     return encoder.rebuild(poly)
+
+
+def skew_identity(
+    M: sympy.MatrixBase,
+    C: sympy.MatrixBase,
+    q: Sequence[sympy.Basic],
+    qd: Sequence[sympy.Basic],
+) -> bool | None:
+    """Decide exactly whether ``Ṁ − 2C`` is skew-symmetric, from ``M`` and ``C`` as given.
+
+    Every entry of ``M`` and ``C`` is encoded once (one shared encoder); ``Ṁ_ij =
+    Σ_k ∂_k m_ij qd_k`` is formed on the dictionaries and ``N_ij + N_ji = 2Ṁ_ij −
+    2(C_ij + C_ji)`` is compared with the empty dictionary. ``q`` and ``qd`` may be
+    plain symbols or dynamicsymbols ``q(t)`` and their derivatives.
+
+    Returns
+    -------
+    bool or None
+        ``None`` if an entry is not representable.
+
+    Examples
+    --------
+    >>> import sympy
+    >>> q1, q2, v1, v2, b = sympy.symbols("q1 q2 v1 v2 b")
+    >>> M = sympy.Matrix([[3 + 2*b*sympy.cos(q2), 1 + b*sympy.cos(q2)],
+    ...                   [1 + b*sympy.cos(q2), 1]])
+    >>> s = b*sympy.sin(q2)
+    >>> C = sympy.Matrix([[-s*v2, -s*(v1 + v2)], [s*v1, 0]])
+    >>> skew_identity(M, C, [q1, q2], [v1, v2])
+    True
+    >>> skew_identity(M, 2*C, [q1, q2], [v1, v2])
+    False
+    """
+    n = len(q)
+    M = sympy.Matrix(M)
+    C = sympy.Matrix(C)
+    encoder = _encoder_for([*M, *C], q)
+    if encoder is None:
+        return None
+    try:
+        m_laurent = {(i, j): encoder.encode(M[i, j]) for i in range(n) for j in range(i, n)}
+        c_laurent = {(i, j): encoder.encode(C[i, j]) for i in range(n) for j in range(n)}
+    except _NotRepresentableError:
+        return None
+    velocities = [encoder._symbol(v) for v in qd]
+    # ∂/∂q_k on a Laurent polynomial: z_k = exp(i q_k / d_k), so ∂z_k/∂q_k = (i/d_k) z_k,
+    # plus the explicit polynomial dependence on q_k. Expanded sums are canonical.
+    z = encoder.z
+    for i in range(n):
+        for j in range(i, n):
+            f = m_laurent[(i, j)]
+            mdot = se.Integer(0)
+            for k in range(n):
+                dk = f.diff(encoder.qse[k])
+                if k < len(z):
+                    dk = dk + se.I / encoder.denominators[k] * z[k] * f.diff(z[k])
+                mdot = mdot + dk * velocities[k]
+            residual = se.expand(2 * mdot - 2 * (c_laurent[(i, j)] + c_laurent[(j, i)]))
+            if residual != _ZERO:
+                return False
+    return True

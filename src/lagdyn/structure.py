@@ -227,6 +227,14 @@ def is_skew_symmetric(system: LagrangianSystem, C: sp.MatrixBase | None = None) 
     Cm = system.C if C is None else _as_matrix(C, "C")
     if Cm.shape != (n, n):
         raise ShapeError(f"C has shape {Cm.shape}, expected ({n}, {n})")
+    try:
+        from . import _trigpoly
+    except ImportError:  # pragma: no cover
+        verdict = None
+    else:
+        verdict = _trigpoly.skew_identity(system.M, Cm, system.q, system.qd)
+    if verdict is not None:
+        return verdict
     qs, vs = system.plain_symbols
     Mp = [[system.plain(system.M[i, j]) for j in range(n)] for i in range(n)]
     Cp = [[system.plain(Cm[i, j]) for j in range(n)] for i in range(n)]

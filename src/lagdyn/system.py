@@ -204,7 +204,7 @@ class LagrangianSystem:
         defaults: Mapping[sp.Symbol, float] | None = None,
     ):
         self._setup(L, q, forces, defaults)
-        self._M_plain, self._b_plain, self._V_plain = self._split_lagrangian()
+        self._M_dyn, self._b_dyn, self._V_dyn = self._split_lagrangian()
         self._check_regular()
 
     def _setup(
@@ -221,7 +221,10 @@ class LagrangianSystem:
         self._forces_in = self._validate_forces(forces)
         self._qs, self._vs = _convert.state_symbols(self.n)
         self._fwd, self._bwd = _convert.substitution(self._q, self.qd, self._qs, self._vs)
-        self._symtab = _convert.SymbolTable([*self._L.free_symbols, *self._qs, *self._vs])
+        self._symtab = _convert.SymbolTable(
+            self._L.free_symbols,
+            extra={s.name: d for s, d in self._bwd.items()},
+        )
 
     # ------------------------------------------------------------------ constructors
     @classmethod
@@ -311,9 +314,9 @@ class LagrangianSystem:
         L = (v.T * Mm * v)[0, 0] / 2 + (bm.T * v)[0, 0] - Ue
         self = cls.__new__(cls)
         self._setup(L, qv, forces, defaults)
-        self._M_plain = sp.ImmutableMatrix(n, n, [self.plain(e) for e in Mm])
-        self._b_plain = sp.ImmutableMatrix(n, 1, [self.plain(e) for e in bm])
-        self._V_plain = self.plain(Ue)
+        self._M_dyn = Mm
+        self._b_dyn = bm
+        self._V_dyn = Ue
         self._check_regular()
         return self
 
@@ -369,49 +372,58 @@ class LagrangianSystem:
         return sp.ImmutableMatrix(self.n, 1, exprs)
 
     def _split_lagrangian(self) -> tuple[sp.ImmutableMatrix, sp.ImmutableMatrix, sp.Expr]:
-        """M = ∂²L/∂q̇², b = ∂L/∂q̇ at q̇ = 0, V = −L at q̇ = 0 (plain symbols)."""
+        """M = ∂²L/∂q̇², b = ∂L/∂q̇ at q̇ = 0, V = −L at q̇ = 0, in q(t), q̇(t).
+
+        Differentiation runs in symengine on plain symbols; the symbol table maps the
+        results straight back to the dynamic objects.
+        """
         Lp = _convert.to_plain(self._L, self._fwd)
         n = self.n
-        zero_v = {v: 0 for v in self._vs}
         Ls = _convert.to_symengine(Lp)
+        vset = set(self._vs)
         if Ls is not None:
             sv = [se.Symbol(v.name) for v in self._vs]
             grads = [Ls.diff(v) for v in sv]
-            entries = {}
-            for i in range(n):
-                for j in range(i, n):
-                    entries[i, j] = grads[i].diff(sv[j])
+            entries = {(i, j): grads[i].diff(sv[j]) for i in range(n) for j in range(i, n)}
             szero = {v: 0 for v in sv}
-            b_se = [gr.subs(szero) for gr in grads]
-            V_se = -Ls.subs(szero)
+            names = {v.name for v in self._vs}
+            for (i, j), e in entries.items():
+                bad = sorted(x.name for x in e.free_symbols if x.name in names)
+                if bad:
+                    self._not_quadratic(i, j, self._symtab.to_sympy(e), bad)
+            self._M_se = entries
             conv = self._symtab.to_sympy
-            m_plain = {k: conv(e) for k, e in entries.items()}
-            b = [conv(e) for e in b_se]
-            V = conv(V_se)
+            m_dyn = {k: conv(e) for k, e in entries.items()}
+            b = [conv(gr.subs(szero)) for gr in grads]
+            V = conv(-Ls.subs(szero))
         else:  # objects symengine cannot hold: plain sympy differentiation
+            zero_v = {v: 0 for v in self._vs}
             grads_sp = [sp.diff(Lp, v) for v in self._vs]
             m_plain = {
                 (i, j): sp.diff(grads_sp[i], self._vs[j]) for i in range(n) for j in range(i, n)
             }
-            b = [gr.xreplace(zero_v) for gr in grads_sp]
-            V = -Lp.xreplace(zero_v)
-        vset = set(self._vs)
-        for (i, j), e in m_plain.items():
-            bad = e.free_symbols & vset
-            if bad:
-                rates = ", ".join(str(self._bwd[v]) for v in sorted(bad, key=str))
-                raise NotQuadraticError(
-                    f"L is not quadratic in the velocities: ∂²L/∂q̇{i + 1}∂q̇{j + 1} = "
-                    f"{e.xreplace(self._bwd)} depends on {rates}"
-                )
-        M = sp.ImmutableMatrix(n, n, lambda i, j: m_plain[min(i, j), max(i, j)])
-        b = [sp.sympify(x).xreplace(zero_v) for x in b]
+            for (i, j), e in m_plain.items():
+                bad = sorted(x.name for x in e.free_symbols & vset)
+                if bad:
+                    self._not_quadratic(i, j, e.xreplace(self._bwd), bad)
+            m_dyn = {k: e.xreplace(self._bwd) for k, e in m_plain.items()}
+            b = [gr.xreplace(zero_v).xreplace(self._bwd) for gr in grads_sp]
+            V = (-Lp.xreplace(zero_v)).xreplace(self._bwd)
+        M = sp.ImmutableMatrix(n, n, lambda i, j: m_dyn[min(i, j), max(i, j)])
         return M, sp.ImmutableMatrix(n, 1, b), sp.sympify(V)
+
+    def _not_quadratic(self, i: int, j: int, entry: sp.Expr, bad: list[str]) -> None:
+        by_name = {v.name: self._bwd[v] for v in self._vs}
+        rates = ", ".join(str(by_name[b]) for b in bad)
+        raise NotQuadraticError(
+            f"L is not quadratic in the velocities: ∂²L/∂q̇{i + 1}∂q̇{j + 1} = "
+            f"{entry} depends on {rates}"
+        )
 
     def _check_regular(self) -> None:
         """Reject a singular M: a zero row, or rank deficiency at random points."""
         n = self.n
-        zero_rows = [i for i in range(n) if all(self._M_plain[i, j] == 0 for j in range(n))]
+        zero_rows = [i for i in range(n) if all(self._M_dyn[i, j] == 0 for j in range(n))]
         if zero_rows:
             names = ", ".join(str(self._q[i]) for i in zero_rows)
             raise SingularMassMatrixError(
@@ -419,15 +431,20 @@ class LagrangianSystem:
                 "(L does not contain their rates quadratically)"
             )
         rng = random.Random(12345)
-        syms = sorted(set().union(*(e.free_symbols for e in self._M_plain)), key=str)
+        m_se = getattr(self, "_M_se", None)
+        if m_se is None:
+            m_se = {
+                (i, j): se.sympify(self.plain(self._M_dyn[i, j]))
+                for i in range(n)
+                for j in range(i, n)
+            }
+        syms = sorted(set().union(*(e.free_symbols for e in m_se.values())), key=str)
         ranks = []
         for _ in range(2):
             point = {s: se.RealDouble(rng.uniform(0.6, 1.7)) for s in syms}
             try:
-                values = [
-                    [float(se.sympify(self._M_plain[i, j]).subs(point)) for j in range(n)]
-                    for i in range(n)
-                ]
+                cells = {k: float(e.xreplace(point)) for k, e in m_se.items()}
+                values = [[cells[min(i, j), max(i, j)] for j in range(n)] for i in range(n)]
             except (TypeError, ValueError, RuntimeError):
                 return  # not numerically evaluable (unknown functions): cannot tell, accept
             ranks.append(_numeric_rank(values))
@@ -445,7 +462,7 @@ class LagrangianSystem:
             from . import _trigpoly
         except ImportError:  # pragma: no cover - the module ships with lagdyn
             return None
-        return _trigpoly.derive(self._M_plain, self._V_plain, self._qs, self._vs)
+        return _trigpoly.derive(self._M_dyn, self._V_dyn, self._q, self.qd)
 
     @cached_property
     def _general(self) -> tuple[sp.ImmutableMatrix, tuple[Any, ...], sp.ImmutableMatrix]:
@@ -454,7 +471,7 @@ class LagrangianSystem:
         conv = self._symtab.to_sympy
         sq = [se.Symbol(s.name) for s in self._qs]
         sv = [se.Symbol(s.name) for s in self._vs]
-        Ms = [[se.sympify(self._M_plain[i, j]) for j in range(n)] for i in range(n)]
+        Ms = [[se.sympify(self.plain(self._M_dyn[i, j])) for j in range(n)] for i in range(n)]
         dM: dict[tuple[int, int, int], se.Basic] = {}
         for i in range(n):
             for j in range(i, n):
@@ -478,7 +495,7 @@ class LagrangianSystem:
             ]
             for i in range(n)
         ]
-        V = se.sympify(self._V_plain)
+        V = se.sympify(self.plain(self._V_dyn))
         g = [se.expand(V.diff(s)) for s in sq]
         christ = tuple(tuple(tuple(conv(x) for x in row) for row in plane) for plane in gam)
         return (
@@ -506,7 +523,7 @@ class LagrangianSystem:
     def M(self) -> sp.ImmutableMatrix:
         """The mass matrix M(q) = ∂²L/∂q̇², shape (n, n), symmetric."""
         fast = self._fast
-        return self._dyn(fast.M if fast is not None else self._M_plain)
+        return fast.M if fast is not None else self._M_dyn
 
     @cached_property
     def christoffel(self) -> tuple[tuple[tuple[sp.Expr, ...], ...], ...]:
@@ -515,27 +532,25 @@ class LagrangianSystem:
         Γ_ijk = ½(∂m_ij/∂q_k + ∂m_ik/∂q_j − ∂m_jk/∂q_i), symmetric in j, k.
         """
         fast = self._fast
-        raw = fast.christoffel if fast is not None else self._general[1]
-        bwd = self._bwd
-        return tuple(tuple(tuple(x.xreplace(bwd) for x in row) for row in plane) for plane in raw)
+        return fast.christoffel if fast is not None else self._general[1]
 
     @cached_property
     def C(self) -> sp.ImmutableMatrix:
         """The Coriolis/centrifugal matrix C(q, q̇) with C_ij = Σ_k Γ_ijk q̇_k."""
         fast = self._fast
-        return self._dyn(fast.C if fast is not None else self._general[0])
+        return fast.C if fast is not None else self._general[0]
 
     @cached_property
     def g(self) -> sp.ImmutableMatrix:
         """The gravity (potential force) vector g(q) = ∂V/∂q, shape (n, 1)."""
         fast = self._fast
-        return self._dyn(fast.g if fast is not None else self._general[2])
+        return fast.g if fast is not None else self._general[2]
 
     @cached_property
     def G(self) -> sp.ImmutableMatrix:
         """The gyroscopic matrix G_ij = ∂b_i/∂q_j − ∂b_j/∂q_i (skew; zero for natural systems)."""
         n = self.n
-        b = self._b_plain
+        b = [self.plain(x) for x in self._b_dyn]
         if all(x == 0 for x in b):
             return sp.ImmutableMatrix.zeros(n, n)
         db = [[sp.diff(b[i], self._qs[j]) for j in range(n)] for i in range(n)]
@@ -545,7 +560,7 @@ class LagrangianSystem:
     @cached_property
     def b(self) -> sp.ImmutableMatrix:
         """The velocity-linear part b(q) of L = ½q̇ᵀMq̇ + bᵀq̇ − V, shape (n, 1)."""
-        return self._dyn(self._b_plain)
+        return self._b_dyn
 
     @cached_property
     def forces(self) -> sp.ImmutableMatrix:
@@ -557,13 +572,13 @@ class LagrangianSystem:
     @cached_property
     def T(self) -> sp.Expr:
         """The kinetic energy ½ q̇ᵀ M q̇ (the quadratic part of L)."""
-        v = sp.Matrix(self._vs)
-        return (v.T * self._M_plain * v)[0, 0].xreplace(self._bwd) / 2
+        v = sp.Matrix(self.qd)
+        return (v.T * self._M_dyn * v)[0, 0] / 2
 
     @cached_property
     def U(self) -> sp.Expr:
         """The potential V(q) = −L at q̇ = 0."""
-        return self._V_plain.xreplace(self._bwd)
+        return self._V_dyn
 
     @cached_property
     def energy(self) -> sp.Expr:
