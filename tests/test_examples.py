@@ -23,6 +23,7 @@ GALLERY_OUTPUTS = {
     "gallery_energy.py": ["energy.png"],
     "gallery_chaos.py": ["chaos.png"],
     "gallery_phase.py": ["phase.png", "timeseries.png"],
+    "gallery_n_link.py": ["n_link.png", "n_link.gif"],
 }
 
 

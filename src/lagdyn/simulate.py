@@ -132,7 +132,8 @@ class SimulationReport:
     energy_drift : float
         max |E(t) − E(0)| over time and batch.
     relative_energy_drift : float
-        ``energy_drift`` divided by ``max(|E(0)|, kinetic scale)``, a dimensionless figure.
+        ``energy_drift`` divided by the energy scale ``max(|E(0)|, max_t T(t))`` (T the
+        kinetic energy), a dimensionless figure.
     passivity : float
         max |E(t) − E(0) − ∫ q̇ᵀτ dt|.
     phi : float or None
@@ -196,6 +197,8 @@ class SimulationResult:
         The actuation applied at the grid points (zero when none was given).
     phi : ndarray, shape (..., n_t, m), or None
         Constraint values Φ(q) when a constraint function was given.
+    kinetic : ndarray, shape (..., n_t), or None
+        Kinetic energy T = E(q, q̇) − E(q, 0) (the energy scale of the reports).
     method : str
     names : tuple of str
         Coordinate names (from the model's ``q`` when it has them, else ``q0, q1, ...``).
@@ -219,6 +222,7 @@ class SimulationResult:
     energy: np.ndarray
     tau: np.ndarray
     phi: np.ndarray | None = None
+    kinetic: np.ndarray | None = None
     method: str = "rk4"
     names: tuple[str, ...] = ()
     steps: int = 0
@@ -321,6 +325,7 @@ class SimulationResult:
             energy=self.energy[idx],
             tau=self.tau[idx],
             phi=None if self.phi is None else self.phi[idx],
+            kinetic=None if self.kinetic is None else self.kinetic[idx],
             method=self.method,
             names=self.names,
             steps=self.steps,
@@ -341,7 +346,10 @@ class SimulationResult:
         """
         drift = float(np.nanmax(np.abs(self.energy_drift))) if self.energy.size else 0.0
         e0 = np.abs(self.energy[..., 0])
-        swing = np.ptp(self.energy, axis=-1) if self.energy.shape[-1] else 0.0
+        if self.kinetic is not None:
+            swing = np.nanmax(np.abs(self.kinetic), axis=-1)
+        else:
+            swing = np.ptp(self.energy, axis=-1)
         scale = float(np.nanmax(np.maximum(e0, swing))) if self.energy.size else 1.0
         phi = None if self.phi is None else float(np.nanmax(np.abs(self.phi)))
         return SimulationReport(
@@ -722,6 +730,7 @@ def simulate(
     if not np.all(np.isfinite(xs)):
         log.warning("simulate: the state became NaN or infinite (unstable step or blow-up)")
     energy = np.asarray(num.energy(q_t, qd_t), dtype=float)
+    kinetic = energy - np.asarray(num.energy(q_t, np.zeros_like(qd_t)), dtype=float)
     taus = np.empty_like(q_t)
     for k, tk in enumerate(grid):
         taus[k] = tau_src(float(tk), q_t[k], qd_t[k])
@@ -740,6 +749,7 @@ def simulate(
         q=batch_first(q_t, 1),
         qd=batch_first(qd_t, 1),
         energy=np.moveaxis(energy, 0, -1) if lead else energy,
+        kinetic=np.moveaxis(kinetic, 0, -1) if lead else kinetic,
         tau=batch_first(taus, 1),
         phi=None if phis is None else batch_first(phis, 1),
         method=method,
