@@ -117,35 +117,54 @@ def _as_expr(value: Any, what: str) -> sp.Expr:
     raise LagdynError(f"{what} must be a sympy expression, got {type(value).__name__}")
 
 
+def _scan(expr: sp.Basic) -> tuple[set[sp.Derivative], set[sp.Basic], bool]:
+    """One walk over the distinct subtrees: derivatives, functions of t, explicit t."""
+    derivs: set[sp.Derivative] = set()
+    funcs: set[sp.Basic] = set()
+    explicit_t = False
+    seen: set[sp.Basic] = set()
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        if isinstance(node, sp.Derivative):
+            derivs.add(node)
+        elif isinstance(node, AppliedUndef):
+            if t in node.free_symbols:
+                funcs.add(node)
+        elif node == t:
+            explicit_t = True
+        else:
+            stack.extend(node.args)
+    return derivs, funcs, explicit_t
+
+
 def _check_dependencies(expr: sp.Expr, q: Sequence[sp.Expr], what: str, *, allow_t: bool) -> None:
     """Refuse accelerations, foreign functions of t and (optionally) explicit t."""
     qset = set(q)
     rates = {sp.diff(qi, t) for qi in q}
-    bad_acc = sorted(
-        {str(d) for d in expr.atoms(sp.Derivative) if d not in rates and d.expr in qset},
-    )
+    derivs, funcs, explicit_t = _scan(expr)
+    bad_acc = sorted({str(d) for d in derivs if d not in rates and d.expr in qset})
     if bad_acc:
         raise NotQuadraticError(
             f"{what} contains higher derivatives {', '.join(bad_acc)}: "
             "a Lagrangian may depend on q and q̇ only"
         )
     foreign = sorted(
-        {str(f) for f in expr.atoms(AppliedUndef) if f not in qset and t in f.free_symbols}
-        | {str(d) for d in expr.atoms(sp.Derivative) if d.expr not in qset}
+        {str(f) for f in funcs if f not in qset} | {str(d) for d in derivs if d.expr not in qset}
     )
     if foreign:
         raise CoordinateError(
             f"{what} depends on {', '.join(foreign)}, which are not among the coordinates "
             f"{', '.join(str(x) for x in q)}"
         )
-    if not allow_t:
-        stripped = expr.xreplace({d: sp.Dummy() for d in expr.atoms(sp.Derivative)})
-        stripped = stripped.xreplace({f: sp.Dummy() for f in stripped.atoms(AppliedUndef)})
-        if t in stripped.free_symbols:
-            raise LagdynError(
-                f"{what} depends explicitly on t; time-dependent Lagrangians are not supported, "
-                "put time-dependent forcing into forces=[...]"
-            )
+    if explicit_t and not allow_t:
+        raise LagdynError(
+            f"{what} depends explicitly on t; time-dependent Lagrangians are not supported, "
+            "put time-dependent forcing into forces=[...]"
+        )
 
 
 class LagrangianSystem:
