@@ -246,3 +246,10 @@ def test_file_errors(tmp_path, capsys, body, fragment):
     assert main(["check", "--file", str(model)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and fragment in err
+
+
+def test_simulate_gif(tmp_path):
+    pytest.importorskip("matplotlib")
+    gif = tmp_path / "out.gif"
+    assert main(["simulate", "double_pendulum", "--t", "0.5", "--gif", str(gif), "--fps", "10"]) == 0
+    assert gif.exists()

@@ -31,6 +31,8 @@ from .kinematics import (  # noqa: E402
 )
 from .coordchange import ConstraintTangent, CoordinateChange, change_coordinates  # noqa: E402
 from . import coordchange, kinematics  # noqa: E402
+from .simulate import SimulationResult, simulate  # noqa: E402
+from . import plot  # noqa: E402  (numpy only at import; matplotlib is imported inside)
 
 try:
     __version__ = version("lagdyn")
@@ -50,6 +52,7 @@ __all__ = [
     "Particle",
     "RigidBody2D",
     "RigidBody3D",
+    "SimulationResult",
     "NotQuadraticError",
     "ParseError",
     "ShapeError",
@@ -68,8 +71,10 @@ __all__ = [
     "jacobian",
     "kinematics",
     "rayleigh_forces",
+    "simulate",
     "coordinates",
     "parameters",
+    "plot",
     "structure",
     "t",
     "velocities",

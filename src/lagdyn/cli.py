@@ -134,11 +134,24 @@ def _build_parser() -> argparse.ArgumentParser:
         "--bind-defaults", action="store_true", help="fold the default parameter values in"
     )
 
+    sim = sub.add_parser("simulate", help="simulate a model: energy report, plots, GIF/MP4")
+    _add_model_arguments(sim)
+    from .simulate import add_cli_arguments
+
+    add_cli_arguments(sim, model_arguments=False)
+
     bench = sub.add_parser("bench", help="time derivation, proofs and numerics")
     _add_model_arguments(bench)
     bench.add_argument("--repeat", type=int, default=3, help="best of N builds (default 3)")
     bench.add_argument("--states", type=int, default=10_000, help="states for numeric timing")
     return parser
+
+
+def _cmd_simulate(args: argparse.Namespace, out: Any) -> int:
+    from .simulate import simulate_cli
+
+    label, build = _model(args)
+    return simulate_cli(args, out, system=build(), label=label)
 
 
 # ---------------------------------------------------------------------- models
@@ -576,6 +589,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "check": _cmd_check,
             "export": _cmd_export,
             "bench": _cmd_bench,
+            "simulate": _cmd_simulate,
         }
         if args.command in commands:
             return commands[args.command](args, out)
