@@ -2,6 +2,9 @@
 
 Every factory returns a :class:`lagdyn.LagrangianSystem` whose ``defaults`` hold
 numeric parameter values. The registry maps names to factories for the CLI.
+Constrained mechanisms (Cartesian pendulum, ambient double pendulum, four-bar,
+slider–crank) live in :mod:`lagdyn.zoo.mechanisms` and return
+:class:`~lagdyn.ConstrainedSystem` objects.
 
 Examples
 --------
@@ -20,6 +23,7 @@ from typing import Any
 from ..errors import LagdynError
 from ..system import LagrangianSystem
 from .arms import two_link_planar
+from . import mechanisms
 from .chains import n_link_pendulum, planar_arm
 from .pendulums import double_pendulum
 from .spatial import elastic_pendulum, spherical_pendulum
@@ -32,6 +36,7 @@ __all__ = [
     "elastic_pendulum",
     "furuta_pendulum",
     "get",
+    "mechanisms",
     "n_link_pendulum",
     "names",
     "planar_arm",

@@ -60,12 +60,14 @@ def n_link_pendulum(
     coordinates : {"absolute", "relative"}
         Angle convention, see above.
 
-    Model parameters (positive symbols): ``m1 … mn``, ``l1 … ln``, ``g``. Defaults:
-    unit masses and lengths, g = 9.81.
-
     Returns
     -------
     LagrangianSystem
+
+    Notes
+    -----
+    Model parameters (positive symbols): ``m1 … mn``, ``l1 … ln``, ``g``. Defaults:
+    unit masses and lengths, g = 9.81.
 
     Examples
     --------
@@ -126,13 +128,15 @@ def planar_arm(n: int = 3) -> LagrangianSystem:
     n : int
         Number of links (≥ 1).
 
-    Model parameters (positive symbols): ``m1 … mn``, ``l1 … l(n−1)`` (the last
-    length does not enter the dynamics), ``lc1 … lcn``, ``I1 … In``, ``g``. Defaults:
-    uniform unit rods: m = 1, l = 1, lc = 0.5, I = 1/12, g = 9.81.
-
     Returns
     -------
     LagrangianSystem
+
+    Notes
+    -----
+    Model parameters (positive symbols): ``m1 … mn``, ``l1 … l(n−1)`` (the last
+    length does not enter the dynamics), ``lc1 … lcn``, ``I1 … In``, ``g``. Defaults:
+    uniform unit rods: m = 1, l = 1, lc = 0.5, I = 1/12, g = 9.81.
 
     Examples
     --------
