@@ -29,18 +29,19 @@ from __future__ import annotations
 import hashlib
 import importlib.machinery
 import importlib.util
+import itertools
 import logging
+import math
 import os
 import platform
 import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import types
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -66,12 +67,14 @@ class Kernels(ABC):
     ``batch(name, q, qd, u, p, t, out)`` evaluates kernel ``name`` for ``B`` states:
     every input is a C-contiguous float64 array of shape ``(1, k)`` or ``(B, k)``
     (``t`` has ``k = 1``), ``out`` is preallocated with shape ``(B, *kernel_shape)``.
-    ``single(name, x)`` evaluates one state given as the flat list
-    ``[*q, *qd, *u, *p, t]`` and returns the flat output list.
+    ``single_functions()[name](q_0, …, qd_0, …, u_0, …, p_0, …, t)`` evaluates one
+    state given as positional floats and returns a fresh ndarray of the kernel's shape
+    (a float64 scalar for scalar kernels): the hot path of one-state calls.
     """
 
     source: str
     kernel_names: frozenset[str]
+    shapes: dict[str, tuple[int, ...]]
 
     @abstractmethod
     def batch(
@@ -87,12 +90,22 @@ class Kernels(ABC):
         """Evaluate ``name`` over a batch, writing into ``out``."""
 
     @abstractmethod
-    def single(self, name: str, x: list[float]) -> Any:
-        """Evaluate ``name`` at one packed state; returns a flat sequence of floats."""
+    def single_functions(self) -> dict[str, Callable[..., Any]]:
+        """``{name: f}``: ``f(*x)`` evaluates one state ``x = [*q, *qd, *u, *p, t]``."""
 
-    def single_functions(self) -> dict[str, Callable[[list[float]], Any]]:
-        """``{name: f}`` with ``f(x)`` equivalent to ``single(name, x)``, for the hot path."""
-        return {k: (lambda x, k=k: self.single(k, x)) for k in self.kernel_names}
+    def single(self, name: str, x: Sequence[float]) -> Any:
+        """Evaluate ``name`` at one packed state ``x = [*q, *qd, *u, *p, t]``."""
+        return self.single_functions()[name](*x)
+
+
+def _from_flat(shape: tuple[int, ...], f: Callable[..., Sequence[float]]) -> Callable[..., Any]:
+    """Wrap ``f`` (returning a flat tuple) to return an ndarray of ``shape``."""
+    array, f64 = np.array, np.float64
+    if not shape:
+        return lambda *x: f64(f(*x)[0])
+    if len(shape) == 1:
+        return lambda *x: array(f(*x))
+    return lambda *x: array(f(*x)).reshape(shape)
 
 
 class Backend(ABC):
@@ -178,7 +191,7 @@ def python_module(spec: SpecFactory, key: str, cache: DiskCache | None) -> tuple
 
 # ---------------------------------------------------------------------------- numpy
 class NumpyKernels(Kernels):
-    """Generated numpy code over chunks of :data:`CHUNK` states, ``math`` code for one."""
+    """Generated numpy code over chunks of states, ``math`` code for one."""
 
     def __init__(self, source: str, module: types.ModuleType) -> None:
         self.source = source
@@ -188,14 +201,18 @@ class NumpyKernels(Kernels):
             k[: -len("_batch")] for k in ns if k.endswith("_batch") and callable(ns[k])
         )
         self._batch = {k: ns[f"{k}_batch"] for k in self.kernel_names}
-        self._single = {k: ns[f"{k}_1"] for k in self.kernel_names}
+        self._chunks: dict[str, int] = {
+            k: int(ns.get("CHUNKS", {}).get(k, CHUNK)) for k in self.kernel_names
+        }
+        self.shapes = dict(ns["SHAPES"])
+        self._single = {k: _from_flat(self.shapes[k], ns[f"{k}_1"]) for k in self.kernel_names}
 
     def batch(self, name: str, q: np.ndarray, qd: np.ndarray, u: np.ndarray, p: np.ndarray,
               t: np.ndarray, out: np.ndarray) -> None:
         fn = self._batch[name]
         B = out.shape[0]
         shape = out.shape[1:]
-        step = min(B, CHUNK)
+        step = min(B, self._chunks[name])
         tmp = np.empty((*shape, step))
         for s in range(0, B, step):
             e = min(s + step, B)
@@ -204,10 +221,7 @@ class NumpyKernels(Kernels):
                _rows(t, s, e)[0], o)
             out[s:e] = np.moveaxis(o, -1, 0)
 
-    def single(self, name: str, x: list[float]) -> list[float]:
-        return self._single[name](x)  # type: ignore[no-any-return]
-
-    def single_functions(self) -> dict[str, Callable[[list[float]], Any]]:
+    def single_functions(self) -> dict[str, Callable[..., Any]]:
         return dict(self._single)
 
 
@@ -330,7 +344,17 @@ class CKernels(Kernels):
         self.kernel_names = frozenset(
             k[3:-2] for k in dir(self.lib) if k.startswith("ld_") and k.endswith("_1")
         )
-        self._sizes = {k: int(getattr(self.lib, f"ld_{k}_size")) for k in self.kernel_names}
+        lib = self.lib
+        self.shapes = {
+            k: (getattr(lib, f"ld_{k}_rows"), getattr(lib, f"ld_{k}_cols"))[
+                : getattr(lib, f"ld_{k}_ndim")
+            ]
+            for k in self.kernel_names
+        }
+        self._single = {
+            k: _c_single(self.ffi, getattr(self.lib, f"ld_{k}_1"), self.shapes[k])
+            for k in self.kernel_names
+        }
 
     def batch(self, name: str, q: np.ndarray, qd: np.ndarray, u: np.ndarray, p: np.ndarray,
               t: np.ndarray, out: np.ndarray) -> None:
@@ -352,31 +376,38 @@ class CKernels(Kernels):
             ffi.from_buffer("double[]", out, require_writable=True), self.threads,
         )
 
-    def single(self, name: str, x: list[float]) -> list[float]:
-        return self.single_functions()[name](x)
-
-    def single_functions(self) -> dict[str, Callable[[list[float]], Any]]:
-        fns: dict[str, Callable[[list[float]], Any]] = {}
-        for k in self.kernel_names:
-            fns[k] = _c_single(self.ffi, getattr(self.lib, f"ld_{k}_1"), self._sizes[k])
-        return fns
+    def single_functions(self) -> dict[str, Callable[..., Any]]:
+        return dict(self._single)
 
 
-def _c_single(ffi: Any, fn: Any, size: int) -> Callable[[list[float]], Any]:
-    """One crossing into C: the packed list converts to a temporary double[], the result
-    lands in a per-thread buffer (cffi releases the GIL) and is returned as a copy."""
-    local = threading.local()
-    from_buffer = ffi.from_buffer
+#: Rows per preallocated output block of the compiled single-state path.
+POOL = 64
 
-    def call(x: list[float]) -> np.ndarray:
-        try:
-            ob, optr = local.buf
-        except AttributeError:
-            ob = np.empty(size)
-            optr = from_buffer("double[]", ob, require_writable=True)
-            local.buf = (ob, optr)
-        fn(x, optr)
-        return ob.copy()
+
+def _c_single(ffi: Any, fn: Any, shape: tuple[int, ...]) -> Callable[..., Any]:
+    """One crossing into C with the inputs as doubles by value; the result is a fresh row
+    of a preallocated block (no ``np.empty`` or ``ffi.from_buffer`` per call).
+
+    Rows are handed out once (an atomic counter per block), so results never alias,
+    also across threads; a returned row keeps its block (``POOL`` rows) alive.
+    """
+    from_buffer, empty, count = ffi.from_buffer, np.empty, itertools.count
+
+    def fresh() -> tuple[np.ndarray, Any, Any]:
+        block = empty((POOL, *shape))
+        return block, from_buffer("double[]", block, require_writable=True), count()
+
+    cur = fresh()
+
+    def call(*x: float) -> Any:
+        nonlocal cur
+        block, ptr, cnt = cur
+        i = next(cnt)
+        if i >= POOL:
+            cur = block, ptr, cnt = fresh()
+            i = next(cnt)
+        fn(*x, ptr, i)
+        return block[i]
 
     return call
 
@@ -398,14 +429,16 @@ class CBackend(Backend):
     Options
     -------
     threads : int, optional
-        OpenMP threads for batched calls (default: all cores; batches under 4096
-        states run on one thread).
+        OpenMP threads for batched calls. Default 1: machines running other jobs
+        lose more to spin-waiting threads than they gain; ask for ``threads=2`` (or
+        ``0`` for OpenMP's default, all cores or ``OMP_NUM_THREADS``) on an idle
+        machine. Batches under 16384 states always run on one thread.
     """
 
     name = "c"
 
     def build(self, spec: SpecFactory, key: str, cache: DiskCache | None, **options: Any) -> Kernels:
-        threads = options.pop("threads", None)
+        threads = options.pop("threads", 1)
         _no_options(self.name, options)
         try:
             import cffi
@@ -413,7 +446,9 @@ class CBackend(Backend):
             raise BackendUnavailableError(
                 f"backend 'c' needs cffi: {_INSTALL_FAST}"
             ) from exc
-        nthreads = int(threads) if threads else 0  # 0: OpenMP's default (OMP_NUM_THREADS)
+        nthreads = int(threads)  # 0: OpenMP's default (all cores or OMP_NUM_THREADS)
+        if nthreads < 0:
+            raise LagdynError(f"threads must be ≥ 0, got {threads!r}")
         key = hashlib.sha256(f"{key}|{_toolchain_fingerprint()}".encode()).hexdigest()
         modname = f"_lagdyn_c_{key[:24]}"
         suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
@@ -492,39 +527,51 @@ def _rebind(fn: Callable[..., Any], namespace: dict[str, Any]) -> Callable[..., 
 
 
 class NumbaKernels(Kernels):
-    """The generated scalar kernels jitted by numba; batched loop with ``prange``."""
+    """The generated scalar kernels jitted by numba; batched loop with ``prange``.
 
-    def __init__(self, source: str, module: types.ModuleType, numba: Any) -> None:
+    Batched calls run on one thread unless ``threads=`` asks for more (the loop is
+    compiled with ``parallel=True`` and ``numba.set_num_threads`` applies).
+    """
+
+    def __init__(self, source: str, module: types.ModuleType, numba: Any, threads: int) -> None:
         self.source = source
         ns = module.__dict__
         self.kernel_names = frozenset(k[:-2] for k in ns if k.endswith("_1") and callable(ns[k]))
-        self._single = {k: numba.njit(cache=False)(ns[f"{k}_1"]) for k in self.kernel_names}
+        self.shapes = dict(ns["SHAPES"])
+        self._jitted = {k: numba.njit(cache=False)(ns[f"{k}_1"]) for k in self.kernel_names}
+        self._single = {k: _from_flat(self.shapes[k], f) for k, f in self._jitted.items()}
         self._batch: dict[str, Any] = {}
         self._numba = numba
+        self._threads = threads
 
-    def _loop(self, name: str) -> Any:
+    def _loop(self, name: str, width: int) -> Any:
         if name not in self._batch:
-            numba = self._numba
-            f = self._single[name]
-
-            @numba.njit(parallel=True, cache=False)  # type: ignore[misc]
-            def loop(x: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - jitted
-                for k in numba.prange(x.shape[0]):
-                    r = f(x[k])
-                    for j in range(out.shape[1]):
-                        out[k, j] = r[j]
-
-            self._batch[name] = loop
+            size = max(1, math.prod(self.shapes[name]))
+            args = ", ".join(f"x[k, {j}]" for j in range(width))
+            stores = "".join(f"\n        out[k, {j}] = r[{j}]" for j in range(size))
+            src = (
+                "def loop(x, out):\n"
+                "    for k in prange(x.shape[0]):\n"
+                f"        r = f({args}){stores}\n"
+            )
+            ns: dict[str, Any] = {"prange": self._numba.prange, "f": self._jitted[name]}
+            exec(compile(src, f"<lagdyn numba loop {name}>", "exec"), ns)
+            self._batch[name] = self._numba.njit(parallel=self._threads != 1, cache=False)(
+                ns["loop"]
+            )
         return self._batch[name]
 
     def batch(self, name: str, q: np.ndarray, qd: np.ndarray, u: np.ndarray, p: np.ndarray,
               t: np.ndarray, out: np.ndarray) -> None:
         B = out.shape[0]
-        flat = out.reshape(B, -1)
-        self._loop(name)(_pack_batch(q, qd, u, p, t, B), flat)
+        x = _pack_batch(q, qd, u, p, t, B)
+        loop = self._loop(name, x.shape[1])
+        if self._threads > 1:
+            self._numba.set_num_threads(min(self._threads, self._numba.config.NUMBA_NUM_THREADS))
+        loop(x, out.reshape(B, -1))
 
-    def single(self, name: str, x: list[float]) -> Any:
-        return self._single[name](np.asarray(x, dtype=np.float64))
+    def single_functions(self) -> dict[str, Callable[..., Any]]:
+        return dict(self._single)
 
 
 class NumbaBackend(Backend):
@@ -533,25 +580,31 @@ class NumbaBackend(Backend):
     name = "numba"
 
     def build(self, spec: SpecFactory, key: str, cache: DiskCache | None, **options: Any) -> Kernels:
+        threads = int(options.pop("threads", 1) or 1)
         _no_options(self.name, options)
         try:
             import numba
         except ImportError as exc:
-            raise BackendUnavailableError("backend 'numba' needs numba: pip install 'lagdyn[numba]'") from exc
+            raise BackendUnavailableError(
+                "backend 'numba' needs numba: pip install 'lagdyn[numba]'"
+            ) from exc
         source, module = python_module(spec, key, cache)
-        return NumbaKernels(source, module, numba)
+        return NumbaKernels(source, module, numba, threads)
 
 
 class JaxKernels(Kernels):
     """The generated scalar kernels over ``jax.numpy``: ``jit(vmap(f))`` for batches.
 
     ``functions[name]`` is the per-state function of the packed state vector
-    ``x = [q, qd, u, p, t]``, returning a ``jnp`` array; it composes with
-    ``jax.jit``, ``jax.vmap`` and ``jax.grad``.
+    ``x = [q, qd, u, p, t]``, returning a flat ``jnp`` array; it composes with
+    ``jax.jit``, ``jax.vmap`` and ``jax.grad``. Model methods called with jax
+    arrays (or inside ``jit``/``grad``/``vmap``) stay in jax end to end.
     """
 
     def __init__(self, source: str, module: types.ModuleType, jax: Any, jnp: Any) -> None:
         self.source = source
+        self.jax = jax
+        self.jnp = jnp
         ns = dict(module.__dict__)
         for fname in ("sin", "cos", "tan", "exp", "log", "sqrt", "sinh", "cosh", "tanh",
                       "asin", "acos", "atan", "atan2", "fabs"):
@@ -560,10 +613,15 @@ class JaxKernels(Kernels):
                                           "atan2": "arctan2", "fabs": "abs"}.get(fname, fname))
         ns["math"] = jnp
         self.kernel_names = frozenset(k[:-2] for k in ns if k.endswith("_1") and callable(ns[k]))
-        self.functions = {
-            k: (lambda f: (lambda x: jnp.stack(f(x))))(_rebind(ns[f"{k}_1"], ns))
-            for k in self.kernel_names
-        }
+        self.shapes = dict(ns["SHAPES"])
+
+        def packed(f: Callable[..., Any]) -> Callable[[Any], Any]:
+            def g(x: Any) -> Any:
+                vals = f(*(x[i] for i in range(x.shape[-1])))
+                return jnp.stack([jnp.asarray(v, dtype=x.dtype) * jnp.ones_like(x[0]) for v in vals])
+            return g
+
+        self.functions = {k: packed(_rebind(ns[f"{k}_1"], ns)) for k in self.kernel_names}
         self._jit = {k: jax.jit(jax.vmap(f)) for k, f in self.functions.items()}
         self._one = {k: jax.jit(f) for k, f in self.functions.items()}
 
@@ -573,8 +631,11 @@ class JaxKernels(Kernels):
         res = self._jit[name](_pack_batch(q, qd, u, p, t, B))
         out[...] = np.asarray(res, dtype=np.float64).reshape(out.shape)
 
-    def single(self, name: str, x: list[float]) -> Any:
-        return np.asarray(self._one[name](np.asarray(x, dtype=np.float64)), dtype=np.float64)
+    def single_functions(self) -> dict[str, Callable[..., Any]]:
+        def make(k: str) -> Callable[..., Any]:
+            one, shape = self._one[k], self.shapes[k]
+            return lambda *x: np.asarray(one(np.array(x, dtype=np.float64))).reshape(shape)[()]
+        return {k: make(k) for k in self.kernel_names}
 
 
 class JaxBackend(Backend):

@@ -39,6 +39,10 @@ def _is_dask(x: Any) -> bool:
     return type(x).__module__.split(".")[0] == "dask"
 
 
+def _is_jax(x: Any) -> bool:
+    return type(x).__module__.split(".")[0] in ("jax", "jaxlib")
+
+
 class _KernelModel:
     """Validation, batching, single-state and dask paths shared by the numeric models."""
 
@@ -79,10 +83,61 @@ class _KernelModel:
 
     # ------------------------------------------------------------------ evaluation
     def _evaluate(self, kernel: str, q: Any, qd: Any, u: Any, params: Any, t: Any) -> Any:
-        # single state, Python/C scalar path: no numpy temporaries at all
-        if any(_is_dask(a) for a in (q, qd, u, params, t)):
+        values = (q, qd, u, params, t)
+        if any(_is_dask(a) for a in values):
             return self._evaluate_dask(kernel, q, qd, u, params, t)
+        if self.backend == "jax" and any(_is_jax(a) for a in values) or (
+            isinstance(params, Mapping) and any(_is_jax(a) for a in params.values())
+        ):
+            return self._evaluate_jax(kernel, q, qd, u, params, t)
         return self._evaluate_numpy(kernel, q, qd, u, params, t)
+
+    def _evaluate_jax(self, kernel: str, q: Any, qd: Any, u: Any, params: Any, t: Any) -> Any:
+        """Inputs with jax arrays or tracers on the jax backend: jax in, jax out (grad-able)."""
+        kern: Any = self._kernels
+        jnp = kern.jnp
+        n, nf = self.n, self._nfree
+        na, nb, nc = self._arg_names(kernel)
+
+        def arr(label: str, a: Any, k: int) -> Any:
+            x = jnp.asarray(a)
+            if x.dtype.kind not in "fiu":
+                raise ShapeError(f"{label} has dtype {x.dtype}, expected real values (..., {k})")
+            if x.ndim == 0 or x.shape[-1] != k:
+                raise ShapeError(f"{label} has shape {x.shape}, expected (..., {k})")
+            return x.astype(jnp.float64)
+
+        args = [arr(na, q, n)]
+        args.append(jnp.zeros(n) if qd is None else arr(nb, qd, n))
+        args.append(jnp.zeros(n) if u is None else arr(nc, u, n))
+        if isinstance(params, Mapping) and params:
+            names = {(k.name if isinstance(k, sp.Symbol) else str(k)): v for k, v in params.items()}
+            unknown = [k for k in names if k not in self._names]
+            if unknown:
+                raise LagdynError(f"params: {', '.join(unknown)} are not free parameters of this model")
+            missing = [s for s in self.free_parameters if s.name not in names]
+            if missing:
+                raise UnboundParameterError(missing, where="params= per call")
+            cols = jnp.broadcast_arrays(*(jnp.asarray(names[s.name], dtype=jnp.float64)
+                                          for s in self.free_parameters))
+            args.append(jnp.stack(cols, axis=-1))
+        elif params is None or isinstance(params, Mapping):
+            if nf:
+                raise UnboundParameterError(self.free_parameters, where="pass params= per call")
+            args.append(jnp.zeros(0))
+        else:
+            args.append(arr("params", params, nf))
+        args.append(jnp.asarray(t, dtype=jnp.float64)[..., None])
+        try:
+            batch = np.broadcast_shapes(*(a.shape[:-1] for a in args))
+        except ValueError:
+            raise ShapeError(
+                "batch shapes do not broadcast: "
+                + ", ".join(f"{lab} {a.shape}" for lab, a in zip((na, nb, nc, "params", "t"), args))
+            ) from None
+        x = jnp.concatenate([jnp.broadcast_to(a, (*batch, a.shape[-1])) for a in args], axis=-1)
+        out = kern.jax.vmap(kern.functions[kernel])(x.reshape(-1, x.shape[-1]))
+        return out.reshape(*batch, *self._shapes[kernel])
 
     def _single(self, kernel: str, q: Any, qd: Any, u: Any, params: Any, t: Any) -> Any:
         """One state through the scalar entry point, or ``None`` when the input is not one state."""
@@ -126,13 +181,7 @@ class _KernelModel:
         fn = self._single_fns.get(kernel)
         if fn is None:
             return None
-        res = np.asarray(fn(x))
-        shape = self._shapes[kernel]
-        if len(shape) == 1:
-            return res
-        if not shape:
-            return res[0]
-        return res.reshape(shape)
+        return fn(*x)
 
     def _arg_names(self, kernel: str) -> tuple[str, str, str]:
         return _ARG_NAMES.get(kernel, ("q", "qd", "u"))  # type: ignore[return-value]
@@ -355,7 +404,18 @@ class NumericModel(_KernelModel):
         super().__init__(
             system, kernels, shapes=shapes, bound=bound, free=free, backend=backend, key=key
         )
-        self._fd1 = None if self.free_parameters else self._single_fns.get("forward_dynamics")
+        # one-state fast paths (positional floats in, fresh ndarray out), when no
+        # parameter is passed per call; other single states go through _single
+        fast = {} if self._nfree else self._single_fns
+        self._fM = fast.get("M")
+        self._fC = fast.get("C")
+        self._fg = fast.get("g")
+        self._fE = fast.get("energy")
+        self._fh = fast.get("bias")
+        self._ffd = fast.get("forward_dynamics")
+        self._fid = fast.get("inverse_dynamics")
+        self._z2n = (0.0,) * (2 * n)
+        self._zn = (0.0,) * n
 
     def __repr__(self) -> str:
         free = ", ".join(str(s) for s in self.free_parameters) or "none"
@@ -383,6 +443,11 @@ class NumericModel(_KernelModel):
         array([[2., 1.],
                [1., 1.]])
         """
+        f = self._fM
+        if f is not None and type(q) is _ND and q.ndim == 1 and q.dtype is _F8 and params is None:
+            a = q.tolist()
+            if len(a) == self.n:
+                return f(*a, *self._z2n, 0.0)
         r = self._single("M", q, None, None, params, 0.0)
         return r if r is not None else self._evaluate("M", q, None, None, params, 0.0)
 
@@ -396,6 +461,15 @@ class NumericModel(_KernelModel):
         >>> sys.lambdify(sys.defaults).C([0.0, 0.0], [1.0, 1.0]).shape
         (2, 2)
         """
+        f = self._fC
+        if (
+            f is not None and type(q) is _ND and type(qd) is _ND and params is None
+            and q.ndim == 1 and qd.ndim == 1 and q.dtype is _F8 and qd.dtype is _F8
+        ):
+            a = q.tolist()
+            b = qd.tolist()
+            if len(a) == self.n and len(b) == self.n:
+                return f(*a, *b, *self._zn, 0.0)
         r = self._single("C", q, qd, None, params, 0.0)
         return r if r is not None else self._evaluate("C", q, qd, None, params, 0.0)
 
@@ -409,6 +483,11 @@ class NumericModel(_KernelModel):
         >>> sys.lambdify(sys.defaults).g([0.0, 0.0])
         array([0., 0.])
         """
+        f = self._fg
+        if f is not None and type(q) is _ND and q.ndim == 1 and q.dtype is _F8 and params is None:
+            a = q.tolist()
+            if len(a) == self.n:
+                return f(*a, *self._z2n, 0.0)
         r = self._single("g", q, None, None, params, 0.0)
         return r if r is not None else self._evaluate("g", q, None, None, params, 0.0)
 
@@ -422,6 +501,15 @@ class NumericModel(_KernelModel):
         >>> sys.lambdify(sys.defaults).bias([0.0, 0.0], [0.0, 0.0])
         array([0., 0.])
         """
+        f = self._fh
+        if (
+            f is not None and type(q) is _ND and type(qd) is _ND and params is None and type(t) is float
+            and q.ndim == 1 and qd.ndim == 1 and q.dtype is _F8 and qd.dtype is _F8
+        ):
+            a = q.tolist()
+            b = qd.tolist()
+            if len(a) == self.n and len(b) == self.n:
+                return f(*a, *b, *self._zn, t)
         r = self._single("bias", q, qd, None, params, t)
         return r if r is not None else self._evaluate("bias", q, qd, None, params, t)
 
@@ -435,6 +523,15 @@ class NumericModel(_KernelModel):
         >>> float(sys.lambdify(sys.defaults).energy([0.0, 0.0], [0.0, 0.0]))
         -30.0
         """
+        f = self._fE
+        if (
+            f is not None and type(q) is _ND and type(qd) is _ND and params is None
+            and q.ndim == 1 and qd.ndim == 1 and q.dtype is _F8 and qd.dtype is _F8
+        ):
+            a = q.tolist()
+            b = qd.tolist()
+            if len(a) == self.n and len(b) == self.n:
+                return f(*a, *b, *self._zn, 0.0)
         r = self._single("energy", q, qd, None, params, 0.0)
         return r if r is not None else self._evaluate("energy", q, qd, None, params, 0.0)
 
@@ -464,23 +561,21 @@ class NumericModel(_KernelModel):
         >>> num.forward_dynamics([0.0, 0.0], [0.0, 0.0], [1.0, 0.0])
         array([ 1., -1.])
         """
-        fd1 = self._fd1
+        f = self._ffd
         if (
-            fd1 is not None and type(q) is _ND and type(qd) is _ND and params is None
-            and q.shape == self._shape1 and qd.shape == self._shape1
-            and q.dtype is _F8 and qd.dtype is _F8 and type(t) is float
+            f is not None and type(q) is _ND and type(qd) is _ND and params is None
+            and type(t) is float and q.ndim == 1 and qd.ndim == 1
+            and q.dtype is _F8 and qd.dtype is _F8
         ):  # the hot single-state path, inlined: every Python call costs ~0.1 µs here
-            x = q.tolist()
-            x += qd.tolist()
-            if tau is None:
-                x += self._zeros
-            elif type(tau) is _ND and tau.shape == self._shape1 and tau.dtype is _F8:
-                x += tau.tolist()
-            else:
-                x = None
-            if x is not None:
-                x.append(t)
-                return np.asarray(fd1(x))
+            a = q.tolist()
+            b = qd.tolist()
+            if len(a) == self.n and len(b) == self.n:
+                if tau is None:
+                    return f(*a, *b, *self._zn, t)
+                if type(tau) is _ND and tau.ndim == 1 and tau.dtype is _F8:
+                    c = tau.tolist()
+                    if len(c) == self.n:
+                        return f(*a, *b, *c, t)
         r = self._single("forward_dynamics", q, qd, tau, params, t)
         return r if r is not None else self._evaluate("forward_dynamics", q, qd, tau, params, t)
 
@@ -496,6 +591,17 @@ class NumericModel(_KernelModel):
         >>> sys.lambdify(sys.defaults).inverse_dynamics([0.0, 0.0], [0.0, 0.0], [1.0, -1.0])
         array([1., 0.])
         """
+        f = self._fid
+        if (
+            f is not None and type(q) is _ND and type(qd) is _ND and type(qdd) is _ND
+            and params is None and type(t) is float and q.ndim == 1 and qd.ndim == 1
+            and qdd.ndim == 1 and q.dtype is _F8 and qd.dtype is _F8 and qdd.dtype is _F8
+        ):
+            a = q.tolist()
+            b = qd.tolist()
+            c = qdd.tolist()
+            if len(a) == self.n and len(b) == self.n and len(c) == self.n:
+                return f(*a, *b, *c, t)
         r = self._single("inverse_dynamics", q, qd, qdd, params, t)
         return r if r is not None else self._evaluate("inverse_dynamics", q, qd, qdd, params, t)
 

@@ -1,0 +1,624 @@
+r"""Batched numeric solvers for holonomic constraints (:class:`lagdyn.ConstrainedSystem`).
+
+Given M(q), the bias h = C q̇ + G q̇ + g − Q, the constraint values Φ(q), the
+Jacobian J_c and the velocity product J̇_c q̇ — all generated through
+:func:`lagdyn.numeric.lambdify` and :func:`lagdyn.numeric.lambdify_expressions`
+(one joint CSE each, cached on disk) — the accelerations and multipliers of
+
+.. math::
+    M\ddot q + h = \tau + J_c^T\lambda, \qquad
+    J_c\ddot q = -\dot J_c\dot q - 2\alpha\dot\Phi - \beta^2\Phi =: \gamma
+
+come from one of four methods, all batched over leading axes:
+
+``"kkt"`` (default)
+    the (n + m) KKT system ``[[M, −J_cᵀ], [J_c, 0]] [q̈; λ] = [τ − h; γ]`` solved by a
+    stacked ``np.linalg.solve``;
+``"schur"``
+    λ from the Schur complement ``J_c M⁻¹ J_cᵀ λ = γ − J_c M⁻¹(τ − h)``, then q̈;
+``"penalty"``
+    ``(M + k J_cᵀJ_c) q̈ = τ − h + k J_cᵀγ``, ``λ = k(γ − J_c q̈)``: exact only as the
+    stiffness k → ∞ (error O(1/k));
+``"augmented_lagrangian"``
+    the penalty system iterated on λ, ``λ ← λ + k(γ − J_c q̈)``, until
+    ``|J_c q̈ − γ| ≤ tol`` (relative): exact to the tolerance at moderate k.
+
+Baumgarte stabilisation ``baumgarte=(alpha, beta)`` adds the terms in γ; without it
+the twice-differentiated constraint lets Φ drift during integration.
+:meth:`ConstrainedNumericModel.project` projects positions and velocities back onto
+the constraint manifold (M-weighted least change), and
+:meth:`ConstrainedNumericModel.simulate` integrates with any of these.
+
+A rank-deficient J_c at a state raises :class:`~lagdyn.errors.ConstraintError` naming
+the dependent rows, unless the system was built with ``redundant="lstsq"``, in which
+case the KKT system is solved in the least-squares sense (minimum-norm λ).
+
+Examples
+--------
+>>> import lagdyn as ld
+>>> x, y = ld.coordinates("x y")
+>>> m, l, g = ld.parameters("m l g")
+>>> free = ld.LagrangianSystem.from_energies(
+...     m * (x.diff(ld.t)**2 + y.diff(ld.t)**2) / 2, m * g * y, [x, y])
+>>> pend = ld.ConstrainedSystem(free, [x**2 + y**2 - l**2])
+>>> num = pend.lambdify({m: 1.0, l: 1.0, g: 9.81})
+>>> qdd, lam = num.solve([0.0, -1.0], [1.0, 0.0])   # at the bottom, moving at 1 m/s
+>>> tension = -2 * lam[0] * 1.0                    # |J_cᵀλ| = 2|λ| l, pulling inwards
+>>> round(float(tension), 10)                      # m (v²/l + g)
+10.81
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+
+from ..errors import ConstraintError, LagdynError, ShapeError
+from .expressions import lambdify_expressions
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..constraints import ConstrainedSystem
+    from ..simulate import SimulationResult
+
+__all__ = ["ConstrainedNumericModel", "ConstrainedSimulationResult"]
+
+Method = Literal["kkt", "schur", "penalty", "augmented_lagrangian"]
+METHODS = ("kkt", "schur", "penalty", "augmented_lagrangian")
+
+
+class ConstrainedNumericModel:
+    """Numeric KKT solvers, projection and simulation for a :class:`ConstrainedSystem`.
+
+    Parameters
+    ----------
+    system : ConstrainedSystem
+    params : mapping of sympy.Symbol (or name) to float, optional
+        Parameter values bound now; others are passed per call as ``params=``.
+    backend : {"numpy", "c", "numba", "jax"}
+        Backend of the generated functions (see :func:`lagdyn.numeric.lambdify`).
+    **options
+        Passed to the backends (``cache``, ``cache_dir``, ``threads``).
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> dp = ld.zoo.double_pendulum()
+    >>> weld = ld.ConstrainedSystem(dp, [dp.q[0] - dp.q[1]])
+    >>> num = weld.lambdify(dp.defaults)
+    >>> qdd, lam = num.solve([[0.3, 0.3], [0.1, 0.1]], [[0.0, 0.0], [0.0, 0.0]])
+    >>> qdd.shape, lam.shape
+    ((2, 2), (2, 1))
+    """
+
+    def __init__(
+        self,
+        system: ConstrainedSystem,
+        params: Mapping[Any, float] | None = None,
+        *,
+        backend: str = "numpy",
+        **options: Any,
+    ) -> None:
+        self.system = system
+        self.n = system.n
+        self.m = system.m
+        self.redundant = system.redundant
+        self.dynamics = system.system.lambdify(params, backend=backend, **options)
+        self.kinematics = lambdify_expressions(
+            system.system,
+            {"phi": system.constraints, "J": system.J, "Jdot_qd": system.Jdot_qd},
+            params,
+            backend=backend,
+            **options,
+        )
+        self.q = system.system.q  # coordinate names for simulation results
+
+    # ------------------------------------------------------------------ pieces
+    def phi(self, q: Any, *, params: Any = None) -> np.ndarray:
+        """Constraint values Φ(q), shape ``(..., m)``.
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> dp = ld.zoo.double_pendulum()
+        >>> num = ld.ConstrainedSystem(dp, [dp.q[0] - dp.q[1]]).lambdify(dp.defaults)
+        >>> num.phi([0.5, 0.25])
+        array([0.25])
+        """
+        return np.asarray(self.kinematics.phi(q, params=params))
+
+    def phi_dot(self, q: Any, qd: Any, *, params: Any = None) -> np.ndarray:
+        """Φ̇ = J_c q̇, shape ``(..., m)``.
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> dp = ld.zoo.double_pendulum()
+        >>> num = ld.ConstrainedSystem(dp, [dp.q[0] - dp.q[1]]).lambdify(dp.defaults)
+        >>> num.phi_dot([0.0, 0.0], [1.0, 0.5])
+        array([0.5])
+        """
+        J = np.asarray(self.kinematics.J(q, params=params))
+        return np.einsum("...ij,...j->...i", J, np.asarray(qd, dtype=float))
+
+    def energy(self, q: Any, qd: Any, *, params: Any = None) -> np.ndarray:
+        """The energy of the unconstrained system, shape ``(...)``.
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> dp = ld.zoo.double_pendulum()
+        >>> num = ld.ConstrainedSystem(dp, [dp.q[0] - dp.q[1]]).lambdify(dp.defaults)
+        >>> float(num.energy([0.0, 0.0], [0.0, 0.0]))
+        -30.0
+        """
+        return np.asarray(self.dynamics.energy(q, qd, params=params))
+
+    # ------------------------------------------------------------------ solve
+    def solve(
+        self,
+        q: Any,
+        qd: Any,
+        tau: Any = None,
+        *,
+        method: Method = "kkt",
+        baumgarte: tuple[float, float] | None = None,
+        stiffness: float | None = None,
+        tol: float = 1e-12,
+        max_iter: int = 100,
+        params: Any = None,
+        t: Any = 0.0,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        r"""Accelerations q̈ and multipliers λ at the given states.
+
+        Parameters
+        ----------
+        q, qd : array_like, shape (..., n)
+        tau : array_like, shape (..., n), optional
+            Actuation (zero by default).
+        method : {"kkt", "schur", "penalty", "augmented_lagrangian"}
+        baumgarte : (alpha, beta), optional
+            Stabilisation gains (≥ 0) adding ``−2αΦ̇ − β²Φ`` to the acceleration constraint.
+        stiffness : float, optional
+            k of the penalty methods; default ``1e8`` (penalty) and ``1e4``
+            (augmented Lagrangian), each multiplied by the mean diagonal of M over the
+            mean diagonal of J_cᵀJ_c so that k is dimensionless.
+        tol, max_iter
+            Relative tolerance on ``|J_c q̈ − γ|`` and iteration cap (augmented Lagrangian).
+        params
+            Per-call values of unbound parameters (see :attr:`dynamics.free_parameters`).
+        t : float
+            Time, for forces that depend on it.
+
+        Returns
+        -------
+        qdd : ndarray, shape (..., n)
+        lam : ndarray, shape (..., m)
+
+        Raises
+        ------
+        ConstraintError
+            J_c rank-deficient at a state (rows named), unless ``redundant="lstsq"``;
+            the augmented Lagrangian not converging.
+        ShapeError
+            Inputs of the wrong shape.
+
+        Examples
+        --------
+        >>> import numpy as np, lagdyn as ld
+        >>> dp = ld.zoo.double_pendulum()
+        >>> num = ld.ConstrainedSystem(dp, [dp.q[0] - dp.q[1]]).lambdify(dp.defaults)
+        >>> a, _ = num.solve([0.4, 0.4], [0.0, 0.0], method="kkt")
+        >>> b, _ = num.solve([0.4, 0.4], [0.0, 0.0], method="augmented_lagrangian")
+        >>> bool(np.allclose(a, b, atol=1e-9))
+        True
+        """
+        if method not in METHODS:
+            raise LagdynError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
+        q_arr, qd_arr, tau_arr = self._states(q, qd, tau)
+        M = np.asarray(self.dynamics.M(q_arr, params=params))
+        h = np.asarray(self.dynamics.bias(q_arr, qd_arr, params=params, t=t))
+        J = np.asarray(self.kinematics.J(q_arr, params=params))
+        jd = np.asarray(self.kinematics.Jdot_qd(q_arr, qd_arr, params=params))
+        shape = np.broadcast_shapes(M.shape[:-2], h.shape[:-1], J.shape[:-2], tau_arr.shape[:-1])
+        M = np.broadcast_to(M, (*shape, self.n, self.n))
+        J = np.broadcast_to(J, (*shape, self.m, self.n))
+        f = np.broadcast_to(tau_arr - h, (*shape, self.n))
+        gamma = -np.broadcast_to(jd, (*shape, self.m))
+        if baumgarte is not None:
+            alpha, beta = (float(v) for v in baumgarte)
+            if alpha < 0 or beta < 0:
+                raise LagdynError(f"baumgarte gains must be >= 0, got {baumgarte}")
+            phi = np.asarray(self.kinematics.phi(q_arr, params=params))
+            phid = np.einsum("...ij,...j->...i", J, np.broadcast_to(qd_arr, (*shape, self.n)))
+            gamma = gamma - 2 * alpha * phid - beta**2 * phi
+        if method == "kkt":
+            return self._kkt(M, J, f, gamma)
+        if method == "schur":
+            return self._schur(M, J, f, gamma)
+        return self._penalty(M, J, f, gamma, method, stiffness, tol, max_iter)
+
+    def _states(self, q: Any, qd: Any, tau: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        arrays = []
+        for name, value in (("q", q), ("qd", qd), ("tau", tau)):
+            if value is None:
+                value = np.zeros(self.n)
+            arr = np.asarray(value, dtype=float)
+            if arr.ndim == 0 or arr.shape[-1] != self.n:
+                raise ShapeError(f"{name} must have shape (..., {self.n}), got {arr.shape}")
+            arrays.append(arr)
+        return arrays[0], arrays[1], arrays[2]
+
+    def _kkt(
+        self, M: np.ndarray, J: np.ndarray, f: np.ndarray, gamma: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        n, m = self.n, self.m
+        K = np.zeros((*M.shape[:-2], n + m, n + m))
+        K[..., :n, :n] = M
+        K[..., :n, n:] = -np.swapaxes(J, -1, -2)
+        K[..., n:, :n] = J
+        rhs = np.concatenate([f, gamma], axis=-1)
+        if self.redundant == "lstsq":
+            x = np.einsum("...ij,...j->...i", np.linalg.pinv(K), rhs)
+        else:
+            self._check_rank(J)
+            x = np.linalg.solve(K, rhs[..., None])[..., 0]
+        return x[..., :n], x[..., n:]
+
+    def _schur(
+        self, M: np.ndarray, J: np.ndarray, f: np.ndarray, gamma: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        if self.redundant != "lstsq":
+            self._check_rank(J)
+        Jt = np.swapaxes(J, -1, -2)
+        MinvJt = np.linalg.solve(M, Jt)
+        Minvf = np.linalg.solve(M, f[..., None])[..., 0]
+        S = J @ MinvJt
+        r = gamma - np.einsum("...ij,...j->...i", J, Minvf)
+        if self.redundant == "lstsq":
+            lam = np.einsum("...ij,...j->...i", np.linalg.pinv(S), r)
+        else:
+            lam = np.linalg.solve(S, r[..., None])[..., 0]
+        qdd = Minvf + np.einsum("...ij,...j->...i", MinvJt, lam)
+        return qdd, lam
+
+    def _penalty(
+        self,
+        M: np.ndarray,
+        J: np.ndarray,
+        f: np.ndarray,
+        gamma: np.ndarray,
+        method: str,
+        stiffness: float | None,
+        tol: float,
+        max_iter: int,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        Jt = np.swapaxes(J, -1, -2)
+        JtJ = Jt @ J
+        if stiffness is None:
+            stiffness = 1e8 if method == "penalty" else 1e4
+        scale = np.trace(M, axis1=-2, axis2=-1) / np.maximum(
+            np.trace(JtJ, axis1=-2, axis2=-1), np.finfo(float).tiny
+        )
+        k = (float(stiffness) * scale)[..., None, None]
+        A = M + k * JtJ
+        base = f + (k[..., 0] * np.einsum("...ij,...j->...i", Jt, gamma))
+        if method == "penalty":
+            qdd = np.linalg.solve(A, base[..., None])[..., 0]
+            lam = k[..., 0] * (gamma - np.einsum("...ij,...j->...i", J, qdd))
+            return qdd, lam
+        lam = np.zeros_like(gamma)
+        gscale = 1.0 + np.max(np.abs(gamma), initial=0.0)
+        for _ in range(max_iter):
+            rhs = base + np.einsum("...ij,...j->...i", Jt, lam)
+            qdd = np.linalg.solve(A, rhs[..., None])[..., 0]
+            resid = gamma - np.einsum("...ij,...j->...i", J, qdd)
+            lam = lam + k[..., 0] * resid
+            if np.max(np.abs(resid), initial=0.0) <= tol * gscale:
+                return qdd, lam
+        raise ConstraintError(
+            f"augmented Lagrangian did not converge in {max_iter} iterations "
+            f"(residual {np.max(np.abs(resid)):.3g}); raise stiffness or max_iter"
+        )
+
+    def _check_rank(self, J: np.ndarray) -> None:
+        """Raise naming the dependent rows when J_c is rank-deficient at some state."""
+        if self.m == 0:
+            return
+        flat = J.reshape(-1, self.m, self.n)
+        s = np.linalg.svd(flat, compute_uv=False)  # descending, shape (states, m)
+        bad = np.nonzero(s[:, -1] <= 1e-10 * np.maximum(s[:, 0], np.finfo(float).tiny))[0]
+        if bad.size == 0:
+            return
+        index = int(bad[0])
+        rows = _dependent_rows(flat[index])
+        where = np.unravel_index(index, J.shape[:-2]) if J.ndim > 2 else ()
+        exprs = ", ".join(f"{i} ({self.system.constraints[i]})" for i in rows)
+        raise ConstraintError(
+            f"singular constraints at state {tuple(int(i) for i in where)}: row(s) {exprs} of "
+            "J_c depend on the others there; pass redundant='lstsq' to ConstrainedSystem "
+            "to solve in the least-squares sense"
+        )
+
+    # ------------------------------------------------------------------ projection
+    def project(
+        self,
+        q: Any,
+        qd: Any,
+        *,
+        tol: float = 1e-12,
+        max_iter: int = 20,
+        params: Any = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        r"""Project positions onto Φ(q) = 0 and velocities onto J_c q̇ = 0.
+
+        Gauss–Newton steps ``q ← q − M⁻¹J_cᵀ(J_c M⁻¹ J_cᵀ)⁻¹Φ`` (the least change in the
+        kinetic metric) until ``max|Φ| ≤ tol``; then the same projection of q̇.
+
+        Examples
+        --------
+        >>> import numpy as np, lagdyn as ld
+        >>> dp = ld.zoo.double_pendulum()
+        >>> num = ld.ConstrainedSystem(dp, [dp.q[0] - dp.q[1]]).lambdify(dp.defaults)
+        >>> q, qd = num.project([0.5, 0.3], [1.0, 0.0])
+        >>> bool(abs(q[0] - q[1]) < 1e-12 and abs(qd[0] - qd[1]) < 1e-12)
+        True
+        """
+        q_arr = np.array(q, dtype=float)
+        qd_arr = np.array(qd, dtype=float)
+        for _ in range(max_iter):
+            phi = np.asarray(self.kinematics.phi(q_arr, params=params))
+            if np.max(np.abs(phi), initial=0.0) <= tol:
+                break
+            q_arr = q_arr - self._metric_step(q_arr, phi, params)
+        J = np.asarray(self.kinematics.J(q_arr, params=params))
+        phid = np.einsum("...ij,...j->...i", J, qd_arr)
+        qd_arr = qd_arr - self._metric_step(q_arr, phid, params)
+        return q_arr, qd_arr
+
+    def _metric_step(self, q: np.ndarray, r: np.ndarray, params: Any) -> np.ndarray:
+        M = np.asarray(self.dynamics.M(q, params=params))
+        J = np.asarray(self.kinematics.J(q, params=params))
+        MinvJt = np.linalg.solve(M, np.swapaxes(J, -1, -2))
+        S = J @ MinvJt
+        y = np.einsum("...ij,...j->...i", np.linalg.pinv(S), r)
+        return np.einsum("...ij,...j->...i", MinvJt, y)
+
+    # ------------------------------------------------------------------ simulation
+    def simulate(
+        self,
+        x0: Any,
+        t: Any,
+        *,
+        tau: Any = None,
+        method: str = "rk4",
+        solver: Method = "kkt",
+        baumgarte: tuple[float, float] | None = None,
+        project: bool = False,
+        params: Any = None,
+        **solve_options: Any,
+    ) -> Any:
+        r"""Integrate the constrained motion and report |Φ| and |Φ̇| along it.
+
+        Parameters
+        ----------
+        x0 : array_like, shape (..., 2n)
+            Initial states [q, q̇]; they should satisfy Φ = 0 and Φ̇ = 0 (use
+            :meth:`project` first otherwise).
+        t : array_like, shape (n_t,)
+            Strictly increasing output times; fixed-step methods take one step per
+            interval.
+        tau : array_like (n,) or callable ``tau(t, q, qd)``, optional
+        method : {"rk4"} or "scipy-<name>" (e.g. ``"scipy-DOP853"``, extra ``sim``)
+        solver : the KKT method used at every stage (see :meth:`solve`)
+        baumgarte : (alpha, beta), optional
+        project : bool
+            Project (q, q̇) onto the constraint manifold after every step (rk4 only).
+
+        Returns
+        -------
+        ConstrainedSimulationResult
+            A :class:`~lagdyn.simulate.SimulationResult` with ``phi`` (Φ) and, in
+            addition, ``phi_dot`` (Φ̇) and ``lam`` (λ at the grid points).
+
+        Examples
+        --------
+        >>> import numpy as np, lagdyn as ld
+        >>> dp = ld.zoo.double_pendulum()
+        >>> num = ld.ConstrainedSystem(dp, [dp.q[0] - dp.q[1]]).lambdify(dp.defaults)
+        >>> res = num.simulate([0.3, 0.3, 0.0, 0.0], np.linspace(0, 1, 101), baumgarte=(5, 5))
+        >>> bool(np.abs(res.phi).max() < 1e-9)
+        True
+        """
+        from ..simulate import _check_grid
+
+        grid = _check_grid(t, None)
+        x = np.array(x0, dtype=float)
+        if x.ndim == 0 or x.shape[-1] != 2 * self.n:
+            raise ShapeError(f"x0 must have shape (..., {2 * self.n}), got {x.shape}")
+        n = self.n
+        torque = _torque(tau, n)
+
+        def accel(ti: float, q: np.ndarray, qd: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            return self.solve(
+                q,
+                qd,
+                torque(ti, q, qd),
+                method=solver,
+                baumgarte=baumgarte,
+                params=params,
+                t=ti,
+                **solve_options,
+            )
+
+        start = time.perf_counter()
+        if method == "rk4":
+            states = [x]
+            for k in range(len(grid) - 1):
+                x = _rk4_step(accel, grid[k], x, grid[k + 1] - grid[k], n)
+                if project:
+                    qp, qdp = self.project(x[..., :n], x[..., n:], params=params)
+                    x = np.concatenate([qp, qdp], axis=-1)
+                states.append(x)
+            traj = np.stack(states, axis=-2)
+        elif method.startswith("scipy-"):
+            traj = self._scipy(accel, x, grid, method[len("scipy-") :])
+        else:
+            raise LagdynError(f"method must be 'rk4' or 'scipy-<name>', got {method!r}")
+        q, qd = traj[..., :n], traj[..., n:]
+        lam = np.stack(
+            [accel(grid[k], q[..., k, :], qd[..., k, :])[1] for k in range(len(grid))], axis=-2
+        )
+        taus = np.stack(
+            [
+                np.broadcast_to(torque(grid[k], q[..., k, :], qd[..., k, :]), q[..., k, :].shape)
+                for k in range(len(grid))
+            ],
+            axis=-2,
+        )
+        energy = self.energy(q, qd, params=params)
+        kinetic = energy - self.energy(q, np.zeros_like(qd), params=params)
+        return ConstrainedSimulationResult(
+            t=grid,
+            q=q,
+            qd=qd,
+            energy=energy,
+            tau=taus,
+            phi=self.phi(q, params=params),
+            kinetic=kinetic,
+            method=f"{method}+{solver}" + ("+baumgarte" if baumgarte else "")
+            + ("+projection" if project else ""),
+            names=tuple(str(qi.func.__name__) for qi in self.q),
+            steps=len(grid) - 1,
+            wall_time=time.perf_counter() - start,
+            phi_dot=self.phi_dot(q, qd, params=params),
+            lam=lam,
+        )
+
+    def _scipy(
+        self,
+        accel: Callable[[float, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]],
+        x0: np.ndarray,
+        grid: np.ndarray,
+        name: str,
+    ) -> np.ndarray:
+        try:
+            from scipy.integrate import solve_ivp
+        except ImportError as exc:  # pragma: no cover - scipy is in the test extra
+            from ..errors import BackendUnavailableError
+
+            raise BackendUnavailableError(
+                "scipy integrators need scipy: pip install 'lagdyn[sim]'"
+            ) from exc
+        n = self.n
+        batch = x0.shape[:-1]
+        flat0 = x0.reshape(-1)
+
+        def rhs(ti: float, y: np.ndarray) -> np.ndarray:
+            x = y.reshape(*batch, 2 * n)
+            qdd, _ = accel(ti, x[..., :n], x[..., n:])
+            return np.concatenate([x[..., n:], qdd], axis=-1).reshape(-1)
+
+        sol = solve_ivp(rhs, (grid[0], grid[-1]), flat0, method=name, t_eval=grid, rtol=1e-10,
+                        atol=1e-12)
+        if not sol.success:
+            raise LagdynError(f"scipy {name} failed: {sol.message}")
+        return np.moveaxis(sol.y.reshape(*batch, 2 * n, len(grid)), -1, -2)
+
+
+def _rk4_step(
+    accel: Callable[[float, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]],
+    t: float,
+    x: np.ndarray,
+    h: float,
+    n: int,
+) -> np.ndarray:
+    def f(ti: float, xi: np.ndarray) -> np.ndarray:
+        qdd, _ = accel(ti, xi[..., :n], xi[..., n:])
+        return np.concatenate([xi[..., n:], qdd], axis=-1)
+
+    k1 = f(t, x)
+    k2 = f(t + h / 2, x + h / 2 * k1)
+    k3 = f(t + h / 2, x + h / 2 * k2)
+    k4 = f(t + h, x + h * k3)
+    return x + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+
+
+def _torque(tau: Any, n: int) -> Callable[[float, np.ndarray, np.ndarray], np.ndarray]:
+    if tau is None:
+        return lambda t, q, qd: np.zeros(n)
+    if callable(tau):
+
+        def call(t: float, q: np.ndarray, qd: np.ndarray) -> np.ndarray:
+            out = np.asarray(tau(t, q, qd), dtype=float)
+            if out.shape[-1:] != (n,):
+                raise ShapeError(f"tau(t, q, qd) must return shape (..., {n}), got {out.shape}")
+            return out
+
+        return call
+    const = np.asarray(tau, dtype=float)
+    if const.shape[-1:] != (n,):
+        raise ShapeError(f"tau must have shape (..., {n}), got {const.shape}")
+    return lambda t, q, qd: const
+
+
+def _dependent_rows(J: np.ndarray) -> list[int]:
+    kept: list[np.ndarray] = []
+    dependent = []
+    scale = max(float(np.abs(J).max()), 1e-300)
+    for i, row in enumerate(J):
+        trial = np.array([*kept, row])
+        if np.linalg.matrix_rank(trial, tol=1e-9 * scale) > len(kept):
+            kept.append(row)
+        else:
+            dependent.append(i)
+    return dependent
+
+
+def _result_base() -> type:
+    from ..simulate import SimulationResult
+
+    return SimulationResult
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class ConstrainedSimulationResult(_result_base()):  # type: ignore[misc]
+    """A :class:`~lagdyn.simulate.SimulationResult` with Φ̇ and λ along the run.
+
+    Attributes
+    ----------
+    phi_dot : ndarray, shape (..., n_t, m)
+    lam : ndarray, shape (..., n_t, m)
+
+    Examples
+    --------
+    >>> import numpy as np, lagdyn as ld
+    >>> dp = ld.zoo.double_pendulum()
+    >>> num = ld.ConstrainedSystem(dp, [dp.q[0] - dp.q[1]]).lambdify(dp.defaults)
+    >>> res = num.simulate([0.3, 0.3, 0.0, 0.0], np.linspace(0, 0.1, 11))
+    >>> res.lam.shape, res.phi_dot.shape
+    ((11, 1), (11, 1))
+    """
+
+    phi_dot: np.ndarray | None = None
+    lam: np.ndarray | None = None
+
+    def constraint_report(self) -> dict[str, float]:
+        """Largest |Φ| and |Φ̇| over the run.
+
+        Examples
+        --------
+        >>> import numpy as np, lagdyn as ld
+        >>> dp = ld.zoo.double_pendulum()
+        >>> num = ld.ConstrainedSystem(dp, [dp.q[0] - dp.q[1]]).lambdify(dp.defaults)
+        >>> rep = num.simulate([0.3, 0.3, 0.0, 0.0], np.linspace(0, 0.1, 11)).constraint_report()
+        >>> sorted(rep)
+        ['max_abs_phi', 'max_abs_phi_dot']
+        """
+        phi = np.zeros(1) if self.phi is None else np.abs(self.phi)
+        phid = np.zeros(1) if self.phi_dot is None else np.abs(self.phi_dot)
+        return {"max_abs_phi": float(phi.max()), "max_abs_phi_dot": float(phid.max())}
+
