@@ -106,7 +106,11 @@ class ConstrainedNumericModel:
         self.n = system.n
         self.m = system.m
         self.redundant = system.redundant
-        self.dynamics = system.system.lambdify(params, backend=backend, **options)
+        own = {str(p) for p in system.system.parameters}
+        dyn_params = None if params is None else {
+            k: v for k, v in params.items() if str(k) in own
+        }
+        self.dynamics = system.system.lambdify(dyn_params, backend=backend, **options)
         self.kinematics = lambdify_expressions(
             system.system,
             {"phi": system.constraints, "J": system.J, "Jdot_qd": system.Jdot_qd},
@@ -115,6 +119,19 @@ class ConstrainedNumericModel:
             **options,
         )
         self.q = system.system.q  # coordinate names for simulation results
+        #: Parameters to pass per call (``params=``): the system's free ones, then those
+        #: that only the constraints contain.
+        self.free_parameters = self.kinematics.free_parameters
+
+    def _dyn_params(self, params: Any) -> Any:
+        """The part of per-call ``params`` that the dynamics model takes."""
+        if params is None:
+            return None
+        if isinstance(params, Mapping):
+            own = {str(p) for p in self.dynamics.free_parameters}
+            return {k: v for k, v in params.items() if str(k) in own}
+        arr = np.asarray(params, dtype=float)
+        return arr[..., : len(self.dynamics.free_parameters)]
 
     # ------------------------------------------------------------------ pieces
     def phi(self, q: Any, *, params: Any = None) -> np.ndarray:
@@ -155,7 +172,7 @@ class ConstrainedNumericModel:
         >>> float(num.energy([0.0, 0.0], [0.0, 0.0]))
         -30.0
         """
-        return np.asarray(self.dynamics.energy(q, qd, params=params))
+        return np.asarray(self.dynamics.energy(q, qd, params=self._dyn_params(params)))
 
     # ------------------------------------------------------------------ solve
     def solve(
@@ -219,8 +236,9 @@ class ConstrainedNumericModel:
         if method not in METHODS:
             raise LagdynError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
         q_arr, qd_arr, tau_arr = self._states(q, qd, tau)
-        M = np.asarray(self.dynamics.M(q_arr, params=params))
-        h = np.asarray(self.dynamics.bias(q_arr, qd_arr, params=params, t=t))
+        dp = self._dyn_params(params)
+        M = np.asarray(self.dynamics.M(q_arr, params=dp))
+        h = np.asarray(self.dynamics.bias(q_arr, qd_arr, params=dp, t=t))
         J = np.asarray(self.kinematics.J(q_arr, params=params))
         jd = np.asarray(self.kinematics.Jdot_qd(q_arr, qd_arr, params=params))
         shape = np.broadcast_shapes(M.shape[:-2], h.shape[:-1], J.shape[:-2], tau_arr.shape[:-1])
@@ -380,7 +398,7 @@ class ConstrainedNumericModel:
         return q_arr, qd_arr
 
     def _metric_step(self, q: np.ndarray, r: np.ndarray, params: Any) -> np.ndarray:
-        M = np.asarray(self.dynamics.M(q, params=params))
+        M = np.asarray(self.dynamics.M(q, params=self._dyn_params(params)))
         J = np.asarray(self.kinematics.J(q, params=params))
         MinvJt = np.linalg.solve(M, np.swapaxes(J, -1, -2))
         S = J @ MinvJt

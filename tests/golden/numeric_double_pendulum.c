@@ -1,0 +1,340 @@
+// lagdyn-key: golden
+// coordinates: q_0 = a(t), q_1 = b(t)
+// free parameters: none
+// bound parameters: m1 = 1.0, m2 = 1.0, l1 = 1.0, l2 = 1.0, g = 10.0
+// all parameters: g, l1, l2, m1, m2
+#include <math.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#pragma omp declare simd notinbranch
+double sin(double);
+#pragma omp declare simd notinbranch
+double cos(double);
+static inline void M_state(const double *q, const double *qd, const double *u, const double *p, double t, double *out) {
+    const double q_0 = q[0];
+    const double q_1 = q[1];
+    (void)q; (void)qd; (void)u; (void)p; (void)t;
+    const double w0 = q_0 - q_1;
+    const double M_0_1 = cos(w0);
+    out[0] = 2;
+    out[1] = M_0_1;
+    out[2] = M_0_1;
+    out[3] = 1;
+}
+void ld_M_1(double q_0, double q_1, double qd_0, double qd_1, double u_0, double u_1, double t, double *out, long i) {
+    const double q[2] = {q_0, q_1};
+    const double qd[2] = {qd_0, qd_1};
+    const double u[2] = {u_0, u_1};
+    const double *p = 0;
+    M_state(q, qd, u, p, t, out + i * 4);
+}
+static const int ld_M_size = 4;
+static const int ld_M_ndim = 2;
+static const int ld_M_rows = 2;
+static const int ld_M_cols = 2;
+static void M_range(long k0, long k1, const double *q, const double *qd, const double *u, long su, const double *p, long sp, const double *t, long st, double *out) {
+#pragma omp simd
+    for (long k = k0; k < k1; ++k) {
+        M_state(q + k * 2, qd + k * 2, u + k * su, p + k * sp, t[k * st], out + k * 4);
+    }
+}
+void ld_M(long N, const double *q, const double *qd, const double *u, long su, const double *p, long sp, const double *t, long st, double *out, int nthreads) {
+#ifdef _OPENMP
+    if (nthreads == 0) nthreads = omp_get_max_threads();
+    if (nthreads > 1 && N >= 16384) {
+#pragma omp parallel num_threads(nthreads)
+        {
+            long T = omp_get_num_threads(), i = omp_get_thread_num();
+            M_range(N * i / T, N * (i + 1) / T, q, qd, u, su, p, sp, t, st, out);
+        }
+        return;
+    }
+#endif
+    (void)nthreads;
+    M_range(0, N, q, qd, u, su, p, sp, t, st, out);
+}
+static inline void C_state(const double *q, const double *qd, const double *u, const double *p, double t, double *out) {
+    const double q_0 = q[0];
+    const double q_1 = q[1];
+    const double qd_0 = qd[0];
+    const double qd_1 = qd[1];
+    (void)q; (void)qd; (void)u; (void)p; (void)t;
+    const double w0 = q_0 - q_1;
+    const double w1 = sin(w0);
+    out[0] = 0;
+    out[1] = qd_1*w1;
+    out[2] = -qd_0*w1;
+    out[3] = 0;
+}
+void ld_C_1(double q_0, double q_1, double qd_0, double qd_1, double u_0, double u_1, double t, double *out, long i) {
+    const double q[2] = {q_0, q_1};
+    const double qd[2] = {qd_0, qd_1};
+    const double u[2] = {u_0, u_1};
+    const double *p = 0;
+    C_state(q, qd, u, p, t, out + i * 4);
+}
+static const int ld_C_size = 4;
+static const int ld_C_ndim = 2;
+static const int ld_C_rows = 2;
+static const int ld_C_cols = 2;
+static void C_range(long k0, long k1, const double *q, const double *qd, const double *u, long su, const double *p, long sp, const double *t, long st, double *out) {
+#pragma omp simd
+    for (long k = k0; k < k1; ++k) {
+        C_state(q + k * 2, qd + k * 2, u + k * su, p + k * sp, t[k * st], out + k * 4);
+    }
+}
+void ld_C(long N, const double *q, const double *qd, const double *u, long su, const double *p, long sp, const double *t, long st, double *out, int nthreads) {
+#ifdef _OPENMP
+    if (nthreads == 0) nthreads = omp_get_max_threads();
+    if (nthreads > 1 && N >= 16384) {
+#pragma omp parallel num_threads(nthreads)
+        {
+            long T = omp_get_num_threads(), i = omp_get_thread_num();
+            C_range(N * i / T, N * (i + 1) / T, q, qd, u, su, p, sp, t, st, out);
+        }
+        return;
+    }
+#endif
+    (void)nthreads;
+    C_range(0, N, q, qd, u, su, p, sp, t, st, out);
+}
+static inline void g_state(const double *q, const double *qd, const double *u, const double *p, double t, double *out) {
+    const double q_0 = q[0];
+    const double q_1 = q[1];
+    (void)q; (void)qd; (void)u; (void)p; (void)t;
+    const double w2 = sin(q_0);
+    const double w3 = 20*w2;
+    const double w4 = sin(q_1);
+    out[0] = w3;
+    out[1] = 10*w4;
+}
+void ld_g_1(double q_0, double q_1, double qd_0, double qd_1, double u_0, double u_1, double t, double *out, long i) {
+    const double q[2] = {q_0, q_1};
+    const double qd[2] = {qd_0, qd_1};
+    const double u[2] = {u_0, u_1};
+    const double *p = 0;
+    g_state(q, qd, u, p, t, out + i * 2);
+}
+static const int ld_g_size = 2;
+static const int ld_g_ndim = 1;
+static const int ld_g_rows = 2;
+static const int ld_g_cols = 1;
+static void g_range(long k0, long k1, const double *q, const double *qd, const double *u, long su, const double *p, long sp, const double *t, long st, double *out) {
+#pragma omp simd
+    for (long k = k0; k < k1; ++k) {
+        g_state(q + k * 2, qd + k * 2, u + k * su, p + k * sp, t[k * st], out + k * 2);
+    }
+}
+void ld_g(long N, const double *q, const double *qd, const double *u, long su, const double *p, long sp, const double *t, long st, double *out, int nthreads) {
+#ifdef _OPENMP
+    if (nthreads == 0) nthreads = omp_get_max_threads();
+    if (nthreads > 1 && N >= 16384) {
+#pragma omp parallel num_threads(nthreads)
+        {
+            long T = omp_get_num_threads(), i = omp_get_thread_num();
+            g_range(N * i / T, N * (i + 1) / T, q, qd, u, su, p, sp, t, st, out);
+        }
+        return;
+    }
+#endif
+    (void)nthreads;
+    g_range(0, N, q, qd, u, su, p, sp, t, st, out);
+}
+static inline void energy_state(const double *q, const double *qd, const double *u, const double *p, double t, double *out) {
+    const double q_0 = q[0];
+    const double q_1 = q[1];
+    const double qd_0 = qd[0];
+    const double qd_1 = qd[1];
+    (void)q; (void)qd; (void)u; (void)p; (void)t;
+    const double w2 = sin(q_0);
+    const double w4 = sin(q_1);
+    const double w5 = cos(q_0);
+    const double w6 = cos(q_1);
+    const double w7 = w2*w4 + w5*w6;
+    const double w8 = (1.0/2.0)*qd_1;
+    out[0] = (1.0/2.0)*qd_0*(qd_0*(2*(w2*w2) + 2*(w5*w5)) + qd_1*w7) - 20*w5 - 10*w6 + w8*(qd_0*w7 + w8*(2*(w4*w4) + 2*(w6*w6)));
+}
+void ld_energy_1(double q_0, double q_1, double qd_0, double qd_1, double u_0, double u_1, double t, double *out, long i) {
+    const double q[2] = {q_0, q_1};
+    const double qd[2] = {qd_0, qd_1};
+    const double u[2] = {u_0, u_1};
+    const double *p = 0;
+    energy_state(q, qd, u, p, t, out + i * 1);
+}
+static const int ld_energy_size = 1;
+static const int ld_energy_ndim = 0;
+static const int ld_energy_rows = 1;
+static const int ld_energy_cols = 1;
+static void energy_range(long k0, long k1, const double *q, const double *qd, const double *u, long su, const double *p, long sp, const double *t, long st, double *out) {
+#pragma omp simd
+    for (long k = k0; k < k1; ++k) {
+        energy_state(q + k * 2, qd + k * 2, u + k * su, p + k * sp, t[k * st], out + k * 1);
+    }
+}
+void ld_energy(long N, const double *q, const double *qd, const double *u, long su, const double *p, long sp, const double *t, long st, double *out, int nthreads) {
+#ifdef _OPENMP
+    if (nthreads == 0) nthreads = omp_get_max_threads();
+    if (nthreads > 1 && N >= 16384) {
+#pragma omp parallel num_threads(nthreads)
+        {
+            long T = omp_get_num_threads(), i = omp_get_thread_num();
+            energy_range(N * i / T, N * (i + 1) / T, q, qd, u, su, p, sp, t, st, out);
+        }
+        return;
+    }
+#endif
+    (void)nthreads;
+    energy_range(0, N, q, qd, u, su, p, sp, t, st, out);
+}
+static inline void bias_state(const double *q, const double *qd, const double *u, const double *p, double t, double *out) {
+    const double q_0 = q[0];
+    const double q_1 = q[1];
+    const double qd_0 = qd[0];
+    const double qd_1 = qd[1];
+    (void)q; (void)qd; (void)u; (void)p; (void)t;
+    const double w0 = q_0 - q_1;
+    const double w1 = sin(w0);
+    const double w2 = sin(q_0);
+    const double w3 = 20*w2;
+    const double w4 = sin(q_1);
+    out[0] = (qd_1*qd_1)*w1 + w3;
+    out[1] = -(qd_0*qd_0)*w1 + 10*w4;
+}
+void ld_bias_1(double q_0, double q_1, double qd_0, double qd_1, double u_0, double u_1, double t, double *out, long i) {
+    const double q[2] = {q_0, q_1};
+    const double qd[2] = {qd_0, qd_1};
+    const double u[2] = {u_0, u_1};
+    const double *p = 0;
+    bias_state(q, qd, u, p, t, out + i * 2);
+}
+static const int ld_bias_size = 2;
+static const int ld_bias_ndim = 1;
+static const int ld_bias_rows = 2;
+static const int ld_bias_cols = 1;
+static void bias_range(long k0, long k1, const double *q, const double *qd, const double *u, long su, const double *p, long sp, const double *t, long st, double *out) {
+#pragma omp simd
+    for (long k = k0; k < k1; ++k) {
+        bias_state(q + k * 2, qd + k * 2, u + k * su, p + k * sp, t[k * st], out + k * 2);
+    }
+}
+void ld_bias(long N, const double *q, const double *qd, const double *u, long su, const double *p, long sp, const double *t, long st, double *out, int nthreads) {
+#ifdef _OPENMP
+    if (nthreads == 0) nthreads = omp_get_max_threads();
+    if (nthreads > 1 && N >= 16384) {
+#pragma omp parallel num_threads(nthreads)
+        {
+            long T = omp_get_num_threads(), i = omp_get_thread_num();
+            bias_range(N * i / T, N * (i + 1) / T, q, qd, u, su, p, sp, t, st, out);
+        }
+        return;
+    }
+#endif
+    (void)nthreads;
+    bias_range(0, N, q, qd, u, su, p, sp, t, st, out);
+}
+static inline void inverse_dynamics_state(const double *q, const double *qd, const double *u, const double *p, double t, double *out) {
+    const double q_0 = q[0];
+    const double q_1 = q[1];
+    const double qd_0 = qd[0];
+    const double qd_1 = qd[1];
+    const double u_0 = u[0];
+    const double u_1 = u[1];
+    (void)q; (void)qd; (void)u; (void)p; (void)t;
+    const double w0 = q_0 - q_1;
+    const double w1 = sin(w0);
+    const double w2 = sin(q_0);
+    const double w3 = 20*w2;
+    const double w4 = sin(q_1);
+    const double M_0_1 = cos(w0);
+    const double h_0 = (qd_1*qd_1)*w1 + w3;
+    const double h_1 = -(qd_0*qd_0)*w1 + 10*w4;
+    out[0] = M_0_1*u_1 + h_0 + 2*u_0;
+    out[1] = M_0_1*u_0 + h_1 + u_1;
+}
+void ld_inverse_dynamics_1(double q_0, double q_1, double qd_0, double qd_1, double u_0, double u_1, double t, double *out, long i) {
+    const double q[2] = {q_0, q_1};
+    const double qd[2] = {qd_0, qd_1};
+    const double u[2] = {u_0, u_1};
+    const double *p = 0;
+    inverse_dynamics_state(q, qd, u, p, t, out + i * 2);
+}
+static const int ld_inverse_dynamics_size = 2;
+static const int ld_inverse_dynamics_ndim = 1;
+static const int ld_inverse_dynamics_rows = 2;
+static const int ld_inverse_dynamics_cols = 1;
+static void inverse_dynamics_range(long k0, long k1, const double *q, const double *qd, const double *u, long su, const double *p, long sp, const double *t, long st, double *out) {
+#pragma omp simd
+    for (long k = k0; k < k1; ++k) {
+        inverse_dynamics_state(q + k * 2, qd + k * 2, u + k * su, p + k * sp, t[k * st], out + k * 2);
+    }
+}
+void ld_inverse_dynamics(long N, const double *q, const double *qd, const double *u, long su, const double *p, long sp, const double *t, long st, double *out, int nthreads) {
+#ifdef _OPENMP
+    if (nthreads == 0) nthreads = omp_get_max_threads();
+    if (nthreads > 1 && N >= 16384) {
+#pragma omp parallel num_threads(nthreads)
+        {
+            long T = omp_get_num_threads(), i = omp_get_thread_num();
+            inverse_dynamics_range(N * i / T, N * (i + 1) / T, q, qd, u, su, p, sp, t, st, out);
+        }
+        return;
+    }
+#endif
+    (void)nthreads;
+    inverse_dynamics_range(0, N, q, qd, u, su, p, sp, t, st, out);
+}
+static inline void forward_dynamics_state(const double *q, const double *qd, const double *u, const double *p, double t, double *out) {
+    const double q_0 = q[0];
+    const double q_1 = q[1];
+    const double qd_0 = qd[0];
+    const double qd_1 = qd[1];
+    const double u_0 = u[0];
+    const double u_1 = u[1];
+    (void)q; (void)qd; (void)u; (void)p; (void)t;
+    const double w0 = q_0 - q_1;
+    const double w1 = sin(w0);
+    const double w2 = sin(q_0);
+    const double w3 = 20*w2;
+    const double w4 = sin(q_1);
+    const double M_0_1 = cos(w0);
+    const double h_0 = (qd_1*qd_1)*w1 + w3;
+    const double h_1 = -(qd_0*qd_0)*w1 + 10*w4;
+    const double r_0 = -h_0 + u_0;
+    const double r_1 = -h_1 + u_1;
+    const double idet = (1.0/((2 - (M_0_1*M_0_1))));
+    out[0] = idet*(-M_0_1*r_1 + r_0);
+    out[1] = idet*(-M_0_1*r_0 + 2*r_1);
+}
+void ld_forward_dynamics_1(double q_0, double q_1, double qd_0, double qd_1, double u_0, double u_1, double t, double *out, long i) {
+    const double q[2] = {q_0, q_1};
+    const double qd[2] = {qd_0, qd_1};
+    const double u[2] = {u_0, u_1};
+    const double *p = 0;
+    forward_dynamics_state(q, qd, u, p, t, out + i * 2);
+}
+static const int ld_forward_dynamics_size = 2;
+static const int ld_forward_dynamics_ndim = 1;
+static const int ld_forward_dynamics_rows = 2;
+static const int ld_forward_dynamics_cols = 1;
+static void forward_dynamics_range(long k0, long k1, const double *q, const double *qd, const double *u, long su, const double *p, long sp, const double *t, long st, double *out) {
+#pragma omp simd
+    for (long k = k0; k < k1; ++k) {
+        forward_dynamics_state(q + k * 2, qd + k * 2, u + k * su, p + k * sp, t[k * st], out + k * 2);
+    }
+}
+void ld_forward_dynamics(long N, const double *q, const double *qd, const double *u, long su, const double *p, long sp, const double *t, long st, double *out, int nthreads) {
+#ifdef _OPENMP
+    if (nthreads == 0) nthreads = omp_get_max_threads();
+    if (nthreads > 1 && N >= 16384) {
+#pragma omp parallel num_threads(nthreads)
+        {
+            long T = omp_get_num_threads(), i = omp_get_thread_num();
+            forward_dynamics_range(N * i / T, N * (i + 1) / T, q, qd, u, su, p, sp, t, st, out);
+        }
+        return;
+    }
+#endif
+    (void)nthreads;
+    forward_dynamics_range(0, N, q, qd, u, su, p, sp, t, st, out);
+}
