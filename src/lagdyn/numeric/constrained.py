@@ -62,7 +62,6 @@ from .expressions import lambdify_expressions
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..constraints import ConstrainedSystem
-    from ..simulate import SimulationResult
 
 __all__ = ["ConstrainedNumericModel", "ConstrainedSimulationResult"]
 
@@ -107,9 +106,7 @@ class ConstrainedNumericModel:
         self.m = system.m
         self.redundant = system.redundant
         own = {str(p) for p in system.system.parameters}
-        dyn_params = None if params is None else {
-            k: v for k, v in params.items() if str(k) in own
-        }
+        dyn_params = None if params is None else {k: v for k, v in params.items() if str(k) in own}
         self.dynamics = system.system.lambdify(dyn_params, backend=backend, **options)
         self.kinematics = lambdify_expressions(
             system.system,
@@ -507,7 +504,8 @@ class ConstrainedNumericModel:
             tau=taus,
             phi=self.phi(q, params=params),
             kinetic=kinetic,
-            method=f"{method}+{solver}" + ("+baumgarte" if baumgarte else "")
+            method=f"{method}+{solver}"
+            + ("+baumgarte" if baumgarte else "")
             + ("+projection" if project else ""),
             names=tuple(str(qi.func.__name__) for qi in self.q),
             steps=len(grid) - 1,
@@ -540,8 +538,9 @@ class ConstrainedNumericModel:
             qdd, _ = accel(ti, x[..., :n], x[..., n:])
             return np.concatenate([x[..., n:], qdd], axis=-1).reshape(-1)
 
-        sol = solve_ivp(rhs, (grid[0], grid[-1]), flat0, method=name, t_eval=grid, rtol=1e-10,
-                        atol=1e-12)
+        sol = solve_ivp(
+            rhs, (grid[0], grid[-1]), flat0, method=name, t_eval=grid, rtol=1e-10, atol=1e-12
+        )
         if not sol.success:
             raise LagdynError(f"scipy {name} failed: {sol.message}")
         return np.moveaxis(sol.y.reshape(*batch, 2 * n, len(grid)), -1, -2)
@@ -639,4 +638,3 @@ class ConstrainedSimulationResult(_result_base()):  # type: ignore[misc]
         phi = np.zeros(1) if self.phi is None else np.abs(self.phi)
         phid = np.zeros(1) if self.phi_dot is None else np.abs(self.phi_dot)
         return {"max_abs_phi": float(phi.max()), "max_abs_phi_dot": float(phid.max())}
-

@@ -44,7 +44,9 @@ def cartesian_pendulum() -> ConstrainedSystem:
     """
     x, y = coordinates("x y")
     m, l, g = parameters("m l g")
-    free = from_particles([(x, y)], [m], [x, y], gravity=(0, -g), defaults={m: 1.0, l: 1.0, g: 9.81})
+    free = from_particles(
+        [(x, y)], [m], [x, y], gravity=(0, -g), defaults={m: 1.0, l: 1.0, g: 9.81}
+    )
     return ConstrainedSystem(free, [x**2 + y**2 - l**2])
 
 
@@ -78,9 +80,7 @@ def ambient_double_pendulum() -> ConstrainedSystem:
         gravity=(0, -g),
         defaults={m1: 1.0, m2: 1.0, l1: 1.0, l2: 1.0, g: 10.0},
     )
-    return ConstrainedSystem(
-        free, [x1**2 + y1**2 - l1**2, (x2 - x1) ** 2 + (y2 - y1) ** 2 - l2**2]
-    )
+    return ConstrainedSystem(free, [x1**2 + y1**2 - l1**2, (x2 - x1) ** 2 + (y2 - y1) ** 2 - l2**2])
 
 
 def four_bar() -> ConstrainedSystem:
@@ -115,9 +115,7 @@ def four_bar() -> ConstrainedSystem:
     B = (a * sp.cos(th1), a * sp.sin(th1))
     bodies = [
         RigidBody2D(m1, m1 * a**2 / 12, (a / 2 * e(th1)[0], a / 2 * e(th1)[1]), th1),
-        RigidBody2D(
-            m2, m2 * b**2 / 12, (B[0] + b / 2 * e(th2)[0], B[1] + b / 2 * e(th2)[1]), th2
-        ),
+        RigidBody2D(m2, m2 * b**2 / 12, (B[0] + b / 2 * e(th2)[0], B[1] + b / 2 * e(th2)[1]), th2),
         RigidBody2D(m3, m3 * c**2 / 12, (d + c / 2 * e(th3)[0], c / 2 * e(th3)[1]), th3),
     ]
     defaults = {a: 1.0, b: 2.5, c: 2.0, d: 2.5, m1: 1.0, m2: 2.5, m3: 2.0, g: 9.81}
@@ -156,9 +154,7 @@ def slider_crank() -> ConstrainedSystem:
     B = (r * sp.cos(th), r * sp.sin(th))
     bodies = [
         RigidBody2D(mc, mc * r**2 / 12, (r / 2 * sp.cos(th), r / 2 * sp.sin(th)), th),
-        RigidBody2D(
-            mr, mr * l**2 / 12, (B[0] + l / 2 * sp.cos(ph), B[1] + l / 2 * sp.sin(ph)), ph
-        ),
+        RigidBody2D(mr, mr * l**2 / 12, (B[0] + l / 2 * sp.cos(ph), B[1] + l / 2 * sp.sin(ph)), ph),
         RigidBody2D(ms, 0, (s, 0), 0),
     ]
     defaults = {r: 0.5, l: 1.5, mc: 1.0, mr: 1.5, ms: 2.0, g: 9.81}
