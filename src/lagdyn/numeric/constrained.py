@@ -344,8 +344,12 @@ class ConstrainedNumericModel:
         if self.m == 0:
             return
         flat = J.reshape(-1, self.m, self.n)
-        s = np.linalg.svd(flat, compute_uv=False)  # descending, shape (states, m)
-        bad = np.nonzero(s[:, -1] <= 1e-10 * np.maximum(s[:, 0], np.finfo(float).tiny))[0]
+        # Hadamard: det(J Jᵀ) ≤ Π diag(J Jᵀ), with equality for orthogonal rows; a tiny
+        # ratio flags (near-)dependent rows without an SVD of every state
+        gram = flat @ np.swapaxes(flat, -1, -2)
+        diag = np.prod(np.diagonal(gram, axis1=-2, axis2=-1), axis=-1)
+        ratio = np.linalg.det(gram) / np.maximum(diag, np.finfo(float).tiny)
+        bad = np.nonzero(~(ratio > 1e-16))[0]
         if bad.size == 0:
             return
         index = int(bad[0])
