@@ -72,7 +72,7 @@ def main() -> None:
     print()
     print("| model | method | plain | Baumgarte (5, 5) | projection |")
     print("| --- | --- | --- | --- | --- |")
-    t = np.linspace(0.0, horizon, int(round(horizon / 0.004)) + 1)
+    t = np.linspace(0.0, horizon, round(horizon / 0.004) + 1)
     for name, (num, q, qd) in prepared.items():
         x0 = np.concatenate([q[0], qd[0]])
         for method in METHODS:
