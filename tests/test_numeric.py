@@ -13,9 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import lagdyn as ld
-from lagdyn.numeric import lambdify
-
 from helpers import evalf_matrix, numeric_subs
+from lagdyn.numeric import lambdify
 from strategies import random_lagrangians
 
 
@@ -133,17 +132,26 @@ def test_six_link_unrolled_ldlt_residual():
     expected = np.linalg.solve(M, (tau - h)[..., None])[..., 0]
     np.testing.assert_allclose(qdd, expected, rtol=1e-10, atol=1e-10)
     res = np.einsum("bij,bj->bi", M, qdd) + h - tau
-    rel = np.linalg.norm(res, axis=-1) / (np.linalg.norm(M, axis=(-2, -1)) * np.linalg.norm(qdd, axis=-1) + np.linalg.norm(tau - h, axis=-1))
+    rel = np.linalg.norm(res, axis=-1) / (
+        np.linalg.norm(M, axis=(-2, -1)) * np.linalg.norm(qdd, axis=-1)
+        + np.linalg.norm(tau - h, axis=-1)
+    )
     assert rel.max() <= 1e-12
     # single-state path agrees with batched
-    np.testing.assert_allclose(num.forward_dynamics(q[0], qd[0], tau[0]), qdd[0], rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(
+        num.forward_dynamics(q[0], qd[0], tau[0]), qdd[0], rtol=1e-13, atol=1e-13
+    )
 
 
 def test_large_n_uses_stacked_solve():
     n = 9
     q = ld.coordinates([f"x{i}" for i in range(n)])
     v = ld.velocities(q)
-    L = sum((2 + sp.cos(q[i])) * v[i] ** 2 / 2 for i in range(n)) + sum(v[i] * v[i + 1] / 4 for i in range(n - 1)) - sum(x**2 for x in q) / 2
+    L = (
+        sum((2 + sp.cos(q[i])) * v[i] ** 2 / 2 for i in range(n))
+        + sum(v[i] * v[i + 1] / 4 for i in range(n - 1))
+        - sum(x**2 for x in q) / 2
+    )
     num = lambdify(ld.LagrangianSystem(L, q), cache=False)
     assert "forward_dynamics_batch" not in num.source
     rng = np.random.default_rng(2)
@@ -163,7 +171,11 @@ def test_shapes_single_batched_broadcast(dp_num):
     assert dp_num.g(np.zeros((5, n))).shape == (5, n)
     assert dp_num.energy(np.zeros((5, n)), np.zeros(n)).shape == (5,)
     assert np.ndim(dp_num.energy(np.zeros(n), np.zeros(n))) == 0
-    assert dp_num.forward_dynamics(np.zeros((2, 1, n)), np.zeros((3, n)), np.ones(n)).shape == (2, 3, n)
+    assert dp_num.forward_dynamics(np.zeros((2, 1, n)), np.zeros((3, n)), np.ones(n)).shape == (
+        2,
+        3,
+        n,
+    )
     assert dp_num.rhs(0.0, np.zeros((6, 2 * n))).shape == (6, 2 * n)
     assert dp_num.M(np.zeros((0, n))).shape == (0, n, n)
     # constant entries broadcast (sympy #5642, #19259, #27632)
@@ -176,8 +188,12 @@ def test_single_and_batched_agree(dp_num):
     q, qd, tau = rng.uniform(-2, 2, (3, 10, 2))
     batched = dp_num.forward_dynamics(q, qd, tau)
     for k in range(10):
-        np.testing.assert_allclose(dp_num.forward_dynamics(q[k], qd[k], tau[k]), batched[k], rtol=1e-14)
-        np.testing.assert_allclose(dp_num.forward_dynamics(list(q[k]), tuple(qd[k]), tau[k]), batched[k], rtol=1e-14)
+        np.testing.assert_allclose(
+            dp_num.forward_dynamics(q[k], qd[k], tau[k]), batched[k], rtol=1e-14
+        )
+        np.testing.assert_allclose(
+            dp_num.forward_dynamics(list(q[k]), tuple(qd[k]), tau[k]), batched[k], rtol=1e-14
+        )
         np.testing.assert_allclose(dp_num.energy(q[k], qd[k]), dp_num.energy(q, qd)[k], rtol=1e-14)
 
 
@@ -198,7 +214,9 @@ def test_energy_conserved_rk4(dp_num):
 
 def test_solve_ivp_interface(dp_num):
     scipy_integrate = pytest.importorskip("scipy.integrate")
-    sol = scipy_integrate.solve_ivp(dp_num.rhs, (0.0, 0.5), [0.5, 0.0, 0.0, 0.0], rtol=1e-10, atol=1e-10)
+    sol = scipy_integrate.solve_ivp(
+        dp_num.rhs, (0.0, 0.5), [0.5, 0.0, 0.0, 0.0], rtol=1e-10, atol=1e-10
+    )
     assert sol.success
     e = dp_num.energy(sol.y[:2].T, sol.y[2:].T)
     assert np.ptp(e) < 1e-6
@@ -219,12 +237,16 @@ def test_free_parameters_per_call(dp):
     p = {"g": 10.0, "m1": 1.0, "m2": 1.0}
     np.testing.assert_allclose(num.M(q, params=p), full.M(q), rtol=1e-14)
     np.testing.assert_allclose(num.M(q, params=np.array([10.0, 1.0, 1.0])), full.M(q), rtol=1e-14)
-    np.testing.assert_allclose(num.M(q[0], params=np.array([10.0, 1.0, 1.0])), full.M(q[0]), rtol=1e-14)
+    np.testing.assert_allclose(
+        num.M(q[0], params=np.array([10.0, 1.0, 1.0])), full.M(q[0]), rtol=1e-14
+    )
     # batched parameters: one set per state
     pb = np.array([[10.0, 1.0, 1.0], [10.0, 2.0, 3.0]])
     M = num.M(q, params=pb)
     np.testing.assert_allclose(M[1, 1, 1], 3.0)
-    np.testing.assert_allclose(num.g(q[0], params={"g": np.array([1.0, 2.0]), "m1": 1.0, "m2": 1.0}).shape, (2, 2))
+    np.testing.assert_allclose(
+        num.g(q[0], params={"g": np.array([1.0, 2.0]), "m1": 1.0, "m2": 1.0}).shape, (2, 2)
+    )
 
 
 def test_unbound_parameters_named(dp):
@@ -306,7 +328,9 @@ def test_tampered_cache_rejected(dp, tmp_path, caplog):
     (path,) = tmp_path.glob("*.py")
     text = path.read_text()
     marker = tmp_path / "pwned"
-    evil = text.replace('"""Numeric kernels', f'open({str(marker)!r}, "w").close()\n"""Numeric kernels', 1)
+    evil = text.replace(
+        '"""Numeric kernels', f'open({str(marker)!r}, "w").close()\n"""Numeric kernels', 1
+    )
     assert evil != text
     path.write_text(evil)
     with caplog.at_level(logging.WARNING, logger="lagdyn"):
@@ -332,22 +356,22 @@ def test_import_lagdyn_does_not_load_numeric():
 def cartesian_pendulum():
     x, y = ld.coordinates("x y")
     xd, yd = ld.velocities([x, y])
-    m, g, l = sp.symbols("m g l", positive=True)
+    m, g, ell = sp.symbols("m g l", positive=True)
     system = ld.LagrangianSystem(m * (xd**2 + yd**2) / 2 - m * g * y, [x, y])
-    h = sp.Matrix([x**2 + y**2 - l**2])
+    h = sp.Matrix([x**2 + y**2 - ell**2])
     J = h.jacobian([x, y])
     Jdot_qd = sp.Matrix([(J * sp.Matrix([xd, yd]))[0].diff(ld.t)]).subs(
         {xd.diff(ld.t): 0, yd.diff(ld.t): 0}
     )
-    return system, {"h": h, "J": J, "Jdot_qd": Jdot_qd}, l
+    return system, {"h": h, "J": J, "Jdot_qd": Jdot_qd}, ell
 
 
 def test_expressions_constraint_jacobian_matches_sympy(cartesian_pendulum):
     from lagdyn.numeric import lambdify_expressions
 
-    system, outputs, l = cartesian_pendulum
+    system, outputs, ell = cartesian_pendulum
     em = lambdify_expressions(system, outputs, {"m": 1.0, "g": 9.81}, cache=False)
-    assert em.free_parameters == (l,)
+    assert em.free_parameters == (ell,)
     assert em.shapes == {"h": (1,), "J": (1, 2), "Jdot_qd": (1,)}
     assert em.source.startswith("# generated by lagdyn — do not edit")
     rng = np.random.default_rng(7)
@@ -357,12 +381,14 @@ def test_expressions_constraint_jacobian_matches_sympy(cartesian_pendulum):
     Jd = em.Jdot_qd(q, qd, params={"l": lv})
     assert J.shape == (20, 1, 2) and Jd.shape == (20, 1)
     for k in range(0, 20, 5):
-        sub = numeric_subs(system, q[k], qd[k], {l: lv[k]})
+        sub = numeric_subs(system, q[k], qd[k], {ell: lv[k]})
         np.testing.assert_allclose(J[k], evalf_matrix(outputs["J"], sub), rtol=1e-13)
         np.testing.assert_allclose(Jd[k], evalf_matrix(outputs["Jdot_qd"], sub).ravel(), rtol=1e-13)
         # single-state path agrees
         np.testing.assert_allclose(em.J(q[k], params=[lv[k]]), J[k], rtol=1e-15)
-        np.testing.assert_allclose(em.evaluate("h", list(q[k]), params=[lv[k]]), em.h(q[k:k + 1], params=[lv[k]])[0])
+        np.testing.assert_allclose(
+            em.evaluate("h", list(q[k]), params=[lv[k]]), em.h(q[k : k + 1], params=[lv[k]])[0]
+        )
 
 
 def test_expressions_constant_output_broadcasts(dp):
@@ -370,7 +396,10 @@ def test_expressions_constant_output_broadcasts(dp):
 
     l1 = next(s for s in dp.parameters if s.name == "l1")
     em = lambdify_expressions(
-        dp, {"eye": sp.eye(2), "k": sp.Matrix([1, l1]), "zero": sp.Integer(0)}, dp.defaults, cache=False
+        dp,
+        {"eye": sp.eye(2), "k": sp.Matrix([1, l1]), "zero": sp.Integer(0)},
+        dp.defaults,
+        cache=False,
     )
     q = np.zeros((3, 4, 2))
     np.testing.assert_array_equal(em.eye(q), np.broadcast_to(np.eye(2), (3, 4, 2, 2)))
@@ -383,7 +412,7 @@ def test_expressions_constant_output_broadcasts(dp):
 def test_expressions_errors(cartesian_pendulum, dp):
     from lagdyn.numeric import lambdify_expressions
 
-    system, outputs, l = cartesian_pendulum
+    system, outputs, ell = cartesian_pendulum
     em = lambdify_expressions(system, outputs, {"m": 1.0}, cache=False)
     with pytest.raises(ld.UnboundParameterError) as exc:
         em.J(np.zeros((3, 2)))
@@ -398,7 +427,9 @@ def test_expressions_errors(cartesian_pendulum, dp):
         with pytest.raises(ld.LagdynError, match="invalid"):
             lambdify_expressions(system, {bad: sp.eye(1)}, cache=False)
     with pytest.raises(ld.LagdynError, match="neither coordinates"):
-        lambdify_expressions(dp, {"a": sp.Matrix([dp.q[0].diff(ld.t, 2)])}, dp.defaults, cache=False)
+        lambdify_expressions(
+            dp, {"a": sp.Matrix([dp.q[0].diff(ld.t, 2)])}, dp.defaults, cache=False
+        )
 
 
 def test_expressions_cached(cartesian_pendulum, tmp_path):
@@ -408,5 +439,7 @@ def test_expressions_cached(cartesian_pendulum, tmp_path):
     a = lambdify_expressions(system, outputs, {"m": 1.0, "g": 1.0, "l": 1.0}, cache_dir=tmp_path)
     b = lambdify_expressions(system, outputs, {"m": 1.0, "g": 1.0, "l": 1.0}, cache_dir=tmp_path)
     assert len(list(tmp_path.glob("*.py"))) == 1 and a.source == b.source
-    c = lambdify_expressions(system, {"h": outputs["h"]}, {"m": 1.0, "g": 1.0, "l": 1.0}, cache_dir=tmp_path)
+    c = lambdify_expressions(
+        system, {"h": outputs["h"]}, {"m": 1.0, "g": 1.0, "l": 1.0}, cache_dir=tmp_path
+    )
     assert c.key != a.key

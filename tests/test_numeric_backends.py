@@ -11,7 +11,6 @@ import pytest
 
 import lagdyn as ld
 from lagdyn.numeric import backends, lambdify
-
 from test_numeric import n_link_pendulum
 
 
@@ -75,10 +74,15 @@ class TestBackendAgreesWithNumpy:
             b = getattr(ref, name)(*args)
             np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12 * max(1.0, np.abs(b).max()))
             one = getattr(num, name)(*(x[3] for x in args))
-            np.testing.assert_allclose(one, b[3], rtol=1e-12, atol=1e-12 * max(1.0, np.abs(b).max()))
+            np.testing.assert_allclose(
+                one, b[3], rtol=1e-12, atol=1e-12 * max(1.0, np.abs(b).max())
+            )
         # broadcasting: one tau for all states, q broadcast against qd
         np.testing.assert_allclose(
-            num.forward_dynamics(q[:1], qd, tau[0]), ref.forward_dynamics(q[:1], qd, tau[0]), rtol=1e-12, atol=1e-12
+            num.forward_dynamics(q[:1], qd, tau[0]),
+            ref.forward_dynamics(q[:1], qd, tau[0]),
+            rtol=1e-12,
+            atol=1e-12,
         )
 
     def test_free_parameters(self, backend, systems, cache_dir):
@@ -91,8 +95,14 @@ class TestBackendAgreesWithNumpy:
         ref = lambdify(dp, {"l1": 1.0, "l2": 0.5}, cache_dir=cache_dir)
         q = np.random.default_rng(0).uniform(-1, 1, (4, 2))
         p = np.array([[9.8, 1.0, 2.0], [9.8, 1.5, 0.5], [1.0, 1.0, 1.0], [3.0, 2.0, 1.0]])
-        np.testing.assert_allclose(num.forward_dynamics(q, q, params=p), ref.forward_dynamics(q, q, params=p), rtol=1e-12)
-        np.testing.assert_allclose(num.forward_dynamics(q[0], q[0], params=p[0]), ref.forward_dynamics(q[0], q[0], params=p[0]), rtol=1e-12)
+        np.testing.assert_allclose(
+            num.forward_dynamics(q, q, params=p), ref.forward_dynamics(q, q, params=p), rtol=1e-12
+        )
+        np.testing.assert_allclose(
+            num.forward_dynamics(q[0], q[0], params=p[0]),
+            ref.forward_dynamics(q[0], q[0], params=p[0]),
+            rtol=1e-12,
+        )
         with pytest.raises(ld.UnboundParameterError):
             num.M(q)
 
@@ -161,8 +171,13 @@ def test_dask_million_states_match_numpy():
     assert isinstance(lazy, da.Array) and lazy.shape == (N, 2)
     np.testing.assert_array_equal(lazy.compute(), num.forward_dynamics(q, qd, np.array([0.1, 0.0])))
     small = slice(0, 1000)
-    for name, args in [("M", (dq[small],)), ("C", (dq[small], dqd[small])), ("g", (dq[small],)),
-                       ("energy", (dq[small], dqd[small])), ("inverse_dynamics", (dq[small], dqd[small], dqd[small]))]:
+    for name, args in [
+        ("M", (dq[small],)),
+        ("C", (dq[small], dqd[small])),
+        ("g", (dq[small],)),
+        ("energy", (dq[small], dqd[small])),
+        ("inverse_dynamics", (dq[small], dqd[small], dqd[small])),
+    ]:
         res = getattr(num, name)(*args)
         assert isinstance(res, da.Array)
         ref = getattr(num, name)(*(np.asarray(a) for a in args))
@@ -203,7 +218,9 @@ def test_jax_end_to_end_jit_vmap_grad():
     # jit and vmap of a model method, batched and with free parameters
     fd = jax.jit(lambda x, v: num.forward_dynamics(x, v))
     qb = jnp.array(np.random.default_rng(0).uniform(-1, 1, (5, 2)))
-    np.testing.assert_allclose(fd(qb, qb), ref.forward_dynamics(np.asarray(qb), np.asarray(qb)), rtol=1e-12)
+    np.testing.assert_allclose(
+        fd(qb, qb), ref.forward_dynamics(np.asarray(qb), np.asarray(qb)), rtol=1e-12
+    )
     np.testing.assert_allclose(jax.vmap(num.M)(qb), ref.M(np.asarray(qb)), rtol=1e-13)
     free = lambdify(dp, {"l1": 1.0, "l2": 1.0}, backend="jax", cache=False)
     dM_dm2 = jax.grad(lambda m2: free.M(q, params={"g": 10.0, "m1": 1.0, "m2": m2})[1, 1])(2.0)

@@ -42,7 +42,7 @@ from .expressions import ExpressionModel, lambdify_expressions
 from .lambdify import lambdify
 from .model import NumericModel
 
-__all__ = [
+__all__ = [  # noqa: RUF022 - grouped by concept, as STYLE.md asks
     # models of a LagrangianSystem
     "NumericModel",
     "lambdify",

@@ -17,6 +17,7 @@ trusted as ``site-packages``: whoever can write there can write code you import.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
@@ -53,7 +54,7 @@ def unseal(sealed: str, comment: str, key: str) -> str | None:
     second, _, body = rest.partition("\n")
     if first != f"{comment} {HEADER}" or not second.startswith(f"{comment} {_SHA_PREFIX}"):
         return None
-    recorded = second[len(comment) + 1 + len(_SHA_PREFIX):].strip()
+    recorded = second[len(comment) + 1 + len(_SHA_PREFIX) :].strip()
     if recorded != sha256_bytes(body.encode()):
         return None
     if not body.startswith(f"{comment} lagdyn-key: {key}"):
@@ -71,7 +72,9 @@ class DiskCache:
     """
 
     def __init__(self, directory: str | os.PathLike[str] | None = None) -> None:
-        self.directory = Path(directory).expanduser() if directory is not None else default_cache_dir()
+        self.directory = (
+            Path(directory).expanduser() if directory is not None else default_cache_dir()
+        )
 
     def path(self, key: str, suffix: str) -> Path:
         return self.directory / f"{key}{suffix}"
@@ -85,7 +88,9 @@ class DiskCache:
             return None
         body = unseal(sealed, comment, key)
         if body is None:
-            log.warning("lagdyn: rejecting cache file %s (hash does not verify); regenerating", path)
+            log.warning(
+                "lagdyn: rejecting cache file %s (hash does not verify); regenerating", path
+            )
             self.discard(path)
         return body
 
@@ -113,7 +118,5 @@ class DiskCache:
 
     @staticmethod
     def discard(path: Path) -> None:
-        try:
+        with contextlib.suppress(OSError):
             path.unlink()
-        except OSError:
-            pass

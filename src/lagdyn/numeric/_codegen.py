@@ -28,7 +28,7 @@ from sympy.printing.pycode import PythonCodePrinter
 
 from ..errors import LagdynError
 
-__all__ = ["CODEGEN_VERSION", "MAX_UNROLLED", "HEADER", "Kernel", "Spec", "build_spec"]
+__all__ = ["CODEGEN_VERSION", "HEADER", "MAX_UNROLLED", "Kernel", "Spec", "build_spec"]
 
 #: Bumped whenever generated code changes shape, so stale cache entries are not reused.
 CODEGEN_VERSION = "5"
@@ -96,7 +96,13 @@ def cache_key(
         h.update(_fingerprint(obj).encode())
     h.update(("|free=" + ",".join(s.name for s in free)).encode())
     h.update(
-        ("|bound=" + ",".join(f"{s.name}={float(v)!r}" for s, v in sorted(bound.items(), key=lambda kv: kv[0].name))).encode()
+        (
+            "|bound="
+            + ",".join(
+                f"{s.name}={float(v)!r}"
+                for s, v in sorted(bound.items(), key=lambda kv: kv[0].name)
+            )
+        ).encode()
     )
     return h.hexdigest()
 
@@ -117,7 +123,13 @@ def _plain_matrix(system: Any, m: Any) -> list[sp.Expr]:
 
 def _code_symbols(
     n: int, n_free: int
-) -> tuple[tuple[sp.Symbol, ...], tuple[sp.Symbol, ...], tuple[sp.Symbol, ...], tuple[sp.Symbol, ...], sp.Symbol]:
+) -> tuple[
+    tuple[sp.Symbol, ...],
+    tuple[sp.Symbol, ...],
+    tuple[sp.Symbol, ...],
+    tuple[sp.Symbol, ...],
+    sp.Symbol,
+]:
     """The symbols of generated code: ``q_i``, ``qd_i``, ``u_i``, ``p_k`` and ``t``."""
     cq = tuple(sp.Symbol(f"q_{i}", real=True) for i in range(n))
     cv = tuple(sp.Symbol(f"qd_{i}", real=True) for i in range(n))
@@ -155,7 +167,8 @@ class _Converter:
                 bad = {str(x) for x in extra} | {str(f) for f in undef}
                 raise LagdynError(
                     "cannot generate numeric code: the expressions contain "
-                    f"{', '.join(sorted(bad))}, which are neither coordinates, rates, t nor parameters"
+                    f"{', '.join(sorted(bad))}, which are neither coordinates, rates, t "
+                    "nor parameters"
                 )
             out.append(e)
         return out
@@ -169,7 +182,8 @@ def _comments(
     return [
         "coordinates: " + ", ".join(f"q_{i} = {system.q[i]}" for i in range(n)),
         "free parameters: " + (", ".join(f"p_{k} = {s}" for k, s in enumerate(free)) or "none"),
-        "bound parameters: " + (", ".join(f"{s} = {float(v)!r}" for s, v in bound.items()) or "none"),
+        "bound parameters: "
+        + (", ".join(f"{s} = {float(v)!r}" for s, v in bound.items()) or "none"),
         f"all parameters: {', '.join(names) or 'none'}",
     ]
 
@@ -186,7 +200,9 @@ def expression_cache_key(
     from .. import __version__
 
     h = hashlib.sha256()
-    h.update(f"lagdyn-{__version__}-codegen-{CODEGEN_VERSION}-expr|{backend}|n={system.n}|".encode())
+    h.update(
+        f"lagdyn-{__version__}-codegen-{CODEGEN_VERSION}-expr|{backend}|n={system.n}|".encode()
+    )
     h.update(("|q=" + ",".join(str(x) for x in system.q)).encode())
     for name, exprs in outputs.items():
         h.update(f"|{name}{shapes[name]}=".encode())
@@ -195,7 +211,13 @@ def expression_cache_key(
             h.update(b";")
     h.update(("|free=" + ",".join(s.name for s in free)).encode())
     h.update(
-        ("|bound=" + ",".join(f"{s.name}={float(v)!r}" for s, v in sorted(bound.items(), key=lambda kv: kv[0].name))).encode()
+        (
+            "|bound="
+            + ",".join(
+                f"{s.name}={float(v)!r}"
+                for s, v in sorted(bound.items(), key=lambda kv: kv[0].name)
+            )
+        ).encode()
     )
     return h.hexdigest()
 
@@ -221,15 +243,13 @@ def build_expression_spec(
     pos = 0
     for k in order:
         size = len(outputs[k])
-        outs = [sp.sympify(e) for e in reduced[pos: pos + size]]
+        outs = [sp.sympify(e) for e in reduced[pos : pos + size]]
         pos += size
         spec.kernels[k] = Kernel(k, _prune(repl, [], outs), outs, tuple(shapes[k]))
     return spec
 
 
-def build_spec(
-    system: Any, bound: Mapping[sp.Symbol, float], free: Sequence[sp.Symbol]
-) -> Spec:
+def build_spec(system: Any, bound: Mapping[sp.Symbol, float], free: Sequence[sp.Symbol]) -> Spec:
     """Plain expressions of ``system``, one joint CSE, one kernel per generated function."""
     n = system.n
     conv = _Converter(system, bound, free)
@@ -260,7 +280,7 @@ def build_spec(
     red: dict[str, list[sp.Expr]] = {}
     pos = 0
     for k in order:
-        red[k] = list(reduced[pos: pos + len(base[k])])
+        red[k] = list(reduced[pos : pos + len(base[k])])
         pos += len(base[k])
 
     spec = Spec(n=n, q=cq, qd=cv, u=cu, p=cp, t=ct, constants=cc)
@@ -394,7 +414,7 @@ def _frequency(arg: sp.Expr, index: Mapping[sp.Symbol, int], n: int) -> tuple[in
     """The integer vector e with ``arg == e·q``, or ``None``."""
     vec = [0] * n
     for term, coeff in arg.as_coefficients_dict().items():
-        k = index.get(term)  # type: ignore[call-overload]
+        k = index.get(term)
         if k is None or not coeff.is_Integer:
             return None
         vec[k] += int(coeff)
@@ -468,8 +488,10 @@ def _solve_program(
     if n == 2:
         a, b, d = Msym[0, 0], Msym[0, 1], Msym[1, 1]
         inv = sp.Symbol("idet", real=True)
-        prog = [(inv, 1 / (a * d - b * b))]
-        return prog, [(d * r[0] - b * r[1]) * inv, (a * r[1] - b * r[0]) * inv]
+        return [(inv, 1 / (a * d - b * b))], [
+            (d * r[0] - b * r[1]) * inv,
+            (a * r[1] - b * r[0]) * inv,
+        ]
     prog: list[tuple[sp.Symbol, sp.Expr]] = []
     D = [sp.Symbol(f"D_{j}", real=True) for j in range(n)]
     Dinv = [sp.Symbol(f"Di_{j}", real=True) for j in range(n)]
@@ -601,7 +623,9 @@ def python_source(spec: Spec, key: str) -> str:
         body.append("    return out")
         scalar_funcs.append("\n".join(body))
     lines.append("#: output shape of one state, per kernel")
-    lines.append("SHAPES = {" + ", ".join(f"{k!r}: {v.shape!r}" for k, v in spec.kernels.items()) + "}")
+    lines.append(
+        "SHAPES = {" + ", ".join(f"{k!r}: {v.shape!r}" for k, v in spec.kernels.items()) + "}"
+    )
     lines.append("#: states per chunk of each batched function (temporaries stay in cache)")
     lines.append("CHUNKS = {" + ", ".join(chunks) + "}")
     lines.append("")
@@ -660,12 +684,13 @@ def c_source(spec: Spec, key: str, *, simd: bool) -> tuple[str, str]:
             body.append(f"    out[{idx}] = {cp.doprint(e)};")
         body.append("}")
         out += body
-        np_ = len(spec.p)
         args = ", ".join(f"double {s}" for s in _inputs_line(spec))
         vecs = []
         for vec, syms in (("q", spec.q), ("qd", spec.qd), ("u", spec.u), ("p", spec.p)):
             if syms:
-                vecs.append(f"    const double {vec}[{len(syms)}] = {{{', '.join(map(str, syms))}}};")
+                vecs.append(
+                    f"    const double {vec}[{len(syms)}] = {{{', '.join(map(str, syms))}}};"
+                )
             else:
                 vecs.append(f"    const double *{vec} = 0;")
         out += [
@@ -676,8 +701,12 @@ def c_source(spec: Spec, key: str, *, simd: bool) -> tuple[str, str]:
         ]
         cdef.append(f"void ld_{name}_1({args}, double *out, long i);")
         dims = [*k.shape, 1, 1][:2]
-        for label, value in (("size", size), ("ndim", len(k.shape)), ("rows", dims[0]),
-                             ("cols", dims[1])):
+        for label, value in (
+            ("size", size),
+            ("ndim", len(k.shape)),
+            ("rows", dims[0]),
+            ("cols", dims[1]),
+        ):
             cdef.append(f"static const int ld_{name}_{label};")
             out.append(f"static const int ld_{name}_{label} = {value};")
         sig = (

@@ -178,7 +178,9 @@ def _exec_module(source: str, modname: str) -> types.ModuleType:
     return mod
 
 
-def python_module(spec: SpecFactory, key: str, cache: DiskCache | None) -> tuple[str, types.ModuleType]:
+def python_module(
+    spec: SpecFactory, key: str, cache: DiskCache | None
+) -> tuple[str, types.ModuleType]:
     """Sealed generated Python source (from the cache when it verifies) and its module."""
     body = cache.load_text(key, ".py", "#") if cache is not None else None
     if body is None:
@@ -207,8 +209,16 @@ class NumpyKernels(Kernels):
         self.shapes = dict(ns["SHAPES"])
         self._single = {k: _from_flat(self.shapes[k], ns[f"{k}_1"]) for k in self.kernel_names}
 
-    def batch(self, name: str, q: np.ndarray, qd: np.ndarray, u: np.ndarray, p: np.ndarray,
-              t: np.ndarray, out: np.ndarray) -> None:
+    def batch(
+        self,
+        name: str,
+        q: np.ndarray,
+        qd: np.ndarray,
+        u: np.ndarray,
+        p: np.ndarray,
+        t: np.ndarray,
+        out: np.ndarray,
+    ) -> None:
         fn = self._batch[name]
         B = out.shape[0]
         shape = out.shape[1:]
@@ -217,8 +227,14 @@ class NumpyKernels(Kernels):
         for s in range(0, B, step):
             e = min(s + step, B)
             o = tmp[..., : e - s]
-            fn(_rows(q, s, e), _rows(qd, s, e), _rows(u, s, e), _rows(p, s, e),
-               _rows(t, s, e)[0], o)
+            fn(
+                _rows(q, s, e),
+                _rows(qd, s, e),
+                _rows(u, s, e),
+                _rows(p, s, e),
+                _rows(t, s, e)[0],
+                o,
+            )
             out[s:e] = np.moveaxis(o, -1, 0)
 
     def single_functions(self) -> dict[str, Callable[..., Any]]:
@@ -237,7 +253,9 @@ class NumpyBackend(Backend):
 
     name = "numpy"
 
-    def build(self, spec: SpecFactory, key: str, cache: DiskCache | None, **options: Any) -> Kernels:
+    def build(
+        self, spec: SpecFactory, key: str, cache: DiskCache | None, **options: Any
+    ) -> Kernels:
         _no_options(self.name, options)
         source, module = python_module(spec, key, cache)
         return NumpyKernels(source, module)
@@ -293,7 +311,8 @@ def _probe_flags() -> tuple[list[str], list[str], bool]:
         return _PROBE_CACHE[fp]
     if shutil.which(cc[0]) is None:
         raise BackendUnavailableError(
-            f"backend 'c' needs a C compiler; {cc[0]!r} was not found (set CC, or install gcc/clang; "
+            f"backend 'c' needs a C compiler; {cc[0]!r} was not found "
+            "(set CC, or install gcc/clang; "
             f"{_INSTALL_FAST} for cffi)"
         )
     base = ["-O3", "-std=c99", "-fno-math-errno", "-fno-builtin-sin", "-fno-builtin-cos"]
@@ -356,8 +375,16 @@ class CKernels(Kernels):
             for k in self.kernel_names
         }
 
-    def batch(self, name: str, q: np.ndarray, qd: np.ndarray, u: np.ndarray, p: np.ndarray,
-              t: np.ndarray, out: np.ndarray) -> None:
+    def batch(
+        self,
+        name: str,
+        q: np.ndarray,
+        qd: np.ndarray,
+        u: np.ndarray,
+        p: np.ndarray,
+        t: np.ndarray,
+        out: np.ndarray,
+    ) -> None:
         ffi = self.ffi
         B = out.shape[0]
 
@@ -372,8 +399,17 @@ class CKernels(Kernels):
             qd = np.ascontiguousarray(np.broadcast_to(qd, (B, qd.shape[1])))
         (bq, _), (bqd, _), (bu, su), (bp, spp), (bt, st) = map(buf, (q, qd, u, p, t))
         getattr(self.lib, f"ld_{name}")(
-            B, bq, bqd, bu, su, bp, spp, bt, st,
-            ffi.from_buffer("double[]", out, require_writable=True), self.threads,
+            B,
+            bq,
+            bqd,
+            bu,
+            su,
+            bp,
+            spp,
+            bt,
+            st,
+            ffi.from_buffer("double[]", out, require_writable=True),
+            self.threads,
         )
 
     def single_functions(self) -> dict[str, Callable[..., Any]]:
@@ -437,15 +473,15 @@ class CBackend(Backend):
 
     name = "c"
 
-    def build(self, spec: SpecFactory, key: str, cache: DiskCache | None, **options: Any) -> Kernels:
+    def build(
+        self, spec: SpecFactory, key: str, cache: DiskCache | None, **options: Any
+    ) -> Kernels:
         threads = options.pop("threads", 1)
         _no_options(self.name, options)
         try:
             import cffi
         except ImportError as exc:
-            raise BackendUnavailableError(
-                f"backend 'c' needs cffi: {_INSTALL_FAST}"
-            ) from exc
+            raise BackendUnavailableError(f"backend 'c' needs cffi: {_INSTALL_FAST}") from exc
         nthreads = int(threads)  # 0: OpenMP's default (all cores or OMP_NUM_THREADS)
         if nthreads < 0:
             raise LagdynError(f"threads must be ≥ 0, got {threads!r}")
@@ -463,8 +499,9 @@ class CBackend(Backend):
         try:
             ffi = cffi.FFI()
             ffi.cdef(cdef)
-            ffi.set_source(modname, source, extra_compile_args=cflags, extra_link_args=lflags,
-                           libraries=["m"])
+            ffi.set_source(
+                modname, source, extra_compile_args=cflags, extra_link_args=lflags, libraries=["m"]
+            )
             t0 = time.perf_counter()
             try:
                 built = Path(ffi.compile(tmpdir=tmp, verbose=False))
@@ -479,7 +516,10 @@ class CBackend(Backend):
                 so_path = cache.path(key, suffix)
                 data = built.read_bytes()
                 if cache.store_bytes(so_path, data) is not None:
-                    manifest = f"// lagdyn-key: {key}\nmodule: {modname}\nso-sha256: {sha256_bytes(data)}\n"
+                    manifest = (
+                        f"// lagdyn-key: {key}\nmodule: {modname}\n"
+                        f"so-sha256: {sha256_bytes(data)}\n"
+                    )
                     cache.store_text(key, ".c.manifest", manifest, "//")
                     cache.store_text(key, ".c", body, "//")
                     target = so_path
@@ -488,7 +528,9 @@ class CBackend(Backend):
             shutil.rmtree(tmp, ignore_errors=True)
         return CKernels(source, module, nthreads)
 
-    def _load_cached(self, cache: DiskCache, key: str, modname: str, suffix: str) -> tuple[str, Any] | None:
+    def _load_cached(
+        self, cache: DiskCache, key: str, modname: str, suffix: str
+    ) -> tuple[str, Any] | None:
         so_path = cache.path(key, suffix)
         if not so_path.exists() and not cache.path(key, ".c.manifest").exists():
             return None
@@ -503,7 +545,10 @@ class CBackend(Backend):
             or fields.get("module") != modname
             or not cache.verify_file(so_path, fields.get("so-sha256", ""))
         ):
-            log.warning("lagdyn: rejecting cached compiled module %s (hash does not verify); rebuilding", so_path)
+            log.warning(
+                "lagdyn: rejecting cached compiled module %s (hash does not verify); rebuilding",
+                so_path,
+            )
             for suf in (suffix, ".c", ".c.manifest"):
                 cache.discard(cache.path(key, suf))
             return None
@@ -514,8 +559,9 @@ register("c", CBackend)
 
 
 # ---------------------------------------------------------------------------- numba, jax
-def _pack_batch(q: np.ndarray, qd: np.ndarray, u: np.ndarray, p: np.ndarray, t: np.ndarray,
-                B: int) -> np.ndarray:
+def _pack_batch(
+    q: np.ndarray, qd: np.ndarray, u: np.ndarray, p: np.ndarray, t: np.ndarray, B: int
+) -> np.ndarray:
     """The inputs packed per state as ``(B, 3n + n_free + 1)``."""
     parts = [np.broadcast_to(a, (B, a.shape[1])) for a in (q, qd, u, p, t)]
     return np.ascontiguousarray(np.concatenate(parts, axis=1))
@@ -561,8 +607,16 @@ class NumbaKernels(Kernels):
             )
         return self._batch[name]
 
-    def batch(self, name: str, q: np.ndarray, qd: np.ndarray, u: np.ndarray, p: np.ndarray,
-              t: np.ndarray, out: np.ndarray) -> None:
+    def batch(
+        self,
+        name: str,
+        q: np.ndarray,
+        qd: np.ndarray,
+        u: np.ndarray,
+        p: np.ndarray,
+        t: np.ndarray,
+        out: np.ndarray,
+    ) -> None:
         B = out.shape[0]
         x = _pack_batch(q, qd, u, p, t, B)
         loop = self._loop(name, x.shape[1])
@@ -579,7 +633,9 @@ class NumbaBackend(Backend):
 
     name = "numba"
 
-    def build(self, spec: SpecFactory, key: str, cache: DiskCache | None, **options: Any) -> Kernels:
+    def build(
+        self, spec: SpecFactory, key: str, cache: DiskCache | None, **options: Any
+    ) -> Kernels:
         threads = int(options.pop("threads", 1) or 1)
         _no_options(self.name, options)
         try:
@@ -606,11 +662,33 @@ class JaxKernels(Kernels):
         self.jax = jax
         self.jnp = jnp
         ns = dict(module.__dict__)
-        for fname in ("sin", "cos", "tan", "exp", "log", "sqrt", "sinh", "cosh", "tanh",
-                      "asin", "acos", "atan", "atan2", "fabs"):
+        for fname in (
+            "sin",
+            "cos",
+            "tan",
+            "exp",
+            "log",
+            "sqrt",
+            "sinh",
+            "cosh",
+            "tanh",
+            "asin",
+            "acos",
+            "atan",
+            "atan2",
+            "fabs",
+        ):
             if fname in ns:
-                ns[fname] = getattr(jnp, {"asin": "arcsin", "acos": "arccos", "atan": "arctan",
-                                          "atan2": "arctan2", "fabs": "abs"}.get(fname, fname))
+                ns[fname] = getattr(
+                    jnp,
+                    {
+                        "asin": "arcsin",
+                        "acos": "arccos",
+                        "atan": "arctan",
+                        "atan2": "arctan2",
+                        "fabs": "abs",
+                    }.get(fname, fname),
+                )
         ns["math"] = jnp
         self.kernel_names = frozenset(k[:-2] for k in ns if k.endswith("_1") and callable(ns[k]))
         self.shapes = dict(ns["SHAPES"])
@@ -618,15 +696,26 @@ class JaxKernels(Kernels):
         def packed(f: Callable[..., Any]) -> Callable[[Any], Any]:
             def g(x: Any) -> Any:
                 vals = f(*(x[i] for i in range(x.shape[-1])))
-                return jnp.stack([jnp.asarray(v, dtype=x.dtype) * jnp.ones_like(x[0]) for v in vals])
+                return jnp.stack(
+                    [jnp.asarray(v, dtype=x.dtype) * jnp.ones_like(x[0]) for v in vals]
+                )
+
             return g
 
         self.functions = {k: packed(_rebind(ns[f"{k}_1"], ns)) for k in self.kernel_names}
         self._jit = {k: jax.jit(jax.vmap(f)) for k, f in self.functions.items()}
         self._one = {k: jax.jit(f) for k, f in self.functions.items()}
 
-    def batch(self, name: str, q: np.ndarray, qd: np.ndarray, u: np.ndarray, p: np.ndarray,
-              t: np.ndarray, out: np.ndarray) -> None:
+    def batch(
+        self,
+        name: str,
+        q: np.ndarray,
+        qd: np.ndarray,
+        u: np.ndarray,
+        p: np.ndarray,
+        t: np.ndarray,
+        out: np.ndarray,
+    ) -> None:
         B = out.shape[0]
         res = self._jit[name](_pack_batch(q, qd, u, p, t, B))
         out[...] = np.asarray(res, dtype=np.float64).reshape(out.shape)
@@ -635,6 +724,7 @@ class JaxKernels(Kernels):
         def make(k: str) -> Callable[..., Any]:
             one, shape = self._one[k], self.shapes[k]
             return lambda *x: np.asarray(one(np.array(x, dtype=np.float64))).reshape(shape)[()]
+
         return {k: make(k) for k in self.kernel_names}
 
 
@@ -643,13 +733,17 @@ class JaxBackend(Backend):
 
     name = "jax"
 
-    def build(self, spec: SpecFactory, key: str, cache: DiskCache | None, **options: Any) -> Kernels:
+    def build(
+        self, spec: SpecFactory, key: str, cache: DiskCache | None, **options: Any
+    ) -> Kernels:
         _no_options(self.name, options)
         try:
             import jax
             import jax.numpy as jnp
         except ImportError as exc:
-            raise BackendUnavailableError("backend 'jax' needs jax: pip install 'lagdyn[jax]'") from exc
+            raise BackendUnavailableError(
+                "backend 'jax' needs jax: pip install 'lagdyn[jax]'"
+            ) from exc
         jax.config.update("jax_enable_x64", True)
         source, module = python_module(spec, key, cache)
         return JaxKernels(source, module, jax, jnp)

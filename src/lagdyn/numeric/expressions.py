@@ -86,7 +86,13 @@ class ExpressionModel(_KernelModel):
         key: str,
     ) -> None:
         super().__init__(
-            system, kernels, shapes=shapes, bound=bound, free=free, backend=backend, key=key,
+            system,
+            kernels,
+            shapes=shapes,
+            bound=bound,
+            free=free,
+            backend=backend,
+            key=key,
             parameters=parameters,
         )
         self.names: tuple[str, ...] = tuple(shapes)
@@ -108,9 +114,7 @@ class ExpressionModel(_KernelModel):
     def __dir__(self) -> list[str]:
         return sorted({*super().__dir__(), *self.names})
 
-    def evaluate(
-        self, name: str, q: Any, qd: Any = None, params: Any = None, t: Any = 0.0
-    ) -> Any:
+    def evaluate(self, name: str, q: Any, qd: Any = None, params: Any = None, t: Any = 0.0) -> Any:
         """Output ``name`` at the given states (the same as ``model.<name>(...)``).
 
         Parameters
@@ -138,7 +142,8 @@ class ExpressionModel(_KernelModel):
         --------
         >>> import sympy as sp, lagdyn as ld
         >>> sys = ld.zoo.double_pendulum()
-        >>> em = ld.numeric.lambdify_expressions(sys, {"c": sp.Matrix([sp.cos(sys.q[0])])}, sys.defaults)
+        >>> c = sp.Matrix([sp.cos(sys.q[0])])
+        >>> em = ld.numeric.lambdify_expressions(sys, {"c": c}, sys.defaults)
         >>> em.evaluate("c", [0.0, 1.0])
         array([1.])
         """
@@ -163,11 +168,20 @@ class _Output:
         return self._model.evaluate(self._name, q, qd, params, t)
 
     def __repr__(self) -> str:
-        return f"<output {self._name!r} of shape (..., {', '.join(map(str, self._model.shapes[self._name]))})>"
+        dims = ", ".join(map(str, self._model.shapes[self._name]))
+        return f"<output {self._name!r} of shape (..., {dims})>"
 
 
 _RESERVED = frozenset(dir(ExpressionModel)) | {
-    "n", "q", "parameters", "bound", "free_parameters", "backend", "key", "names", "shapes",
+    "n",
+    "q",
+    "parameters",
+    "bound",
+    "free_parameters",
+    "backend",
+    "key",
+    "names",
+    "shapes",
 }
 
 
@@ -262,9 +276,13 @@ def lambdify_expressions(
     entries: dict[str, list[sp.Expr]] = {}
     shapes: dict[str, tuple[int, ...]] = {}
     bad = [
-        str(k) for k in outputs
-        if not isinstance(k, str) or not k.isidentifier() or keyword.iskeyword(k)
-        or k.startswith("_") or k in _RESERVED
+        str(k)
+        for k in outputs
+        if not isinstance(k, str)
+        or not k.isidentifier()
+        or keyword.iskeyword(k)
+        or k.startswith("_")
+        or k in _RESERVED
     ]
     if bad:
         raise LagdynError(
@@ -300,6 +318,13 @@ def lambdify_expressions(
 
     kernels = be.build(spec, key, disk, **options)
     return ExpressionModel(
-        system, kernels, shapes=shapes, uses_qd=uses_qd, bound=bound, free=free,
-        parameters=parameters, backend=be.name, key=key,
+        system,
+        kernels,
+        shapes=shapes,
+        uses_qd=uses_qd,
+        bound=bound,
+        free=free,
+        parameters=parameters,
+        backend=be.name,
+        key=key,
     )

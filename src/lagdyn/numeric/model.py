@@ -24,7 +24,6 @@ import sympy as sp
 
 from ..errors import LagdynError, ShapeError, UnboundParameterError
 from . import _codegen
-from ._cache import DiskCache
 from .backends import Kernels
 
 __all__ = ["NumericModel"]
@@ -86,7 +85,7 @@ class _KernelModel:
         values = (q, qd, u, params, t)
         if any(_is_dask(a) for a in values):
             return self._evaluate_dask(kernel, q, qd, u, params, t)
-        if self.backend == "jax" and any(_is_jax(a) for a in values) or (
+        if (self.backend == "jax" and any(_is_jax(a) for a in values)) or (
             isinstance(params, Mapping) and any(_is_jax(a) for a in params.values())
         ):
             return self._evaluate_jax(kernel, q, qd, u, params, t)
@@ -114,12 +113,15 @@ class _KernelModel:
             names = {(k.name if isinstance(k, sp.Symbol) else str(k)): v for k, v in params.items()}
             unknown = [k for k in names if k not in self._names]
             if unknown:
-                raise LagdynError(f"params: {', '.join(unknown)} are not free parameters of this model")
+                raise LagdynError(
+                    f"params: {', '.join(unknown)} are not free parameters of this model"
+                )
             missing = [s for s in self.free_parameters if s.name not in names]
             if missing:
                 raise UnboundParameterError(missing, where="params= per call")
-            cols = jnp.broadcast_arrays(*(jnp.asarray(names[s.name], dtype=jnp.float64)
-                                          for s in self.free_parameters))
+            cols = jnp.broadcast_arrays(
+                *(jnp.asarray(names[s.name], dtype=jnp.float64) for s in self.free_parameters)
+            )
             args.append(jnp.stack(cols, axis=-1))
         elif params is None or isinstance(params, Mapping):
             if nf:
@@ -184,7 +186,7 @@ class _KernelModel:
         return fn(*x)
 
     def _arg_names(self, kernel: str) -> tuple[str, str, str]:
-        return _ARG_NAMES.get(kernel, ("q", "qd", "u"))  # type: ignore[return-value]
+        return _ARG_NAMES.get(kernel, ("q", "qd", "u"))
 
     def _check(self, name: str, a: Any, k: int) -> np.ndarray:
         arr = np.asarray(a)
@@ -202,7 +204,9 @@ class _KernelModel:
         nf = len(free)
         if params is None or (isinstance(params, Mapping) and not params):
             if nf:
-                raise UnboundParameterError(free, where="pass params= per call or bind them in lambdify")
+                raise UnboundParameterError(
+                    free, where="pass params= per call or bind them in lambdify"
+                )
             return np.empty((0,))
         if isinstance(params, Mapping):
             given: dict[int, Any] = {}
@@ -225,8 +229,10 @@ class _KernelModel:
             missing = [free[i] for i in range(nf) if i not in given]
             if missing:
                 raise UnboundParameterError(missing, where="params= per call")
-            cols = [self._check(f"params[{free[i].name}]", np.asarray(given[i])[..., None], 1)
-                    for i in range(nf)]
+            cols = [
+                self._check(f"params[{free[i].name}]", np.asarray(given[i])[..., None], 1)
+                for i in range(nf)
+            ]
             try:
                 cols = list(np.broadcast_arrays(*cols))
             except ValueError:
@@ -272,19 +278,19 @@ class _KernelModel:
                 "with broadcastable leading axes"
             ) from None
         B = math.prod(batch)
-        flat = [_flatten(a, batch, B) for a in args]
+        fq, fqd, fu, fp, ft = (_flatten(a, batch, B) for a in args)
         if kernel == "forward_dynamics" and kernel not in self._kernels.kernel_names:
             M = np.empty((B, n, n))
             h = np.empty((B, n))
-            self._kernels.batch("M", *flat, out=M)
-            self._kernels.batch("bias", *flat, out=h)
-            rhs = flat[2] - h
+            self._kernels.batch("M", fq, fqd, fu, fp, ft, out=M)
+            self._kernels.batch("bias", fq, fqd, fu, fp, ft, out=h)
+            rhs = fu - h
             out = np.linalg.solve(M, rhs[..., None])[..., 0]
         else:
             shape = self._shapes[kernel]
             out = np.empty((B, *shape))
             if B:
-                self._kernels.batch(kernel, *flat, out=out)
+                self._kernels.batch(kernel, fq, fqd, fu, fp, ft, out=out)
         return out.reshape(*batch, *self._shapes[kernel])
 
     def _evaluate_dask(self, kernel: str, q: Any, qd: Any, u: Any, params: Any, t: Any) -> Any:
@@ -292,7 +298,9 @@ class _KernelModel:
         n = self.n
         na, nb, nc = self._arg_names(kernel)
         if isinstance(params, Mapping) and params:
-            raise LagdynError("with dask inputs pass params as an array (..., n_free), not a mapping")
+            raise LagdynError(
+                "with dask inputs pass params as an array (..., n_free), not a mapping"
+            )
         nf = len(self.free_parameters)
         if nf and params is None:
             raise UnboundParameterError(self.free_parameters, where="pass params= per call")
@@ -321,8 +329,9 @@ class _KernelModel:
                 + ", ".join(f"{lab} {a.shape}" for (lab, _, _), a in zip(parts, arrays))
             ) from None
         nd = len(batch)
-        arrays = [a.reshape((1,) * (nd + 1 - a.ndim) + a.shape) if a.ndim < nd + 1 else a
-                  for a in arrays]
+        arrays = [
+            a.reshape((1,) * (nd + 1 - a.ndim) + a.shape) if a.ndim < nd + 1 else a for a in arrays
+        ]
         present = [lab for lab, _, _ in parts]
         shape = self._shapes[kernel]
 
@@ -351,7 +360,6 @@ class _KernelModel:
             dtype=np.float64,
             align_arrays=True,
         )
-
 
 
 class NumericModel(_KernelModel):
@@ -463,8 +471,14 @@ class NumericModel(_KernelModel):
         """
         f = self._fC
         if (
-            f is not None and type(q) is _ND and type(qd) is _ND and params is None
-            and q.ndim == 1 and qd.ndim == 1 and q.dtype is _F8 and qd.dtype is _F8
+            f is not None
+            and type(q) is _ND
+            and type(qd) is _ND
+            and params is None
+            and q.ndim == 1
+            and qd.ndim == 1
+            and q.dtype is _F8
+            and qd.dtype is _F8
         ):
             a = q.tolist()
             b = qd.tolist()
@@ -503,8 +517,15 @@ class NumericModel(_KernelModel):
         """
         f = self._fh
         if (
-            f is not None and type(q) is _ND and type(qd) is _ND and params is None and type(t) is float
-            and q.ndim == 1 and qd.ndim == 1 and q.dtype is _F8 and qd.dtype is _F8
+            f is not None
+            and type(q) is _ND
+            and type(qd) is _ND
+            and params is None
+            and type(t) is float
+            and q.ndim == 1
+            and qd.ndim == 1
+            and q.dtype is _F8
+            and qd.dtype is _F8
         ):
             a = q.tolist()
             b = qd.tolist()
@@ -525,8 +546,14 @@ class NumericModel(_KernelModel):
         """
         f = self._fE
         if (
-            f is not None and type(q) is _ND and type(qd) is _ND and params is None
-            and q.ndim == 1 and qd.ndim == 1 and q.dtype is _F8 and qd.dtype is _F8
+            f is not None
+            and type(q) is _ND
+            and type(qd) is _ND
+            and params is None
+            and q.ndim == 1
+            and qd.ndim == 1
+            and q.dtype is _F8
+            and qd.dtype is _F8
         ):
             a = q.tolist()
             b = qd.tolist()
@@ -563,9 +590,15 @@ class NumericModel(_KernelModel):
         """
         f = self._ffd
         if (
-            f is not None and type(q) is _ND and type(qd) is _ND and params is None
-            and type(t) is float and q.ndim == 1 and qd.ndim == 1
-            and q.dtype is _F8 and qd.dtype is _F8
+            f is not None
+            and type(q) is _ND
+            and type(qd) is _ND
+            and params is None
+            and type(t) is float
+            and q.ndim == 1
+            and qd.ndim == 1
+            and q.dtype is _F8
+            and qd.dtype is _F8
         ):  # the hot single-state path, inlined: every Python call costs ~0.1 µs here
             a = q.tolist()
             b = qd.tolist()
@@ -593,9 +626,18 @@ class NumericModel(_KernelModel):
         """
         f = self._fid
         if (
-            f is not None and type(q) is _ND and type(qd) is _ND and type(qdd) is _ND
-            and params is None and type(t) is float and q.ndim == 1 and qd.ndim == 1
-            and qdd.ndim == 1 and q.dtype is _F8 and qd.dtype is _F8 and qdd.dtype is _F8
+            f is not None
+            and type(q) is _ND
+            and type(qd) is _ND
+            and type(qdd) is _ND
+            and params is None
+            and type(t) is float
+            and q.ndim == 1
+            and qd.ndim == 1
+            and qdd.ndim == 1
+            and q.dtype is _F8
+            and qd.dtype is _F8
+            and qdd.dtype is _F8
         ):
             a = q.tolist()
             b = qd.tolist()
@@ -642,7 +684,7 @@ def _pack_state(a: Any, shape: tuple[int]) -> list[float] | None:
     """``a`` as a list of floats if it is one float state of ``shape``, else ``None``."""
     if type(a) is np.ndarray:
         if a.shape == shape and a.dtype is _F8:
-            return a.tolist()  # type: ignore[no-any-return]
+            return a.tolist()
         return None
     if type(a) is list or type(a) is tuple:
         if len(a) != shape[0]:
@@ -671,7 +713,5 @@ def _dask_array() -> Any:
     except ImportError as exc:  # pragma: no cover - dask is in the test extra
         from ..errors import BackendUnavailableError
 
-        raise BackendUnavailableError(
-            "dask is not installed: pip install 'lagdyn[dask]'"
-        ) from exc
+        raise BackendUnavailableError("dask is not installed: pip install 'lagdyn[dask]'") from exc
     return da
