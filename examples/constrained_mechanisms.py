@@ -23,9 +23,8 @@ angle, speed = 0.8, 2.0
 q = np.array([np.sin(angle), -np.cos(angle)])
 qd = speed * np.array([np.cos(angle), np.sin(angle)])
 qdd, lam = num.solve(q, qd)
-print(
-    f"pendulum: tension from λ = {-2 * lam[0]:.12f} N, analytic = {speed**2 + 9.81 * np.cos(angle):.12f} N"
-)
+analytic = speed**2 + 9.81 * np.cos(angle)
+print(f"pendulum: tension from λ = {-2 * lam[0]:.12f} N, analytic = {analytic:.12f} N")
 
 # 2. ambient double pendulum vs the 2-DOF model of seed 003 over 2 s
 amb = ambient_double_pendulum()
@@ -38,9 +37,8 @@ ambient = anum.simulate(z0, t)
 reduced = ld.simulate(dp.lambdify(dp.defaults), [a0, b0, 0.0, 0.0], t)
 a, b = reduced.q[:, 0], reduced.q[:, 1]
 tip = np.stack([np.sin(a) + np.sin(b), -np.cos(a) - np.cos(b)], axis=-1)
-print(
-    f"ambient vs minimal double pendulum: max tip difference {np.abs(ambient.q[:, 2:] - tip).max():.1e} m"
-)
+gap = np.abs(ambient.q[:, 2:] - tip).max()
+print(f"ambient vs minimal double pendulum: max tip difference {gap:.1e} m")
 
 # 3./4. closed loops: drift with and without Baumgarte stabilisation
 for name, build, guess in (
