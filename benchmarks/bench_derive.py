@@ -60,7 +60,7 @@ def plain(expr: Any, q: list[Any]) -> Any:
     return expr.xreplace({f: sp.Symbol(f.func.__name__) for f in funcs})
 
 
-def run_lagdyn(model: dict[str, Any]) -> tuple[float, float, float, int]:
+def run_lagdyn(model: dict[str, Any]) -> tuple[float, float, float, int, int]:
     q = model["q"]
     t0 = time.perf_counter()
     system = ld.LagrangianSystem(model["L"], q)
@@ -72,8 +72,16 @@ def run_lagdyn(model: dict[str, Any]) -> tuple[float, float, float, int]:
     assert fast is None or fast.skew_proof()
     t3 = time.perf_counter()
     qd = sp.Matrix([qi.diff(me.dynamicsymbols._t) for qi in q])
-    ops = sp.count_ops(plain(M, q)) + sp.count_ops(plain(C * qd + g, q))
-    return t1 - t0, t2 - t1, t3 - t2, int(ops)
+    exprs = [plain(M, q), plain(C * qd + g, q)]
+    ops = sum(sp.count_ops(e) for e in exprs)
+    return t1 - t0, t2 - t1, t3 - t2, int(ops), cse_ops(exprs)
+
+
+def cse_ops(exprs: list[Any]) -> int:
+    """Operations after one joint ``sympy.cse`` (what generated code evaluates)."""
+    flat = [x for e in exprs for x in e]
+    repl, reduced = sp.cse(flat, order="none")
+    return int(sum(sp.count_ops(r) for _, r in repl) + sum(sp.count_ops(r) for r in reduced))
 
 
 def run_lagrange(model: dict[str, Any]) -> float:
@@ -84,7 +92,7 @@ def run_lagrange(model: dict[str, Any]) -> float:
     return time.perf_counter() - t0
 
 
-def run_kane(model: dict[str, Any]) -> tuple[float, int]:
+def run_kane(model: dict[str, Any]) -> tuple[float, int, int]:
     q, n = model["q"], len(model["q"])
     t0 = time.perf_counter()
     u = me.dynamicsymbols(f"u1:{n + 1}")
@@ -106,7 +114,8 @@ def run_kane(model: dict[str, Any]) -> tuple[float, int]:
     kane.kanes_equations(particles, loads)
     MM, forcing = kane.mass_matrix, kane.forcing
     elapsed = time.perf_counter() - t0
-    return elapsed, int(sp.count_ops(plain(MM, q)) + sp.count_ops(plain(forcing, q)))
+    exprs = [plain(MM, q), plain(forcing, q)]
+    return elapsed, int(sum(sp.count_ops(e) for e in exprs)), cse_ops(exprs)
 
 
 def timed(fn: Callable[[], Any]) -> Any:
@@ -125,15 +134,16 @@ def main() -> None:
     print(
         "| coords | n | lagdyn M,C,g (s) | skew proof (s) | dictionary skew proof (s) "
         "| Kane (s) | Kane/lagdyn "
-        "| Lagrange (s) | Lagrange/lagdyn | ops lagdyn | ops Kane | ops ratio |"
+        "| Lagrange (s) | Lagrange/lagdyn | ops lagdyn | ops Kane | ops ratio "
+        "| CSE ops lagdyn | CSE ops Kane | CSE ratio |"
     )
-    print("| --- " * 12 + "|")
+    print("| --- " * 15 + "|")
     for convention in ("absolute", "relative"):
         lagrange_prev: tuple[int, float] | None = None
         for n in sizes:
             model = build(n, convention)
-            t_ld, t_skew, t_dict, ops_ld = timed(lambda: run_lagdyn(model))  # noqa: B023
-            t_kane, ops_kane = timed(lambda: run_kane(model))  # noqa: B023
+            t_ld, t_skew, t_dict, ops_ld, cse_ld = timed(lambda: run_lagdyn(model))  # noqa: B023
+            t_kane, ops_kane, cse_kane = timed(lambda: run_kane(model))  # noqa: B023
             skip = args.no_lagrange
             if lagrange_prev is not None:
                 n0, t0 = lagrange_prev
@@ -150,7 +160,7 @@ def main() -> None:
             print(
                 f"| {convention} | {n} | {t_ld:.3f} | {t_skew:.4f} | {t_dict:.4f} | {t_kane:.3f} "
                 f"| {t_kane / t_ld:.1f}× | {lag_cell} | {lag_ratio} | {ops_ld} | {ops_kane} "
-                f"| {ops_ld / ops_kane:.2f} |",
+                f"| {ops_ld / ops_kane:.2f} | {cse_ld} | {cse_kane} | {cse_ld / cse_kane:.2f} |",
                 flush=True,
             )
 
