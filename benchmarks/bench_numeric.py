@@ -6,7 +6,8 @@ dynamics, all in one process:
 * sympy.lambdify(cse=True) of KanesMethod's mass matrix and forcing + np.linalg.solve;
 * a hand-written numpy closed form (Cramer's rule, double pendulum);
 * PyDy's generated rhs and Pinocchio's ``aba`` when installed;
-* lagdyn numpy, and lagdyn C on 1 and 2 threads.
+* lagdyn numpy, lagdyn C on 1 and 2 threads, numba and JAX when installed;
+* one-state calls of every NumericModel method on the numpy and C paths.
 
 Run ``python benchmarks/bench_numeric.py [--write]``; ``--write`` replaces the
 "## Numerics (bench_numeric.py)" section of benchmarks/RESULTS.md.
@@ -64,7 +65,7 @@ def kane_lambdified(n: int, params: dict[str, float]):
     N_ = me.ReferenceFrame("N")
     O = me.Point("O")
     O.set_vel(N_, 0)
-    frames, particles, loads = [], [], []
+    particles, loads = [], []
     prev_frame, prev_point = N_, O
     kd = []
     for i in range(n):
@@ -133,6 +134,15 @@ def one_call_us(f, *args, number=20000, repeat=7) -> float:
     return min(timeit.repeat(lambda: f(*args), number=number, repeat=repeat)) / number * 1e6
 
 
+METHODS = ("M", "C", "g", "energy", "bias", "forward_dynamics", "inverse_dynamics")
+
+
+def single_calls(model, q0, qd0) -> dict[str, float]:
+    """Best-of µs per one-state call of every method."""
+    args = {"M": (q0,), "g": (q0,), "inverse_dynamics": (q0, qd0, qd0)}
+    return {m: one_call_us(getattr(model, m), *args.get(m, (q0, qd0)), number=2000, repeat=5) for m in METHODS}
+
+
 def cold_hit_subprocess(which: str, backend: str, cache_dir: str) -> float:
     """Seconds for lambdify on a cache hit, in a fresh process (system derived first)."""
     code = f"""
@@ -151,11 +161,11 @@ print(time.perf_counter() - t0)
 
 
 def main() -> list[str]:
-    rows: list[tuple[str, str, str]] = []
     notes: list[str] = []
     rng = np.random.default_rng(0)
     systems = {"dp": ld.zoo.double_pendulum(), "six": n_link_pendulum(6)}
     res: dict[str, dict[str, str]] = {"dp": {}, "six": {}}
+    single: dict[str, dict[str, dict[str, float]]] = {"numpy": {}, "C": {}}
     gen: dict[str, dict[str, str]] = {"dp": {}, "six": {}}
     for key, s in systems.items():
         n = s.n
@@ -170,6 +180,7 @@ def main() -> list[str]:
         ref = num.forward_dynamics(q, qd)
         res[key]["lagdyn numpy, batched"] = f"{rate(num.forward_dynamics, q, qd) / 1e6:.1f} M/s"
         res[key]["lagdyn numpy (`math` code), one call"] = f"{one_call_us(num.forward_dynamics, q0, qd0, number=2000 if n > 2 else 20000):.2f} µs"
+        single["numpy"][key] = single_calls(num, q0, qd0)
         try:
             t0 = time.perf_counter()
             c1 = lambdify(s, s.defaults, backend="c", cache_dir=cache, threads=1)
@@ -183,8 +194,21 @@ def main() -> list[str]:
             res[key]["lagdyn C, batched, 1 thread"] = f"{rate(c1.forward_dynamics, q, qd, number=20) / 1e6:.1f} M/s"
             res[key]["lagdyn C, batched, 2 threads"] = f"{rate(c2.forward_dynamics, q, qd, number=20) / 1e6:.1f} M/s"
             res[key]["lagdyn C, one call"] = f"{one_call_us(c1.forward_dynamics, q0, qd0):.2f} µs"
+            single["C"][key] = single_calls(c1, q0, qd0)
         except ld.BackendUnavailableError as exc:
             res[key]["lagdyn C"] = f"unavailable: {exc}"
+        for bname in ("numba", "jax"):
+            try:
+                t0 = time.perf_counter()
+                other = lambdify(s, s.defaults, backend=bname, cache=False)
+                other.forward_dynamics(q[:10], qd[:10])  # jit compilation
+                gen[key][f"{bname} lambdify + first call"] = f"{time.perf_counter() - t0:.2f} s"
+                err = np.abs(other.forward_dynamics(q, qd) - ref).max() / np.abs(ref).max()
+                notes.append(f"{key}: {bname} vs numpy max rel diff {err:.1e}")
+                res[key][f"lagdyn {bname}, batched, 1 thread"] = f"{rate(other.forward_dynamics, q, qd, number=5) / 1e6:.1f} M/s"
+                res[key][f"lagdyn {bname}, one call"] = f"{one_call_us(other.forward_dynamics, q0, qd0, number=2000):.2f} µs"
+            except ld.BackendUnavailableError:
+                notes.append(f"{bname}: not installed")
         params = {str(k): v for k, v in s.defaults.items()}
         if key == "dp":
             params = {"m1": 1.0, "m2": 1.0, "l1": 1.0, "l2": 1.0, "g": 10.0}
@@ -222,6 +246,11 @@ def main() -> list[str]:
     lines += ["", "| generation | double pendulum | 6-link |", "| --- | --- | --- |"]
     for lab in dict.fromkeys([*gen["dp"], *gen["six"]]):
         lines.append(f"| {lab} | {gen['dp'].get(lab, '–')} | {gen['six'].get(lab, '–')} |")
+    lines += ["", "| one call, µs | " + " | ".join(METHODS) + " |", "| --- |" + " --- |" * len(METHODS)]
+    for bname, per in single.items():
+        for key, label in (("dp", "double pendulum"), ("six", "6-link")):
+            if key in per:
+                lines.append(f"| {bname}, {label} | " + " | ".join(f"{per[key][m]:.2f}" for m in METHODS) + " |")
     lines += ["", *[f"- {x}" for x in notes]]
     return lines
 
@@ -234,7 +263,8 @@ def write_results(lines: list[str]) -> None:
         f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
         f"numpy {np.__version__}, sympy {sp.__version__}; N = {N:,} states for batched figures; "
         f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', 'unset')}. Shared machine: other "
-        "jobs were running, so figures (2-thread ones especially) are noisy lower bounds."
+        "jobs were running, so figures (2-thread ones especially) are noisy lower bounds. "
+        f"Load average at the start: {os.getloadavg()[0]:.1f}."
     )
     section = f"{head}\n\n{env}\n\n" + "\n".join(lines) + "\n"
     pattern = re.compile(rf"{re.escape(head)}\n.*?(?=\n## |\Z)", re.S)

@@ -46,7 +46,9 @@ def lambdify(
     cache_dir : path-like, optional
         Cache location; default ``$LAGDYN_CACHE_DIR`` or ``~/.cache/lagdyn``.
     **options
-        Backend options, e.g. ``threads=`` for ``backend="c"``.
+        Backend options: ``threads=`` for ``backend="c"`` and ``"numba"`` — batched
+        calls run on **one thread by default** (shared machines lose more to waiting
+        threads than they gain); pass ``threads=2`` (``0``: all cores) to parallelize.
 
     Returns
     -------
