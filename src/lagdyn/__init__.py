@@ -2,6 +2,17 @@
 
 from importlib.metadata import PackageNotFoundError, version
 
+# modules that build on LagrangianSystem (order matters: the zoo's mechanisms need constraints)
+from . import (
+    coordchange,
+    export,
+    kinematics,
+    plot,  # numpy only at import; matplotlib is imported inside
+    structure,
+    zoo,
+)
+from .constraints import ConstrainedSystem
+from .coordchange import ConstraintTangent, CoordinateChange, change_coordinates
 from .errors import (
     BackendUnavailableError,
     ConstraintError,
@@ -13,12 +24,7 @@ from .errors import (
     SingularMassMatrixError,
     UnboundParameterError,
 )
-from .symbols import accelerations, coordinates, parameters, t, velocities
-from .system import LagrangianSystem
-
-from . import export, structure, zoo  # noqa: E402  (these need LagrangianSystem)
-from .constraints import ConstrainedSystem  # noqa: E402
-from .kinematics import (  # noqa: E402
+from .kinematics import (
     Particle,
     RigidBody2D,
     RigidBody3D,
@@ -29,10 +35,9 @@ from .kinematics import (  # noqa: E402
     jacobian,
     rayleigh_forces,
 )
-from .coordchange import ConstraintTangent, CoordinateChange, change_coordinates  # noqa: E402
-from . import coordchange, kinematics  # noqa: E402
-from .simulate import SimulationResult, simulate  # noqa: E402
-from . import plot  # noqa: E402  (numpy only at import; matplotlib is imported inside)
+from .simulate import SimulationResult, simulate
+from .symbols import accelerations, coordinates, parameters, t, velocities
+from .system import LagrangianSystem
 
 try:
     __version__ = version("lagdyn")
@@ -49,13 +54,13 @@ __all__ = [
     "CoordinateError",
     "LagdynError",
     "LagrangianSystem",
+    "NotQuadraticError",
+    "ParseError",
     "Particle",
     "RigidBody2D",
     "RigidBody3D",
-    "SimulationResult",
-    "NotQuadraticError",
-    "ParseError",
     "ShapeError",
+    "SimulationResult",
     "SingularMassMatrixError",
     "UnboundParameterError",
     "__version__",
@@ -63,6 +68,7 @@ __all__ = [
     "accelerations",
     "change_coordinates",
     "coordchange",
+    "coordinates",
     "export",
     "from_bodies",
     "from_particles",
@@ -70,11 +76,10 @@ __all__ = [
     "generalized_torque",
     "jacobian",
     "kinematics",
-    "rayleigh_forces",
-    "simulate",
-    "coordinates",
     "parameters",
     "plot",
+    "rayleigh_forces",
+    "simulate",
     "structure",
     "t",
     "velocities",

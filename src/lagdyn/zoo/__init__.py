@@ -22,8 +22,8 @@ from typing import Any
 
 from ..errors import LagdynError
 from ..system import LagrangianSystem
-from .arms import two_link_planar
 from . import mechanisms
+from .arms import two_link_planar
 from .chains import n_link_pendulum, planar_arm
 from .pendulums import double_pendulum
 from .spatial import elastic_pendulum, spherical_pendulum
