@@ -97,12 +97,12 @@ def kane_lambdified(n: int, params: dict[str, float]):
         for i, v in enumerate(vals):
             arr[:, i] = v  # constant entries come back as Python floats: broadcast by hand
         Mv = arr[:, : n * n].reshape(B, n, n)
-        return np.linalg.solve(Mv, arr[:, n * n:, None])[..., 0]
+        return np.linalg.solve(Mv, arr[:, n * n :, None])[..., 0]
 
     def fd_one(q1, u1):
         vals = f(q1, u1)
         Mv = np.array(vals[: n * n], float).reshape(n, n)
-        return np.linalg.solve(Mv, np.array(vals[n * n:], float))
+        return np.linalg.solve(Mv, np.array(vals[n * n :], float))
 
     return fd_batched, fd_one
 
@@ -140,7 +140,10 @@ METHODS = ("M", "C", "g", "energy", "bias", "forward_dynamics", "inverse_dynamic
 def single_calls(model, q0, qd0) -> dict[str, float]:
     """Best-of µs per one-state call of every method."""
     args = {"M": (q0,), "g": (q0,), "inverse_dynamics": (q0, qd0, qd0)}
-    return {m: one_call_us(getattr(model, m), *args.get(m, (q0, qd0)), number=2000, repeat=5) for m in METHODS}
+    return {
+        m: one_call_us(getattr(model, m), *args.get(m, (q0, qd0)), number=2000, repeat=5)
+        for m in METHODS
+    }
 
 
 def cold_hit_subprocess(which: str, backend: str, cache_dir: str) -> float:
@@ -169,7 +172,7 @@ def main() -> list[str]:
     gen: dict[str, dict[str, str]] = {"dp": {}, "six": {}}
     for key, s in systems.items():
         n = s.n
-        s.M, s.C, s.g, s.energy  # derivation is not what this benchmark measures
+        _ = (s.M, s.C, s.g, s.energy)  # derivation is not what this benchmark measures
         q = rng.uniform(-2, 2, (N, n))
         qd = rng.uniform(-2, 2, (N, n))
         q0, qd0 = q[0].copy(), qd[0].copy()
@@ -179,7 +182,9 @@ def main() -> list[str]:
         gen[key]["numpy lambdify (no cache)"] = f"{time.perf_counter() - t0:.2f} s"
         ref = num.forward_dynamics(q, qd)
         res[key]["lagdyn numpy, batched"] = f"{rate(num.forward_dynamics, q, qd) / 1e6:.1f} M/s"
-        res[key]["lagdyn numpy (`math` code), one call"] = f"{one_call_us(num.forward_dynamics, q0, qd0, number=2000 if n > 2 else 20000):.2f} µs"
+        res[key]["lagdyn numpy (`math` code), one call"] = (
+            f"{one_call_us(num.forward_dynamics, q0, qd0, number=2000 if n > 2 else 20000):.2f} µs"
+        )
         single["numpy"][key] = single_calls(num, q0, qd0)
         try:
             t0 = time.perf_counter()
@@ -188,11 +193,17 @@ def main() -> list[str]:
             t0 = time.perf_counter()
             c2 = lambdify(s, s.defaults, backend="c", cache_dir=cache, threads=2)
             gen[key]["C cache hit (same process)"] = f"{(time.perf_counter() - t0) * 1e3:.1f} ms"
-            gen[key]["C cache hit (fresh process)"] = f"{cold_hit_subprocess(key, 'c', cache) * 1e3:.1f} ms"
+            gen[key]["C cache hit (fresh process)"] = (
+                f"{cold_hit_subprocess(key, 'c', cache) * 1e3:.1f} ms"
+            )
             err = np.abs(c1.forward_dynamics(q, qd) - ref).max() / np.abs(ref).max()
             notes.append(f"{key}: C vs numpy max rel diff {err:.1e}")
-            res[key]["lagdyn C, batched, 1 thread"] = f"{rate(c1.forward_dynamics, q, qd, number=20) / 1e6:.1f} M/s"
-            res[key]["lagdyn C, batched, 2 threads"] = f"{rate(c2.forward_dynamics, q, qd, number=20) / 1e6:.1f} M/s"
+            res[key]["lagdyn C, batched, 1 thread"] = (
+                f"{rate(c1.forward_dynamics, q, qd, number=20) / 1e6:.1f} M/s"
+            )
+            res[key]["lagdyn C, batched, 2 threads"] = (
+                f"{rate(c2.forward_dynamics, q, qd, number=20) / 1e6:.1f} M/s"
+            )
             res[key]["lagdyn C, one call"] = f"{one_call_us(c1.forward_dynamics, q0, qd0):.2f} µs"
             single["C"][key] = single_calls(c1, q0, qd0)
         except ld.BackendUnavailableError as exc:
@@ -205,8 +216,12 @@ def main() -> list[str]:
                 gen[key][f"{bname} lambdify + first call"] = f"{time.perf_counter() - t0:.2f} s"
                 err = np.abs(other.forward_dynamics(q, qd) - ref).max() / np.abs(ref).max()
                 notes.append(f"{key}: {bname} vs numpy max rel diff {err:.1e}")
-                res[key][f"lagdyn {bname}, batched, 1 thread"] = f"{rate(other.forward_dynamics, q, qd, number=5) / 1e6:.1f} M/s"
-                res[key][f"lagdyn {bname}, one call"] = f"{one_call_us(other.forward_dynamics, q0, qd0, number=2000):.2f} µs"
+                res[key][f"lagdyn {bname}, batched, 1 thread"] = (
+                    f"{rate(other.forward_dynamics, q, qd, number=5) / 1e6:.1f} M/s"
+                )
+                res[key][f"lagdyn {bname}, one call"] = (
+                    f"{one_call_us(other.forward_dynamics, q0, qd0, number=2000):.2f} µs"
+                )
             except ld.BackendUnavailableError:
                 notes.append(f"{bname}: not installed")
         params = {str(k): v for k, v in s.defaults.items()}
@@ -214,8 +229,12 @@ def main() -> list[str]:
             params = {"m1": 1.0, "m2": 1.0, "l1": 1.0, "l2": 1.0, "g": 10.0}
             err = np.abs(cramer_dp(q, qd) - ref).max()
             notes.append(f"dp: hand-written Cramer vs lagdyn max abs diff {err:.1e}")
-            res[key]["hand-written numpy Cramer, batched"] = f"{rate(cramer_dp, q, qd) / 1e6:.1f} M/s"
-            res[key]["hand-written numpy Cramer, one call"] = f"{one_call_us(cramer_dp, q0, qd0):.2f} µs"
+            res[key]["hand-written numpy Cramer, batched"] = (
+                f"{rate(cramer_dp, q, qd) / 1e6:.1f} M/s"
+            )
+            res[key]["hand-written numpy Cramer, one call"] = (
+                f"{one_call_us(cramer_dp, q0, qd0):.2f} µs"
+            )
         try:
             t0 = time.perf_counter()
             kb, k1 = kane_lambdified(n, params)
@@ -228,9 +247,15 @@ def main() -> list[str]:
             kq = kb(qk[:100], uk[:100])
             if key == "dp":
                 kq = np.stack([kq[:, 0], kq[:, 0] + kq[:, 1]], -1)
-            notes.append(f"{key}: Kane + lambdify vs lagdyn max abs diff {np.abs(kq - ref[:100]).max():.1e}")
-            res[key]["sympy.lambdify(cse=True) of Kane + solve, batched"] = f"{rate(kb, qk, uk, number=2, repeat=3) / 1e6:.2f} M/s"
-            res[key]["sympy.lambdify(cse=True) of Kane + solve, one call"] = f"{one_call_us(k1, qk[0], uk[0], number=500, repeat=5):.1f} µs"
+            notes.append(
+                f"{key}: Kane + lambdify vs lagdyn max abs diff {np.abs(kq - ref[:100]).max():.1e}"
+            )
+            res[key]["sympy.lambdify(cse=True) of Kane + solve, batched"] = (
+                f"{rate(kb, qk, uk, number=2, repeat=3) / 1e6:.2f} M/s"
+            )
+            res[key]["sympy.lambdify(cse=True) of Kane + solve, one call"] = (
+                f"{one_call_us(k1, qk[0], uk[0], number=500, repeat=5):.1f} µs"
+            )
         except Exception as exc:  # a peer failing must not stop the benchmark
             res[key]["sympy.lambdify of Kane"] = f"failed: {type(exc).__name__}: {exc}"
     for peer, mod in (("PyDy", "pydy"), ("Pinocchio", "pinocchio")):
@@ -246,11 +271,19 @@ def main() -> list[str]:
     lines += ["", "| generation | double pendulum | 6-link |", "| --- | --- | --- |"]
     for lab in dict.fromkeys([*gen["dp"], *gen["six"]]):
         lines.append(f"| {lab} | {gen['dp'].get(lab, '–')} | {gen['six'].get(lab, '–')} |")
-    lines += ["", "| one call, µs | " + " | ".join(METHODS) + " |", "| --- |" + " --- |" * len(METHODS)]
+    lines += [
+        "",
+        "| one call, µs | " + " | ".join(METHODS) + " |",
+        "| --- |" + " --- |" * len(METHODS),
+    ]
     for bname, per in single.items():
         for key, label in (("dp", "double pendulum"), ("six", "6-link")):
             if key in per:
-                lines.append(f"| {bname}, {label} | " + " | ".join(f"{per[key][m]:.2f}" for m in METHODS) + " |")
+                lines.append(
+                    f"| {bname}, {label} | "
+                    + " | ".join(f"{per[key][m]:.2f}" for m in METHODS)
+                    + " |"
+                )
     lines += ["", *[f"- {x}" for x in notes]]
     return lines
 

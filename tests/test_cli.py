@@ -251,5 +251,7 @@ def test_file_errors(tmp_path, capsys, body, fragment):
 def test_simulate_gif(tmp_path):
     pytest.importorskip("matplotlib")
     gif = tmp_path / "out.gif"
-    assert main(["simulate", "double_pendulum", "--t", "0.5", "--gif", str(gif), "--fps", "10"]) == 0
+    assert (
+        main(["simulate", "double_pendulum", "--t", "0.5", "--gif", str(gif), "--fps", "10"]) == 0
+    )
     assert gif.exists()

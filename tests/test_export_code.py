@@ -30,7 +30,7 @@ RTOL = ATOL = 1e-12
 def triple_pendulum() -> ld.LagrangianSystem:
     """n = 3 (the unrolled LDLᵀ solve), damping on q1 and a time-dependent force on q2."""
     q = ld.coordinates("q1 q2 q3")
-    m, l, g, c = ld.parameters("m l g c")  # noqa: E741
+    m, l, g, c = ld.parameters("m l g c")
     x = y = sp.S.Zero
     T = V = sp.S.Zero
     for qi in q:

@@ -143,7 +143,7 @@ def test_groups_substituted_into_c_and_equations() -> None:
 
 def test_group_names_avoid_parameter_names() -> None:
     q1, q2 = ld.coordinates("q1 q2")
-    alpha, m, l = sp.symbols("alpha m l", positive=True)  # noqa: E741
+    alpha, m, l = sp.symbols("alpha m l", positive=True)
     M = sp.Matrix([[alpha * m + m * l**2, m * l * sp.cos(q2)], [m * l * sp.cos(q2), m * l**2]])
     sys = ld.LagrangianSystem.from_mass_matrix(M, 0, [q1, q2])
     names = [grp.symbol.name for grp in parameter_groups(sys)]

@@ -9,7 +9,7 @@ import lagdyn as ld
 from lagdyn.parse import parse_expr
 
 q1, q2 = ld.coordinates("q1 q2")
-m, l, g = sp.symbols("m l g", positive=True)  # noqa: E741
+m, l, g = sp.symbols("m l g", positive=True)
 NAMES = {"q1": q1, "q2": q2, "m": m, "l": l, "g": g}
 
 
