@@ -21,14 +21,21 @@ class SymbolTable:
     q̇(t), so results come back in dynamic form in one pass (no ``xreplace``).
     """
 
-    def __init__(
-        self, symbols: Iterable[sp.Symbol], extra: Mapping[str, sp.Expr] | None = None
-    ) -> None:
-        self._by_name: dict[str, sp.Expr] = {}
-        for s in symbols:
-            self._by_name.setdefault(s.name, s)
-        self._by_name.update(extra or {})
+    def __init__(self, by_name: dict[str, sp.Expr]) -> None:
+        # the dict is shared, not copied: owners may keep adding names to it
+        self._by_name = by_name
         self._memo: dict[se.Basic, sp.Expr] = {}
+
+    @classmethod
+    def from_symbols(
+        cls, symbols: Iterable[sp.Symbol], extra: Mapping[str, sp.Expr] | None = None
+    ) -> SymbolTable:
+        """A table of ``symbols`` by name, plus ``extra`` name → object entries."""
+        by_name: dict[str, sp.Expr] = {}
+        for s in symbols:
+            by_name.setdefault(s.name, s)
+        by_name.update(extra or {})
+        return cls(by_name)
 
     def to_sympy(self, expr: se.Basic) -> sp.Expr:
         """Convert a symengine expression back to sympy with the original objects."""

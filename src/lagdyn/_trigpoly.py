@@ -57,6 +57,8 @@ from typing import Any
 import symengine as se
 import sympy
 
+from ._convert import SymbolTable
+
 __all__ = ["FastDerivation", "canonical", "derive", "is_zero"]
 
 Key = tuple[int, ...]
@@ -131,7 +133,7 @@ class _Encoder:
         self.z_index: dict[Any, int] = {}
         self.laurent: dict[sympy.Basic, Any] = {}
         self.memo: dict[sympy.Basic, Any] = {}
-        self.back_memo: dict[Any, sympy.Expr] = {}
+        self._table = SymbolTable(self.back)  # shares the dict: names added later count
         self.compact_memo: dict[Any, sympy.Expr] = {}
         self.poly_q: set[int] = set()  # coordinates that occur outside trig atoms
         self._frozen = False
@@ -340,27 +342,7 @@ class _Encoder:
     # -- rebuilding ---------------------------------------------------------
     def to_sympy(self, value: Any) -> sympy.Expr:
         """Convert a symengine expression back, restoring the caller's objects."""
-        found = self.back_memo.get(value)
-        if found is not None:
-            return found
-        if value.is_Symbol:
-            out = self.back[value.name]
-        elif value.is_Integer:
-            out = sympy.Integer(int(value))
-        elif value.is_Rational:
-            out = sympy.Rational(int(value.p), int(value.q))
-        elif value.is_Add:
-            out = sympy.Add(*[self.to_sympy(a) for a in value.args])
-        elif value.is_Mul:
-            out = sympy.Mul(*[self.to_sympy(a) for a in value.args])
-        elif value.is_Pow:
-            out = sympy.Pow(self.to_sympy(value.args[0]), self.to_sympy(value.args[1]))
-        else:
-            out = sympy.sympify(value)
-            names = {sympy.Symbol(s.name): self.back[s.name] for s in value.free_symbols}
-            out = out.xreplace(names) if names else out
-        self.back_memo[value] = out
-        return out
+        return self._table.to_sympy(value)
 
     def angle(self, key: Key) -> sympy.Expr:
         """The sympy angle ``e·q`` (plus symbolic phases) of a frequency key."""

@@ -240,7 +240,7 @@ class LagrangianSystem:
         self._forces_in = self._validate_forces(forces)
         self._qs, self._vs = _convert.state_symbols(self.n)
         self._fwd, self._bwd = _convert.substitution(self._q, self.qd, self._qs, self._vs)
-        self._symtab = _convert.SymbolTable(
+        self._symtab = _convert.SymbolTable.from_symbols(
             self._L.free_symbols,
             extra={s.name: d for s, d in self._bwd.items()},
         )
