@@ -152,7 +152,9 @@ def invertible_integer_matrices(draw):
     entries = st.integers(-3, 3)
     A = sp.Matrix(n, n, lambda i, j: draw(entries))
     if A.det() == 0:
-        A = A + 4 * sp.eye(n)  # strictly diagonally dominant, hence invertible
+        # |diagonal| >= 3n - 2 > 3(n - 1) >= sum of |off-diagonal| in the row:
+        # strictly diagonally dominant, hence invertible
+        A = A + (3 * n + 1) * sp.eye(n)
     return A
 
 
