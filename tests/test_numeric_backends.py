@@ -267,3 +267,51 @@ def test_c_single_results_do_not_alias():
 
 def test_backend_registry():
     assert {"numpy", "c", "numba", "jax"} <= set(backends.names())
+
+
+def test_c_one_state_entry_points_match_and_fall_back():
+    """The METH_FASTCALL one-state path: same numbers, fresh arrays, general path otherwise."""
+    import numpy as np
+    import pytest
+
+    import lagdyn as ld
+
+    sys = ld.zoo.double_pendulum()
+    try:
+        model = sys.lambdify(sys.defaults, backend="c")
+    except ld.BackendUnavailableError as exc:
+        pytest.skip(str(exc))
+    ref = sys.lambdify(sys.defaults)
+    assert model._afd is not None  # the compiled entry points were built
+    q, qd, tau = np.array([0.3, -0.2]), np.array([0.5, 0.1]), np.array([0.2, -0.4])
+    for name, args in (
+        ("M", (q,)),
+        ("C", (q, qd)),
+        ("g", (q,)),
+        ("energy", (q, qd)),
+        ("bias", (q, qd)),
+        ("forward_dynamics", (q, qd, tau)),
+        ("inverse_dynamics", (q, qd, tau)),
+    ):
+        got = getattr(model, name)(*args)
+        assert type(got) is type(getattr(ref, name)(*args))
+        np.testing.assert_allclose(got, getattr(ref, name)(*args), rtol=1e-13, atol=1e-13)
+    a, b = model.M(q), model.M(q)
+    assert a is not b and not np.shares_memory(a, b)
+    # inputs the entry points do not take go the general way, with the same result
+    expected = ref.forward_dynamics(q, qd, tau)
+    for variant in (
+        (list(q), qd, tau),
+        (q.astype(np.float32).astype(np.float64)[::1], qd, tau),
+        (np.stack([q, q])[:, 0:2][0], qd, tau),
+        (q, qd, None),
+    ):
+        out = model.forward_dynamics(*variant)
+        want = ref.forward_dynamics(*variant)
+        np.testing.assert_allclose(out, want, rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(model.forward_dynamics(q, qd, tau, t=1), expected, rtol=1e-13)
+    strided = np.array([0.3, 9.0, -0.2])[::2]  # not contiguous: general path
+    np.testing.assert_allclose(model.M(strided), ref.M(q), rtol=1e-13)
+    assert np.isnan(model.M(np.array([np.nan, 0.0]))).any()
+    with pytest.raises(ld.ShapeError):
+        model.M(np.zeros(3))

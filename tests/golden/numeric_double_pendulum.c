@@ -338,3 +338,116 @@ void ld_forward_dynamics(long N, const double *q, const double *qd, const double
     (void)nthreads;
     forward_dynamics_range(0, N, q, qd, u, su, p, sp, t, st, out);
 }
+
+/* One-state entry points called straight from Python (METH_FASTCALL): f(q, qd, u, t)
+   with q, qd, u float64 arrays of shape (n,) (qd, u may be None) returns a fresh ndarray;
+   any other input returns NotImplemented and the caller takes its general path. */
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <numpy/arrayobject.h>
+static const double ld_zeros[2 + 1] = {0};
+static const double *ld_vec(PyObject *o) {
+    if (!PyArray_CheckExact(o)) return NULL;
+    PyArrayObject *a = (PyArrayObject *)o;
+    if (PyArray_NDIM(a) != 1 || PyArray_DIM(a, 0) != 2 || PyArray_TYPE(a) != NPY_DOUBLE
+        || !PyArray_IS_C_CONTIGUOUS(a) || !PyArray_ISALIGNED(a)) return NULL;
+    return (const double *)PyArray_DATA(a);
+}
+static int ld_args(PyObject *const *args, Py_ssize_t nargs, const double **q,
+                   const double **qd, const double **u, double *t) {
+    if (nargs != 4) return 0;
+    *q = ld_vec(args[0]);
+    *qd = args[1] == Py_None ? ld_zeros : ld_vec(args[1]);
+    *u = args[2] == Py_None ? ld_zeros : ld_vec(args[2]);
+    if (!*q || !*qd || !*u || !PyFloat_CheckExact(args[3])) return 0;
+    *t = PyFloat_AS_DOUBLE(args[3]);
+    return 1;
+}
+static PyObject *ld_new(int ndim, npy_intp d0, npy_intp d1, double **data) {
+    npy_intp dims[2] = {d0, d1};
+    PyObject *o = PyArray_SimpleNew(ndim, dims, NPY_DOUBLE);
+    if (o) *data = (double *)PyArray_DATA((PyArrayObject *)o);
+    return o;
+}
+static PyObject *py_M(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    const double *q, *qd, *u; double t; (void)self;
+    if (!ld_args(args, nargs, &q, &qd, &u, &t)) Py_RETURN_NOTIMPLEMENTED;
+    double *out;
+    PyObject *o = ld_new(2, 2, 2, &out);
+    if (o) M_state(q, qd, u, 0, t, out);
+    return o;
+}
+static PyObject *py_C(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    const double *q, *qd, *u; double t; (void)self;
+    if (!ld_args(args, nargs, &q, &qd, &u, &t)) Py_RETURN_NOTIMPLEMENTED;
+    double *out;
+    PyObject *o = ld_new(2, 2, 2, &out);
+    if (o) C_state(q, qd, u, 0, t, out);
+    return o;
+}
+static PyObject *py_g(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    const double *q, *qd, *u; double t; (void)self;
+    if (!ld_args(args, nargs, &q, &qd, &u, &t)) Py_RETURN_NOTIMPLEMENTED;
+    double *out;
+    PyObject *o = ld_new(1, 2, 0, &out);
+    if (o) g_state(q, qd, u, 0, t, out);
+    return o;
+}
+static PyObject *py_energy(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    const double *q, *qd, *u; double t; (void)self;
+    if (!ld_args(args, nargs, &q, &qd, &u, &t)) Py_RETURN_NOTIMPLEMENTED;
+    double v;
+    energy_state(q, qd, u, 0, t, &v);
+    PyArray_Descr *d = PyArray_DescrFromType(NPY_DOUBLE);
+    PyObject *o = PyArray_Scalar(&v, d, NULL);
+    Py_DECREF(d);
+    return o;
+}
+static PyObject *py_bias(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    const double *q, *qd, *u; double t; (void)self;
+    if (!ld_args(args, nargs, &q, &qd, &u, &t)) Py_RETURN_NOTIMPLEMENTED;
+    double *out;
+    PyObject *o = ld_new(1, 2, 0, &out);
+    if (o) bias_state(q, qd, u, 0, t, out);
+    return o;
+}
+static PyObject *py_inverse_dynamics(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    const double *q, *qd, *u; double t; (void)self;
+    if (!ld_args(args, nargs, &q, &qd, &u, &t)) Py_RETURN_NOTIMPLEMENTED;
+    double *out;
+    PyObject *o = ld_new(1, 2, 0, &out);
+    if (o) inverse_dynamics_state(q, qd, u, 0, t, out);
+    return o;
+}
+static PyObject *py_forward_dynamics(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    const double *q, *qd, *u; double t; (void)self;
+    if (!ld_args(args, nargs, &q, &qd, &u, &t)) Py_RETURN_NOTIMPLEMENTED;
+    double *out;
+    PyObject *o = ld_new(1, 2, 0, &out);
+    if (o) forward_dynamics_state(q, qd, u, 0, t, out);
+    return o;
+}
+static PyMethodDef ld_defs[] = {
+    {"M", (PyCFunction)(void (*)(void))py_M, METH_FASTCALL, NULL},
+    {"C", (PyCFunction)(void (*)(void))py_C, METH_FASTCALL, NULL},
+    {"g", (PyCFunction)(void (*)(void))py_g, METH_FASTCALL, NULL},
+    {"energy", (PyCFunction)(void (*)(void))py_energy, METH_FASTCALL, NULL},
+    {"bias", (PyCFunction)(void (*)(void))py_bias, METH_FASTCALL, NULL},
+    {"inverse_dynamics", (PyCFunction)(void (*)(void))py_inverse_dynamics, METH_FASTCALL, NULL},
+    {"forward_dynamics", (PyCFunction)(void (*)(void))py_forward_dynamics, METH_FASTCALL, NULL},
+    {NULL, NULL, 0, NULL}
+};
+void *ld_pyfast(void) {
+    PyGILState_STATE gil = PyGILState_Ensure(); /* cffi calls C without the GIL */
+    PyObject *d = NULL;
+    if (_import_array() < 0) { PyErr_Clear(); goto done; }
+    d = PyDict_New();
+    for (PyMethodDef *m = ld_defs; d && m->ml_name; ++m) {
+        PyObject *f = PyCFunction_New(m, NULL);
+        if (!f || PyDict_SetItemString(d, m->ml_name, f) < 0) { PyErr_Clear(); }
+        Py_XDECREF(f);
+    }
+done:
+    PyGILState_Release(gil);
+    return d;
+}
+

@@ -3,7 +3,7 @@
 # free parameters: none
 # bound parameters: m1 = 1.0, m2 = 1.0, l1 = 1.0, l2 = 1.0, g = 10.0
 # all parameters: g, l1, l2, m1, m2
-"""Numeric kernels (lagdyn codegen 5), n = 2."""
+"""Numeric kernels (lagdyn codegen 6), n = 2."""
 import math
 import numpy
 from math import cos, sin

@@ -26,6 +26,7 @@ True
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import importlib.machinery
 import importlib.util
@@ -92,6 +93,14 @@ class Kernels(ABC):
     @abstractmethod
     def single_functions(self) -> dict[str, Callable[..., Any]]:
         """``{name: f}``: ``f(*x)`` evaluates one state ``x = [*q, *qd, *u, *p, t]``."""
+
+    def array_functions(self) -> dict[str, Callable[..., Any]]:
+        """``{name: f}``: ``f(q, qd, u, t)`` for one state as float64 ``(n,)`` arrays (qd, u
+        may be None, t a float), returning ``NotImplemented`` for any other input.
+
+        Only compiled backends have them (no Python frame between the caller and C).
+        """
+        return {}
 
     def single(self, name: str, x: Sequence[float]) -> Any:
         """Evaluate ``name`` at one packed state ``x = [*q, *qd, *u, *p, t]``."""
@@ -374,6 +383,7 @@ class CKernels(Kernels):
             k: _c_single(self.ffi, getattr(self.lib, f"ld_{k}_1"), self.shapes[k])
             for k in self.kernel_names
         }
+        self._arrays = _c_array_functions(self.ffi, self.lib)
 
     def batch(
         self,
@@ -414,6 +424,25 @@ class CKernels(Kernels):
 
     def single_functions(self) -> dict[str, Callable[..., Any]]:
         return dict(self._single)
+
+    def array_functions(self) -> dict[str, Callable[..., Any]]:
+        return dict(self._arrays)
+
+
+def _c_array_functions(ffi: Any, lib: Any) -> dict[str, Callable[..., Any]]:
+    """The module's METH_FASTCALL one-state functions ``f(q, qd, u, t)`` (empty if absent).
+
+    ``ld_pyfast()`` returns a new reference to a dict of builtin functions as ``void *``;
+    ctypes turns the address back into the object (the module keeps that reference).
+    """
+    make = getattr(lib, "ld_pyfast", None)
+    if make is None:
+        return {}
+    ptr = make()
+    if ptr == ffi.NULL:
+        return {}
+    table = ctypes.cast(int(ffi.cast("uintptr_t", ptr)), ctypes.py_object).value
+    return dict(table) if isinstance(table, dict) else {}
 
 
 #: Rows per preallocated output block of the compiled single-state path.
@@ -500,7 +529,15 @@ class CBackend(Backend):
             ffi = cffi.FFI()
             ffi.cdef(cdef)
             ffi.set_source(
-                modname, source, extra_compile_args=cflags, extra_link_args=lflags, libraries=["m"]
+                modname,
+                source,
+                extra_compile_args=cflags,
+                extra_link_args=lflags,
+                libraries=["m"],
+                include_dirs=[np.get_include()],
+                # the one-state entry points use METH_FASTCALL and numpy's C API
+                define_macros=[("_CFFI_NO_LIMITED_API", None)],
+                py_limited_api=False,
             )
             t0 = time.perf_counter()
             try:

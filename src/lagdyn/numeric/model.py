@@ -422,6 +422,14 @@ class NumericModel(_KernelModel):
         self._fh = fast.get("bias")
         self._ffd = fast.get("forward_dynamics")
         self._fid = fast.get("inverse_dynamics")
+        arrays = {} if self._nfree else kernels.array_functions()
+        self._aM = arrays.get("M")
+        self._aC = arrays.get("C")
+        self._ag = arrays.get("g")
+        self._aE = arrays.get("energy")
+        self._ah = arrays.get("bias")
+        self._afd = arrays.get("forward_dynamics")
+        self._aid = arrays.get("inverse_dynamics")
         self._z2n = (0.0,) * (2 * n)
         self._zn = (0.0,) * n
 
@@ -451,6 +459,11 @@ class NumericModel(_KernelModel):
         array([[2., 1.],
                [1., 1.]])
         """
+        a = self._aM  # compiled: one C call straight from Python
+        if a is not None and params is None:
+            r = a(q, None, None, 0.0)
+            if r is not NotImplemented:
+                return r
         f = self._fM
         if f is not None and type(q) is _ND and q.ndim == 1 and q.dtype is _F8 and params is None:
             a = q.tolist()
@@ -469,6 +482,11 @@ class NumericModel(_KernelModel):
         >>> sys.lambdify(sys.defaults).C([0.0, 0.0], [1.0, 1.0]).shape
         (2, 2)
         """
+        a = self._aC  # compiled: one C call straight from Python
+        if a is not None and params is None:
+            r = a(q, qd, None, 0.0)
+            if r is not NotImplemented:
+                return r
         f = self._fC
         if (
             f is not None
@@ -497,6 +515,11 @@ class NumericModel(_KernelModel):
         >>> sys.lambdify(sys.defaults).g([0.0, 0.0])
         array([0., 0.])
         """
+        a = self._ag  # compiled: one C call straight from Python
+        if a is not None and params is None:
+            r = a(q, None, None, 0.0)
+            if r is not NotImplemented:
+                return r
         f = self._fg
         if f is not None and type(q) is _ND and q.ndim == 1 and q.dtype is _F8 and params is None:
             a = q.tolist()
@@ -515,6 +538,11 @@ class NumericModel(_KernelModel):
         >>> sys.lambdify(sys.defaults).bias([0.0, 0.0], [0.0, 0.0])
         array([0., 0.])
         """
+        a = self._ah  # compiled: one C call straight from Python
+        if a is not None and params is None:
+            r = a(q, qd, None, t)
+            if r is not NotImplemented:
+                return r
         f = self._fh
         if (
             f is not None
@@ -544,6 +572,11 @@ class NumericModel(_KernelModel):
         >>> float(sys.lambdify(sys.defaults).energy([0.0, 0.0], [0.0, 0.0]))
         -30.0
         """
+        a = self._aE  # compiled: one C call straight from Python
+        if a is not None and params is None:
+            r = a(q, qd, None, 0.0)
+            if r is not NotImplemented:
+                return r
         f = self._fE
         if (
             f is not None
@@ -588,6 +621,11 @@ class NumericModel(_KernelModel):
         >>> num.forward_dynamics([0.0, 0.0], [0.0, 0.0], [1.0, 0.0])
         array([ 1., -1.])
         """
+        a = self._afd  # compiled: one C call straight from Python
+        if a is not None and params is None:
+            r = a(q, qd, tau, t)
+            if r is not NotImplemented:
+                return r
         f = self._ffd
         if (
             f is not None
@@ -624,6 +662,11 @@ class NumericModel(_KernelModel):
         >>> sys.lambdify(sys.defaults).inverse_dynamics([0.0, 0.0], [0.0, 0.0], [1.0, -1.0])
         array([1., 0.])
         """
+        a = self._aid  # compiled: one C call straight from Python
+        if a is not None and params is None:
+            r = a(q, qd, qdd, t)
+            if r is not NotImplemented:
+                return r
         f = self._fid
         if (
             f is not None
