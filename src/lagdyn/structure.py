@@ -299,9 +299,10 @@ def _passivity_residual_se(
     from ._convert import SymbolTable, to_symengine
 
     Ls = to_symengine(Lp)
-    mats = [[to_symengine(e) for e in m] for m in parts]
-    if Ls is None or any(e is None for m in mats for e in m):
+    converted = [[to_symengine(e) for e in m] for m in parts]
+    if Ls is None or any(e is None for m in converted for e in m):
         return None
+    mats: list[list[Any]] = [[e for e in m if e is not None] for m in converted]
     n = len(qs)
     sq = [se.Symbol(x.name) for x in qs]
     sv = [se.Symbol(x.name) for x in vs]
