@@ -19,7 +19,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
-RUNNABLE = ["getting-started.md", "simulation.md"]
+RUNNABLE = ["getting-started.md", "simulation.md", "constraints.md"]
 BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
 
 
