@@ -133,27 +133,72 @@ class ConstrainedSystem:
     # ------------------------------------------------------------------ symbolic
     @property
     def n(self) -> int:
-        """The number of coordinates."""
+        """The number of coordinates.
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> dp = ld.zoo.double_pendulum()
+        >>> cs = ld.ConstrainedSystem(dp, [dp.q[0] - dp.q[1]])
+        >>> cs.n
+        2
+        """
         return self.system.n
 
     @property
     def m(self) -> int:
-        """The number of constraints."""
+        """The number of constraints.
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> dp = ld.zoo.double_pendulum()
+        >>> cs = ld.ConstrainedSystem(dp, [dp.q[0] - dp.q[1]])
+        >>> cs.m
+        1
+        """
         return self.constraints.rows
 
     @property
     def dof(self) -> int:
-        """Degrees of freedom n − rank J_c (at generic states)."""
+        """Degrees of freedom n − rank J_c (at generic states).
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> dp = ld.zoo.double_pendulum()
+        >>> cs = ld.ConstrainedSystem(dp, [dp.q[0] - dp.q[1]])
+        >>> cs.dof
+        1
+        """
         return self.n - (self.m - len(self.dependent_rows()))
 
     @cached_property
     def J(self) -> sp.ImmutableMatrix:
-        """The constraint Jacobian J_c = ∂Φ/∂q, shape (m, n)."""
+        """The constraint Jacobian J_c = ∂Φ/∂q, shape (m, n).
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> dp = ld.zoo.double_pendulum()
+        >>> cs = ld.ConstrainedSystem(dp, [dp.q[0] - dp.q[1]])
+        >>> cs.J
+        Matrix([[1, -1]])
+        """
         return sp.ImmutableMatrix(self.constraints.jacobian(sp.Matrix(self.system.q)))
 
     @cached_property
     def Jdot_qd(self) -> sp.ImmutableMatrix:
-        """The velocity product J̇_c q̇ = Σ_k (∂J_c/∂q_k) q̇_k q̇, shape (m, 1)."""
+        """The velocity product J̇_c q̇ = Σ_k (∂J_c/∂q_k) q̇_k q̇, shape (m, 1).
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> dp = ld.zoo.double_pendulum()
+        >>> cs = ld.ConstrainedSystem(dp, [dp.q[0] - dp.q[1]])
+        >>> cs.Jdot_qd
+        Matrix([[0]])
+        """
         qd = sp.Matrix(self.system.qd)
         out = []
         for i in range(self.m):
@@ -164,24 +209,60 @@ class ConstrainedSystem:
 
     @cached_property
     def phi_dot(self) -> sp.ImmutableMatrix:
-        """Φ̇ = J_c q̇, shape (m, 1)."""
+        """Φ̇ = J_c q̇, shape (m, 1).
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> dp = ld.zoo.double_pendulum()
+        >>> cs = ld.ConstrainedSystem(dp, [dp.q[0] - dp.q[1]])
+        >>> cs.phi_dot
+        Matrix([[Derivative(a(t), t) - Derivative(b(t), t)]])
+        """
         return sp.ImmutableMatrix(self.J * sp.Matrix(self.system.qd))
 
     @cached_property
     def lam(self) -> tuple[sp.Symbol, ...]:
-        """Symbols for the multipliers λ_1 … λ_m."""
+        """Symbols for the multipliers λ_1 … λ_m.
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> dp = ld.zoo.double_pendulum()
+        >>> cs = ld.ConstrainedSystem(dp, [dp.q[0] - dp.q[1]])
+        >>> cs.lam
+        (lambda_1,)
+        """
         return tuple(sp.Symbol(f"lambda_{i + 1}", real=True) for i in range(self.m))
 
     @cached_property
     def bias(self) -> sp.ImmutableMatrix:
-        """h = C q̇ + G q̇ + g − Q, shape (n, 1)."""
+        """h = C q̇ + G q̇ + g − Q, shape (n, 1).
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> dp = ld.zoo.double_pendulum()
+        >>> cs = ld.ConstrainedSystem(dp, [dp.q[0] - dp.q[1]])
+        >>> cs.bias.shape
+        (2, 1)
+        """
         s = self.system
         qd = sp.Matrix(s.qd)
         return sp.ImmutableMatrix(s.C * qd + s.G * qd + s.g - s.forces)
 
     @cached_property
     def kkt_matrix(self) -> sp.ImmutableMatrix:
-        """[[M, −J_cᵀ], [J_c, 0]], shape (n + m, n + m)."""
+        """[[M, −J_cᵀ], [J_c, 0]], shape (n + m, n + m).
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> dp = ld.zoo.double_pendulum()
+        >>> cs = ld.ConstrainedSystem(dp, [dp.q[0] - dp.q[1]])
+        >>> cs.kkt_matrix[:, 2].T
+        Matrix([[-1, 1, 0]])
+        """
         M, J = self.system.M, self.J
         top = M.row_join(-J.T)
         bottom = J.row_join(sp.zeros(self.m, self.m))
@@ -223,7 +304,16 @@ class ConstrainedSystem:
 
     @cached_property
     def constraint_forces(self) -> sp.ImmutableMatrix:
-        """The generalized constraint forces J_cᵀλ, shape (n, 1)."""
+        """The generalized constraint forces J_cᵀλ, shape (n, 1).
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> dp = ld.zoo.double_pendulum()
+        >>> cs = ld.ConstrainedSystem(dp, [dp.q[0] - dp.q[1]])
+        >>> cs.constraint_forces.T
+        Matrix([[lambda_1, -lambda_1]])
+        """
         return sp.ImmutableMatrix(self.J.T * sp.Matrix(self.lam))
 
     def _tau(self, tau: Sequence[sp.Expr] | None) -> sp.Matrix:

@@ -342,32 +342,74 @@ class LagrangianSystem:
     # ------------------------------------------------------------------ basic facts
     @property
     def q(self) -> tuple[sp.Expr, ...]:
-        """The coordinates q(t)."""
+        """The coordinates q(t).
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> ld.zoo.double_pendulum().q
+        (a(t), b(t))
+        """
         return self._q
 
     @property
     def n(self) -> int:
-        """The number of coordinates (degrees of freedom)."""
+        """The number of coordinates (degrees of freedom).
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> ld.zoo.double_pendulum().n
+        2
+        """
         return len(self._q)
 
     @cached_property
     def qd(self) -> tuple[sp.Expr, ...]:
-        """The rates q̇(t)."""
+        """The rates q̇(t).
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> ld.zoo.double_pendulum().qd[0]
+        Derivative(a(t), t)
+        """
         return tuple(sp.diff(qi, t) for qi in self._q)
 
     @cached_property
     def qdd(self) -> tuple[sp.Expr, ...]:
-        """The accelerations q̈(t)."""
+        """The accelerations q̈(t).
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> ld.zoo.double_pendulum().qdd[0]
+        Derivative(a(t), (t, 2))
+        """
         return tuple(sp.diff(qi, t, 2) for qi in self._q)
 
     @cached_property
     def tau(self) -> tuple[sp.Symbol, ...]:
-        """Symbols τ for the actuation, named after the coordinates (``tau_q1``, ...)."""
+        """Symbols τ for the actuation, named after the coordinates (``tau_q1``, ...).
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> ld.zoo.two_link_planar().tau
+        (tau_q1, tau_q2)
+        """
         return tuple(sp.Symbol(f"tau_{qi.func.__name__}", real=True) for qi in self._q)
 
     @property
     def L(self) -> sp.Expr:
-        """The Lagrangian as given."""
+        """The Lagrangian as given.
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> ld.zoo.two_link_planar().L.has(ld.zoo.two_link_planar().qd[0])
+        True
+        """
         return self._L
 
     def __repr__(self) -> str:
@@ -540,7 +582,14 @@ class LagrangianSystem:
 
     @cached_property
     def M(self) -> sp.ImmutableMatrix:
-        """The mass matrix M(q) = ∂²L/∂q̇², shape (n, n), symmetric."""
+        """The mass matrix M(q) = ∂²L/∂q̇², shape (n, n), symmetric.
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> ld.zoo.double_pendulum().M[1, 1]
+        l2**2*m2
+        """
         fast = self._fast
         return fast.M if fast is not None else self._M_dyn
 
@@ -549,25 +598,54 @@ class LagrangianSystem:
         """Christoffel symbols of the first kind, ``christoffel[i][j][k]`` = Γ_ijk.
 
         Γ_ijk = ½(∂m_ij/∂q_k + ∂m_ik/∂q_j − ∂m_jk/∂q_i), symmetric in j, k.
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> ld.zoo.two_link_planar().christoffel[0][0][1]
+        -l1*lc2*m2*sin(q2(t))
         """
         fast = self._fast
         return fast.christoffel if fast is not None else self._general[1]
 
     @cached_property
     def C(self) -> sp.ImmutableMatrix:
-        """The Coriolis/centrifugal matrix C(q, q̇) with C_ij = Σ_k Γ_ijk q̇_k."""
+        """The Coriolis/centrifugal matrix C(q, q̇) with C_ij = Σ_k Γ_ijk q̇_k.
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> ld.zoo.double_pendulum().C[0, 1]
+        l1*l2*m2*sin(a(t) - b(t))*Derivative(b(t), t)
+        """
         fast = self._fast
         return fast.C if fast is not None else self._general[0]
 
     @cached_property
     def g(self) -> sp.ImmutableMatrix:
-        """The gravity (potential force) vector g(q) = ∂V/∂q, shape (n, 1)."""
+        """The gravity (potential force) vector g(q) = ∂V/∂q, shape (n, 1).
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> ld.zoo.double_pendulum().g[1]
+        g*l2*m2*sin(b(t))
+        """
         fast = self._fast
         return fast.g if fast is not None else self._general[2]
 
     @cached_property
     def G(self) -> sp.ImmutableMatrix:
-        """The gyroscopic matrix G_ij = ∂b_i/∂q_j − ∂b_j/∂q_i (skew; zero for natural systems)."""
+        """The gyroscopic matrix G_ij = ∂b_i/∂q_j − ∂b_j/∂q_i (skew; zero for natural systems).
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> ld.zoo.double_pendulum().G
+        Matrix([
+        [0, 0],
+        [0, 0]])
+        """
         n = self.n
         b = [self.plain(x) for x in self._b_dyn]
         if all(x == 0 for x in b):
@@ -578,30 +656,67 @@ class LagrangianSystem:
 
     @cached_property
     def b(self) -> sp.ImmutableMatrix:
-        """The velocity-linear part b(q) of L = ½q̇ᵀMq̇ + bᵀq̇ − V, shape (n, 1)."""
+        """The velocity-linear part b(q) of L = ½q̇ᵀMq̇ + bᵀq̇ − V, shape (n, 1).
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> ld.zoo.double_pendulum().b.T
+        Matrix([[0, 0]])
+        """
         return self._b_dyn
 
     @cached_property
     def forces(self) -> sp.ImmutableMatrix:
-        """The non-conservative generalized forces Q(q, q̇, t), shape (n, 1) (zeros if none)."""
+        """The non-conservative generalized forces Q(q, q̇, t), shape (n, 1) (zeros if none).
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> ld.zoo.double_pendulum().forces.T
+        Matrix([[0, 0]])
+        """
         if self._forces_in is None:
             return sp.ImmutableMatrix.zeros(self.n, 1)
         return self._forces_in
 
     @cached_property
     def T(self) -> sp.Expr:
-        """The kinetic energy ½ q̇ᵀ M q̇ (the quadratic part of L)."""
+        """The kinetic energy ½ q̇ᵀ M q̇ (the quadratic part of L).
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> ld.zoo.two_link_planar().T.has(ld.zoo.two_link_planar().qd[1])
+        True
+        """
         v = sp.Matrix(self.qd)
         return (v.T * self._M_dyn * v)[0, 0] / 2
 
     @cached_property
     def U(self) -> sp.Expr:
-        """The potential V(q) = −L at q̇ = 0."""
+        """The potential V(q) = −L at q̇ = 0.
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> ld.zoo.double_pendulum(coordinates="relative").U.has(ld.t)
+        True
+        """
         return self._V_dyn
 
     @cached_property
     def energy(self) -> sp.Expr:
-        """The energy function E = q̇ᵀ ∂L/∂q̇ − L = ½ q̇ᵀ M q̇ + V (conserved when τ = Q = 0)."""
+        """The energy function E = q̇ᵀ ∂L/∂q̇ − L = ½ q̇ᵀ M q̇ + V (conserved when τ = Q = 0).
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> import sympy as sp
+        >>> dp = ld.zoo.double_pendulum()
+        >>> sp.expand(dp.energy - dp.T - dp.U)
+        0
+        """
         return self.T + self.U
 
     @cached_property
@@ -744,12 +859,27 @@ class LagrangianSystem:
         return lambdify(self, params, **options)
 
     def plain(self, expr: sp.Expr) -> sp.Expr:
-        """``expr`` with q(t), q̇(t) replaced by the plain symbols used internally."""
+        """``expr`` with q(t), q̇(t) replaced by the plain symbols used internally.
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> dp = ld.zoo.double_pendulum()
+        >>> dp.plain(dp.qd[0] * dp.q[1])
+        _ldq1*_ldv0
+        """
         return _convert.to_plain(expr, self._fwd)
 
     @property
     def plain_symbols(self) -> tuple[tuple[sp.Symbol, ...], tuple[sp.Symbol, ...]]:
-        """The plain symbols standing for (q, q̇) in :meth:`plain` expressions."""
+        """The plain symbols standing for (q, q̇) in :meth:`plain` expressions.
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> ld.zoo.double_pendulum().plain_symbols
+        ((_ldq0, _ldq1), (_ldv0, _ldv1))
+        """
         return self._qs, self._vs
 
 
