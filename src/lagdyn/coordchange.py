@@ -542,6 +542,21 @@ class TangentStep:
         Work of f along the exact path ``s ↦ z(q0 + s δq)``, s from 0 to ε.
     constraint_velocity : tuple
         ``C J δq`` at q0 (zero: the step is tangent).
+
+    Examples
+    --------
+    The seed 003 probe: unit rods hanging straight down, δq = (1, −1), ε = 1/2.
+
+    >>> import sympy as sp, lagdyn as ld
+    >>> from lagdyn.coordchange import ConstraintTangent
+    >>> a, b = ld.coordinates("a b")
+    >>> x1, y1, x2, y2 = sp.symbols("x1 y1 x2 y2", real=True)
+    >>> z = [sp.sin(a), -sp.cos(a), sp.sin(a) + sp.sin(b), -sp.cos(a) - sp.cos(b)]
+    >>> h = [x1**2 + y1**2 - 1, (x2 - x1)**2 + (y2 - y1)**2 - 1]
+    >>> tan = ConstraintTangent.from_map(z, h, (x1, y1, x2, y2), [a, b])
+    >>> step = tan.step([0, 0], [1, -1], sp.Rational(1, 2))
+    >>> step.tangent_residuals
+    (1/4, 1/4)
     """
 
     start: tuple[sp.Expr, ...]
