@@ -24,6 +24,7 @@ import tempfile
 import time
 import timeit
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import sympy as sp
@@ -107,6 +108,25 @@ def kane_lambdified(n: int, params: dict[str, float]):
     return fd_batched, fd_one
 
 
+def pinocchio_chain(n: int, g: float):
+    """Pinocchio model of the n-link pendulum in joint angles (unit point masses and rods,
+    revolute z joints, gravity along −y, angle 0 hanging down), or None if not installed."""
+    try:
+        import pinocchio as pin
+    except ImportError:
+        return None
+    model = pin.Model()
+    model.gravity.linear = np.array([0.0, -g, 0.0])
+    parent, placement = 0, pin.SE3.Identity()
+    for i in range(n):
+        jid = model.addJoint(parent, pin.JointModelRZ(), placement, f"joint{i + 1}")
+        mass = pin.Inertia(1.0, np.array([0.0, -1.0, 0.0]), np.zeros((3, 3)))
+        model.appendBodyToJoint(jid, mass, pin.SE3.Identity())
+        parent, placement = jid, pin.SE3(np.eye(3), np.array([0.0, -1.0, 0.0]))
+    data = model.createData()
+    return lambda q, v, tau: pin.aba(model, data, q, v, tau)
+
+
 def cramer_dp(q, qd, m1=1.0, m2=1.0, l1=1.0, l2=1.0, g=10.0):
     """Hand-written numpy closed form of the double pendulum (absolute angles)."""
     a, b = q[..., 0], q[..., 1]
@@ -170,6 +190,7 @@ def main() -> list[str]:
     res: dict[str, dict[str, str]] = {"dp": {}, "six": {}}
     single: dict[str, dict[str, dict[str, float]]] = {"numpy": {}, "C": {}}
     gen: dict[str, dict[str, str]] = {"dp": {}, "six": {}}
+    num_models: dict[str, Any] = {}
     for key, s in systems.items():
         n = s.n
         _ = (s.M, s.C, s.g, s.energy)  # derivation is not what this benchmark measures
@@ -179,6 +200,7 @@ def main() -> list[str]:
         cache = tempfile.mkdtemp(prefix="lagdyn-bench-")
         t0 = time.perf_counter()
         num = lambdify(s, s.defaults, cache=False)
+        num_models[key] = num
         gen[key]["numpy lambdify (no cache)"] = f"{time.perf_counter() - t0:.2f} s"
         ref = num.forward_dynamics(q, qd)
         res[key]["lagdyn numpy, batched"] = f"{rate(num.forward_dynamics, q, qd) / 1e6:.1f} M/s"
@@ -258,12 +280,40 @@ def main() -> list[str]:
             )
         except Exception as exc:  # a peer failing must not stop the benchmark
             res[key]["sympy.lambdify of Kane"] = f"failed: {type(exc).__name__}: {exc}"
-    for peer, mod in (("PyDy", "pydy"), ("Pinocchio", "pinocchio")):
-        try:
-            __import__(mod)
-            notes.append(f"{peer}: installed but not wired into this benchmark yet")
-        except ImportError:
-            notes.append(f"{peer}: not installed")
+    for key, s in systems.items():  # Pinocchio's aba, in joint angles
+        n = s.n
+        aba = pinocchio_chain(n, 10.0 if key == "dp" else 9.81)
+        if aba is None:
+            notes.append("Pinocchio: not installed")
+            break
+        qj = rng.uniform(-2, 2, (2000, n))
+        vj = rng.uniform(-2, 2, (2000, n))
+        tj = rng.uniform(-1, 1, (2000, n))
+        if key == "dp":  # lagdyn's dp is in absolute angles: compare through the joint map
+            qa, va = np.cumsum(qj, -1), np.cumsum(vj, -1)
+            ta = np.stack([tj[:, 0] - tj[:, 1], tj[:, 1]], -1)  # τ_abs = A⁻ᵀ τ_joint
+            ours = num_models[key].forward_dynamics(qa, va, ta)
+            ours = np.stack([ours[:, 0], ours[:, 1] - ours[:, 0]], -1)
+        else:
+            ours = num_models[key].forward_dynamics(qj, vj, tj)
+        theirs = np.array([aba(qj[i], vj[i], tj[i]) for i in range(len(qj))])
+        notes.append(
+            f"{key}: Pinocchio aba vs lagdyn max abs diff {np.abs(theirs - ours).max():.1e}"
+        )
+        q1, v1, t1 = qj[0].copy(), vj[0].copy(), tj[0].copy()
+        res[key]["Pinocchio aba, one call from Python"] = f"{one_call_us(aba, q1, v1, t1):.2f} µs"
+
+        def loop(qs=qj, vs=vj, ts=tj, f=aba):
+            for i in range(len(qs)):
+                f(qs[i], vs[i], ts[i])
+
+        best = min(timeit.repeat(loop, number=1, repeat=5))
+        res[key]["Pinocchio aba in a Python loop"] = f"{len(qj) / best / 1e6:.2f} M/s"
+    try:
+        __import__("pydy")
+        notes.append("PyDy: installed but not wired into this benchmark yet")
+    except ImportError:
+        notes.append("PyDy: not installed")
     labels = list(dict.fromkeys([*res["dp"], *res["six"]]))
     lines = ["| forward dynamics | double pendulum | 6-link |", "| --- | --- | --- |"]
     for lab in labels:
