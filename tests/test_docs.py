@@ -70,3 +70,15 @@ def test_guide_code_blocks_run(page, tmp_path, monkeypatch):
             exec(compile(code, f"{page}[block {i}]", "exec"), namespace)
         except Exception as exc:  # pragma: no cover - the message is the point
             raise AssertionError(f"{page}, block {i} failed: {exc!r}\n{code}") from exc
+
+
+def test_readme_python_blocks_run():
+    """The README's first two Python blocks (a Lagrangian to proofs; kinematics, forces and
+    a coordinate change) run as written; later blocks are sketches of the API."""
+    text = (ROOT / "README.md").read_text()
+    blocks = re.findall(r"^```python\n(.*?)^```", text, re.S | re.M)
+    namespace: dict = {}
+    for i, code in enumerate(blocks[:2]):
+        exec(compile(code, f"README.md[block {i}]", "exec"), namespace)
+    assert namespace["sys"].is_skew_symmetric()
+    assert namespace["rel"].n == 2
