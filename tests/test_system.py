@@ -219,3 +219,26 @@ def test_n_dof_chain_time(n):
     L = sum((qd[i] ** 2 * (2 + sp.cos(q[(i + 1) % n])) for i in range(n)), sp.Integer(0)) / 2
     sys = ld.LagrangianSystem(L, q)
     assert sys.is_skew_symmetric()
+
+
+@pytest.mark.parametrize("name", ld.zoo.names())
+def test_h_equals_the_matrix_form_exactly(name):
+    sys = ld.zoo.get(name)
+    qd = sp.Matrix(sys.qd)
+    expected = sys.C * qd + sys.G * qd + sys.g
+    assert all(ld.structure.is_zero(a - b) for a, b in zip(sys.h, expected))
+
+
+@given(random_lagrangians(max_n=3))
+def test_h_equals_the_matrix_form_for_random_lagrangians(rl):
+    sys = ld.LagrangianSystem(rl.L, rl.q, forces=rl.forces)
+    qd = sp.Matrix(sys.qd)
+    expected = sys.C * qd + sys.G * qd + sys.g
+    assert all(ld.structure.is_zero(a - b) for a, b in zip(sys.h, expected))
+
+
+def test_h_is_factored_for_chains():
+    """Serial chains: each Coriolis coefficient prints as a product of linear velocity forms."""
+    sys = ld.zoo.n_link_pendulum(4, coordinates="relative")
+    qd = sp.Matrix(sys.qd)
+    assert sp.count_ops(sys.h) < 0.65 * sp.count_ops(sys.C * qd + sys.g)

@@ -297,3 +297,27 @@ def test_random_spd_matches_naive(seed: int) -> None:
             assert numeric_equal(fd.C[i, j], C[i, j])
             assert numeric_equal(fd.M[i, j], M[i, j])
     assert fd.skew_proof() is True
+
+
+def test_split_quadratic_factors_and_refuses():
+    from fractions import Fraction as F  # noqa: N817  (short, as in the maths)
+
+    from lagdyn._trigpoly import _split_quadratic
+
+    # (v1 + v2)(2 v0 + v1 + v2) = 2 v0 v1 + 2 v0 v2 + v1² + 2 v1 v2 + v2²
+    form = {(1, 1, 0): F(2), (1, 0, 1): F(2), (0, 2, 0): F(1), (0, 1, 1): F(2), (0, 0, 2): F(1)}
+    scale, a, b = _split_quadratic(form, 3)
+    prod = {}
+    for i in range(3):
+        for j in range(3):
+            e = [0, 0, 0]
+            e[i] += 1
+            e[j] += 1
+            prod[tuple(e)] = prod.get(tuple(e), 0) + scale * a[i] * b[j]
+    assert {k: v for k, v in prod.items() if v} == form
+    # v0² + v1² does not split over the rationals; nor does v0² - 2 v1²
+    assert _split_quadratic({(2, 0): F(1), (0, 2): F(1)}, 2) is None
+    assert _split_quadratic({(2, 0): F(1), (0, 2): F(-2)}, 2) is None
+    # a pure cross term splits: 3 v0 v1
+    scale, a, b = _split_quadratic({(1, 1): F(3)}, 2)
+    assert scale * (a[0] * b[1] + a[1] * b[0]) == 3

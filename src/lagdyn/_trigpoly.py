@@ -659,6 +659,159 @@ def _derivative(poly: TrigPoly, k: int, qk: Any, denominator: int, polynomial: b
     return out
 
 
+# -- factoring the Coriolis vector --------------------------------------------
+
+
+def _velocity_factored(enc: _Encoder, coef: Any, vel: Sequence[Any]) -> sympy.Expr:
+    """``coef`` (expanded, quadratic in ``vel``) as content × parameter polynomial × two
+    linear velocity forms when it splits that way; else the compact polynomial."""
+    vset = set(vel)
+    index = {v: i for i, v in enumerate(vel)}
+    groups: dict[tuple[int, ...], list[Any]] = {}
+    for mono, c in _coefficients(coef):
+        if c == 0:
+            continue
+        pw = _monomial_powers(mono)
+        expo = [0] * len(vel)
+        rest = se.Integer(c) if type(c) is int else c
+        for base, e in pw.items():
+            if base in vset:
+                expo[index[base]] += e
+            else:
+                rest = rest * base**e
+        if sum(expo) != 2:
+            return enc.compact(coef)
+        groups.setdefault(tuple(expo), []).append(rest)
+    base_poly = None
+    base_content = None
+    ratios: dict[tuple[int, ...], Fraction] = {}
+    for key, rests in groups.items():
+        c_i, p_i = _content(se.expand(se.Add(*rests)))
+        if base_poly is None:
+            base_poly, base_content = p_i, c_i
+        elif p_i != base_poly:
+            return enc.compact(coef)
+        ratio = c_i / base_content
+        if not ratio.is_Rational:
+            return enc.compact(coef)
+        ratios[key] = Fraction(int(ratio.p), int(ratio.q))
+    split = _split_quadratic(ratios, len(vel))
+    if split is None or base_poly is None:
+        return enc.compact(coef)
+    scale, first, second = split
+    scalar = se.Rational(scale.numerator, scale.denominator) * base_content
+    return (
+        enc.to_sympy(scalar)
+        * enc.compact(base_poly)
+        * _linear_form(enc, first, vel)
+        * _linear_form(enc, second, vel)
+    )
+
+
+def _linear_form(enc: _Encoder, coeffs: Sequence[int], vel: Sequence[Any]) -> sympy.Expr:
+    return sympy.Add(*[c * enc.to_sympy(v) for c, v in zip(coeffs, vel) if c])
+
+
+def _split_quadratic(
+    form: dict[tuple[int, ...], Fraction], n: int
+) -> tuple[Fraction, list[int], list[int]] | None:
+    """``Σ form[e] v^e`` (a rational quadratic form) as ``s · (aᵀv)(bᵀv)`` with coprime
+    integer ``a``, ``b``, or None when it does not split over the rationals.
+
+    Works in integers on the variables that occur: ``B = 2 L A`` with L the common
+    denominator, so the O(n²) checks never touch ``Fraction``.
+    """
+    den = 1
+    for r in form.values():
+        den = den * r.denominator // math.gcd(den, r.denominator)
+    B: dict[tuple[int, int], int] = {}
+    support: set[int] = set()
+    for expo, r in form.items():
+        idx = [i for i, e in enumerate(expo) for _ in range(e)]
+        i, j = idx
+        support.update(idx)
+        value = int(r * den)  # Q = Σ value · v^e / den
+        if i == j:
+            B[i, i] = B.get((i, i), 0) + 2 * value
+        else:
+            B[i, j] = B.get((i, j), 0) + value
+            B[j, i] = B.get((j, i), 0) + value
+    sup = sorted(support)
+
+    def b(i: int, j: int) -> int:
+        return B.get((i, j), 0)
+
+    # vᵀBv = 2·den·Q; find vᵀBv = s (aᵀv)(bᵀv) in integers, then scale by 1/(2 den)
+    diag = [i for i in sup if b(i, i)]
+    a_vec = [0] * n
+    b_vec = [0] * n
+    if diag:
+        x = diag[0]
+        alpha = b(x, x)
+        ell = {j: 2 * b(x, j) for j in sup if j != x}
+        others = [j for j in sup if j != x]
+
+        def dd(j: int, k: int) -> int:  # D = ℓℓᵀ − 4αR
+            return ell[j] * ell[k] - 4 * alpha * b(j, k)
+
+        pivot = next((j for j in others if dd(j, j)), None)
+        d: dict[int, Fraction] = {j: Fraction(0) for j in others}
+        if pivot is None:
+            if any(dd(j, k) for j in others for k in others):
+                return None
+        else:
+            s0 = dd(pivot, pivot)
+            root = math.isqrt(s0) if s0 > 0 else -1
+            if root < 0 or root * root != s0:
+                return None
+            row = {k: dd(pivot, k) for k in others}
+            if any(dd(j, k) * s0 != row[j] * row[k] for j in others for k in others):
+                return None
+            d = {k: Fraction(row[k], root) for k in others}
+        first = [Fraction(0)] * n
+        second = [Fraction(0)] * n
+        for j in others:
+            first[j] = ell[j] - d[j]
+            second[j] = ell[j] + d[j]
+        first[x] = second[x] = Fraction(2 * alpha)
+        scale = Fraction(1, 4 * alpha)  # vᵀBv = first·second / (4α)
+    else:
+        cross = next((i for i in sup if any(b(i, j) for j in sup)), None)
+        if cross is None or any(b(j, k) for j in sup for k in sup if cross not in (j, k)):
+            return None
+        x = cross
+        first = [Fraction(int(j == x)) for j in range(n)]
+        second = [Fraction(2 * b(x, j)) for j in range(n)]
+        scale = Fraction(1)
+    a_vec, sa = _integer_form(first)
+    b_vec, sb = _integer_form(second)
+    scale = scale * sa * sb / (2 * den)
+    # exact check in integers: 2·den·Q = vᵀBv must equal 2·den·scale·(a·v)(b·v)
+    k2 = scale * 2 * den
+    for j in sup:
+        for k in sup:
+            if (a_vec[j] * b_vec[k] + a_vec[k] * b_vec[j]) * k2 != 2 * b(j, k):
+                return None
+    if any(a_vec[j] or b_vec[j] for j in range(n) if j not in support):
+        return None
+    return scale, a_vec, b_vec
+
+
+def _integer_form(coeffs: Sequence[Fraction]) -> tuple[list[int], Fraction]:
+    """Coprime integers ``c`` and a scale ``s`` with ``coeffs = s · c``, first nonzero c > 0."""
+    den = 1
+    for c in coeffs:
+        den = den * c.denominator // math.gcd(den, c.denominator)
+    ints = [int(c * den) for c in coeffs]
+    g = 0
+    for value in ints:
+        g = math.gcd(g, abs(value))
+    g = g or 1
+    lead = next((value for value in ints if value), 1)
+    sign = -1 if lead < 0 else 1
+    return [sign * value // g for value in ints], Fraction(sign * g, den)
+
+
 # -- public API ----------------------------------------------------------------
 
 
@@ -825,6 +978,64 @@ class FastDerivation:
             return sympy.ImmutableMatrix([self._enc.rebuild(p) for p in self._g_source])
         V = self._g_source
         return sympy.ImmutableMatrix([sympy.diff(V, qk) for qk in self.q])
+
+    @cached_property
+    def h(self) -> sympy.ImmutableMatrix:
+        """The vector ``C qd + g`` built directly, ``(n, 1)``, factored per trig term.
+
+        ``h_i = Σ_{j,k} Γ_ijk qd_j qd_k + g_i``: for each frequency the coefficient is a
+        quadratic form in the velocities times a parameter polynomial; where it splits into
+        two rational linear forms (as it does for serial chains, e.g.
+        ``(qd2 + qd3)(2 qd1 + qd2 + qd3)``) it is printed as that product, which is far
+        smaller than ``C * qd``. Mathematically equal to ``C * qd + g``.
+
+        Examples
+        --------
+        >>> import sympy
+        >>> q1, q2, v1, v2, b = sympy.symbols("q1 q2 v1 v2 b")
+        >>> M = sympy.Matrix([[3 + 2*b*sympy.cos(q2), 1 + b*sympy.cos(q2)],
+        ...                   [1 + b*sympy.cos(q2), 1]])
+        >>> derive(M, sympy.S.Zero, [q1, q2], [v1, v2]).h[0]
+        -b*v2*(2*v1 + v2)*sin(q2)
+        """
+        n = self.n
+        enc = self._enc
+        vel = [enc._symbol(v) for v in self.qd]
+        g_polys = self._g_source if isinstance(self._g_source, list) else None
+        rows = []
+        for i in range(n):
+            acc: dict[Key, tuple[list[Any], list[Any]]] = {}
+            for j in range(n):
+                for k in range(j, n):
+                    poly = self._gamma[(i, j, k)]
+                    if not poly:
+                        continue
+                    w = vel[j] * vel[k] if j == k else 2 * vel[j] * vel[k]
+                    for key, (a, b) in poly.items():
+                        slot = acc.setdefault(key, ([], []))
+                        if a != _ZERO:
+                            slot[0].append(a * w)
+                        if b != _ZERO:
+                            slot[1].append(b * w)
+            terms = []
+            for key in sorted(acc):
+                a_terms, b_terms = acc[key]
+                theta = enc.angle(key)
+                for slot_terms, trig in ((a_terms, sympy.cos), (b_terms, sympy.sin)):
+                    if not slot_terms:
+                        continue
+                    coef = se.expand(se.Add(*slot_terms))
+                    if coef == _ZERO:
+                        continue
+                    factor = _velocity_factored(enc, coef, vel)
+                    terms.append(factor * trig(theta) if any(key) else factor)
+            row = sympy.Add(*terms)
+            if g_polys is not None:
+                row += enc.rebuild(g_polys[i])
+            else:
+                row += sympy.diff(self._g_source, self.q[i])
+            rows.append(row)
+        return sympy.ImmutableMatrix(rows)
 
     def skew_proof(self) -> bool:
         """Prove ``N + Nᵀ = 0`` for ``N = Ṁ − 2C`` exactly, on the dictionaries.

@@ -635,6 +635,28 @@ class LagrangianSystem:
         return fast.g if fast is not None else self._general[2]
 
     @cached_property
+    def h(self) -> sp.ImmutableMatrix:
+        """The velocity and gravity terms ``C q̇ + G q̇ + g``, shape (n, 1), built directly.
+
+        Equal to ``C * q̇ + G * q̇ + g``; on the trig-polynomial path each coefficient is
+        factored where it splits into linear velocity forms, which for serial chains is
+        several times smaller than the matrix product.
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> arm = ld.zoo.two_link_planar()
+        >>> arm.h[1]
+        g*lc2*m2*cos(q1(t) + q2(t)) + l1*lc2*m2*sin(q2(t))*Derivative(q1(t), t)**2
+        """
+        fast = self._fast
+        qd = sp.Matrix(self.qd)
+        gyro = self.G * qd
+        if fast is not None:
+            return sp.ImmutableMatrix(fast.h + gyro)
+        return sp.ImmutableMatrix(self.C * qd + gyro + self.g)
+
+    @cached_property
     def G(self) -> sp.ImmutableMatrix:
         """The gyroscopic matrix G_ij = ∂b_i/∂q_j − ∂b_j/∂q_i (skew; zero for natural systems).
 
