@@ -314,6 +314,7 @@ class _Simplified:
         self.parameters, self.tau = system.parameters, system.tau
         self.derivation_path = system.derivation_path
         self.M, self.C, self.G, self.g = s(system.M), s(system.C), s(system.G), s(system.g)
+        self.h = s(system.h)
         self.forces = s(system.forces)
         self.christoffel = tuple(
             tuple(tuple(sp.simplify(x) for x in row) for row in plane)
@@ -404,9 +405,8 @@ def _print_text(label: str, system: Any, out: TextIO) -> None:
         print(f"\n{title} =", file=out)
         print(_pretty(mat, system), file=out)
     print("\nequations of motion  M q̈ + C q̇ + g = τ:", file=out)
-    eqs = system.M * sp.Matrix(system.qdd) + system.C * sp.Matrix(system.qd) + system.g
-    if any(x != 0 for x in system.G):
-        eqs += system.G * sp.Matrix(system.qd)
+    # C q̇ + G q̇ + g as system.h: built directly, factored into linear velocity forms
+    eqs = system.M * sp.Matrix(system.qdd) + system.h
     for i in range(system.n):
         tau = sp.Symbol(f"τ_{system.q[i].func.__name__}")
         print(_pretty(sp.Eq(eqs[i], tau + system.forces[i]), system), file=out)
@@ -421,8 +421,7 @@ def _json(label: str, system: Any) -> dict[str, Any]:
     def mat(m: Any) -> list[list[str]]:
         return [[_parseable(m[i, j], system) for j in range(m.shape[1])] for i in range(m.shape[0])]
 
-    eqs = system.M * sp.Matrix(system.qdd) + (system.C + system.G) * sp.Matrix(system.qd)
-    eqs += system.g
+    eqs = system.M * sp.Matrix(system.qdd) + system.h
     return {
         "model": label,
         "n": n,

@@ -785,9 +785,7 @@ class LagrangianSystem:
             if len(items) != self.n:
                 raise ShapeError(f"tau has {len(items)} entries, expected {self.n}")
             tau_m = sp.ImmutableMatrix(items)
-        qdd = sp.ImmutableMatrix(self.qdd)
-        qd = sp.ImmutableMatrix(self.qd)
-        lhs = self.M * qdd + self.C * qd + self.G * qd + self.g
+        lhs = self.M * sp.ImmutableMatrix(self.qdd) + self.h  # h = C q̇ + G q̇ + g, factored
         return sp.ImmutableMatrix(lhs - tau_m - self.forces)
 
     # ------------------------------------------------------------------ delegates
