@@ -147,3 +147,15 @@ def test_solve_directly_on_the_system():
     cs = cartesian_pendulum()
     qdd, lam = cs.solve([0.0, -1.0], [1.0, 0.0])
     assert -2 * lam[0] == pytest.approx(1.0 + 9.81)
+
+
+def test_scipy_integrator_path(pendulum):
+    pytest.importorskip("scipy")
+    _, num = pendulum
+    t = np.linspace(0, 1, 51)
+    res = num.simulate([0.6, -0.8, 0.8, 0.6], t, method="scipy-DOP853", baumgarte=(5.0, 5.0))
+    ref = num.simulate([0.6, -0.8, 0.8, 0.6], np.linspace(0, 1, 2001), baumgarte=(5.0, 5.0))
+    assert np.abs(res.q[-1] - ref.q[-1]).max() < 1e-7
+    assert np.abs(res.phi).max() < 1e-7
+    with pytest.raises(LagdynError, match="method must be"):
+        num.simulate([0.6, -0.8, 0.8, 0.6], t, method="euler")
