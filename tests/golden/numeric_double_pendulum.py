@@ -3,11 +3,12 @@
 # free parameters: none
 # bound parameters: m1 = 1.0, m2 = 1.0, l1 = 1.0, l2 = 1.0, g = 10.0
 # all parameters: g, l1, l2, m1, m2
-"""Numeric kernels (lagdyn codegen 6), n = 2."""
+"""Numeric kernels (lagdyn codegen 7), n = 2."""
 import math
 import numpy
 from math import cos, sin
 
+_array, _f64 = numpy.array, numpy.float64
 
 #: output shape of one state, per kernel
 SHAPES = {'M': (2, 2), 'C': (2, 2), 'g': (2,), 'energy': (), 'bias': (2,), 'inverse_dynamics': (2,), 'forward_dynamics': (2,)}
@@ -18,6 +19,12 @@ def M_1(q_0, q_1, qd_0, qd_1, u_0, u_1, t):
     w0 = q_0 - q_1
     M_0_1 = cos(w0)
     return (2, M_0_1, M_0_1, 1,)
+
+
+def M_a(q_0, q_1, qd_0, qd_1, u_0, u_1, t):
+    w0 = q_0 - q_1
+    M_0_1 = cos(w0)
+    return _array(((2, M_0_1,), (M_0_1, 1,),))
 
 
 def M_batch(q, qd, u, p, t, out):
@@ -36,6 +43,12 @@ def C_1(q_0, q_1, qd_0, qd_1, u_0, u_1, t):
     w0 = q_0 - q_1
     w1 = sin(w0)
     return (0, qd_1*w1, -qd_0*w1, 0,)
+
+
+def C_a(q_0, q_1, qd_0, qd_1, u_0, u_1, t):
+    w0 = q_0 - q_1
+    w1 = sin(w0)
+    return _array(((0, qd_1*w1,), (-qd_0*w1, 0,),))
 
 
 def C_batch(q, qd, u, p, t, out):
@@ -59,6 +72,13 @@ def g_1(q_0, q_1, qd_0, qd_1, u_0, u_1, t):
     return (w3, 10*w4,)
 
 
+def g_a(q_0, q_1, qd_0, qd_1, u_0, u_1, t):
+    w2 = sin(q_0)
+    w3 = 20*w2
+    w4 = sin(q_1)
+    return _array((w3, 10*w4,))
+
+
 def g_batch(q, qd, u, p, t, out):
     q_0 = q[0]
     q_1 = q[1]
@@ -78,6 +98,16 @@ def energy_1(q_0, q_1, qd_0, qd_1, u_0, u_1, t):
     w7 = w2*w4 + w5*w6
     w8 = (1/2)*qd_1
     return ((1/2)*qd_0*(qd_0*(2*w2*w2 + 2*w5*w5) + qd_1*w7) - 20*w5 - 10*w6 + w8*(qd_0*w7 + w8*(2*w4*w4 + 2*w6*w6)),)
+
+
+def energy_a(q_0, q_1, qd_0, qd_1, u_0, u_1, t):
+    w2 = sin(q_0)
+    w4 = sin(q_1)
+    w5 = cos(q_0)
+    w6 = cos(q_1)
+    w7 = w2*w4 + w5*w6
+    w8 = (1/2)*qd_1
+    return _f64((1/2)*qd_0*(qd_0*(2*w2*w2 + 2*w5*w5) + qd_1*w7) - 20*w5 - 10*w6 + w8*(qd_0*w7 + w8*(2*w4*w4 + 2*w6*w6)))
 
 
 def energy_batch(q, qd, u, p, t, out):
@@ -102,6 +132,15 @@ def bias_1(q_0, q_1, qd_0, qd_1, u_0, u_1, t):
     w3 = 20*w2
     w4 = sin(q_1)
     return (qd_1*qd_1*w1 + w3, -qd_0*qd_0*w1 + 10*w4,)
+
+
+def bias_a(q_0, q_1, qd_0, qd_1, u_0, u_1, t):
+    w0 = q_0 - q_1
+    w1 = sin(w0)
+    w2 = sin(q_0)
+    w3 = 20*w2
+    w4 = sin(q_1)
+    return _array((qd_1*qd_1*w1 + w3, -qd_0*qd_0*w1 + 10*w4,))
 
 
 def bias_batch(q, qd, u, p, t, out):
@@ -129,6 +168,18 @@ def inverse_dynamics_1(q_0, q_1, qd_0, qd_1, u_0, u_1, t):
     h_0 = qd_1*qd_1*w1 + w3
     h_1 = -qd_0*qd_0*w1 + 10*w4
     return (M_0_1*u_1 + h_0 + 2*u_0, M_0_1*u_0 + h_1 + u_1,)
+
+
+def inverse_dynamics_a(q_0, q_1, qd_0, qd_1, u_0, u_1, t):
+    w0 = q_0 - q_1
+    w1 = sin(w0)
+    w2 = sin(q_0)
+    w3 = 20*w2
+    w4 = sin(q_1)
+    M_0_1 = cos(w0)
+    h_0 = qd_1*qd_1*w1 + w3
+    h_1 = -qd_0*qd_0*w1 + 10*w4
+    return _array((M_0_1*u_1 + h_0 + 2*u_0, M_0_1*u_0 + h_1 + u_1,))
 
 
 def inverse_dynamics_batch(q, qd, u, p, t, out):
@@ -164,6 +215,21 @@ def forward_dynamics_1(q_0, q_1, qd_0, qd_1, u_0, u_1, t):
     r_1 = -h_1 + u_1
     idet = 1/(2 - M_0_1*M_0_1)
     return (idet*(-M_0_1*r_1 + r_0), idet*(-M_0_1*r_0 + 2*r_1),)
+
+
+def forward_dynamics_a(q_0, q_1, qd_0, qd_1, u_0, u_1, t):
+    w0 = q_0 - q_1
+    w1 = sin(w0)
+    w2 = sin(q_0)
+    w3 = 20*w2
+    w4 = sin(q_1)
+    M_0_1 = cos(w0)
+    h_0 = qd_1*qd_1*w1 + w3
+    h_1 = -qd_0*qd_0*w1 + 10*w4
+    r_0 = -h_0 + u_0
+    r_1 = -h_1 + u_1
+    idet = 1/(2 - M_0_1*M_0_1)
+    return _array((idet*(-M_0_1*r_1 + r_0), idet*(-M_0_1*r_0 + 2*r_1),))
 
 
 def forward_dynamics_batch(q, qd, u, p, t, out):

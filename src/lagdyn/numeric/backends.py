@@ -216,7 +216,10 @@ class NumpyKernels(Kernels):
             k: int(ns.get("CHUNKS", {}).get(k, CHUNK)) for k in self.kernel_names
         }
         self.shapes = dict(ns["SHAPES"])
-        self._single = {k: _from_flat(self.shapes[k], ns[f"{k}_1"]) for k in self.kernel_names}
+        self._single = {
+            k: ns.get(f"{k}_a") or _from_flat(self.shapes[k], ns[f"{k}_1"])
+            for k in self.kernel_names
+        }
 
     def batch(
         self,
