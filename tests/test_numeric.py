@@ -443,3 +443,18 @@ def test_expressions_cached(cartesian_pendulum, tmp_path):
         system, {"h": outputs["h"]}, {"m": 1.0, "g": 1.0, "l": 1.0}, cache_dir=tmp_path
     )
     assert c.key != a.key
+
+
+def test_constant_entries_come_back_as_floats_for_one_state():
+    """A constant mass matrix (integer entries) must not produce an int array."""
+    import numpy as np
+
+    import lagdyn as ld
+
+    x, y = ld.coordinates("x y")
+    sys = ld.LagrangianSystem((x.diff(ld.t) ** 2 + y.diff(ld.t) ** 2) / 2 - x, [x, y])
+    model = sys.lambdify(cache=False)
+    one = np.array([0.1, 0.2])
+    for out in (model.M(one), model.g(one), model.C(one, one), model.M([0.1, 0.2])):
+        assert out.dtype == np.float64
+    np.testing.assert_array_equal(model.M(one), np.eye(2))

@@ -3,7 +3,7 @@
 # free parameters: none
 # bound parameters: m1 = 1.0, m2 = 1.0, l1 = 1.0, l2 = 1.0, g = 10.0
 # all parameters: g, l1, l2, m1, m2
-"""Numeric kernels (lagdyn codegen 7), n = 2."""
+"""Numeric kernels (lagdyn codegen 8), n = 2."""
 import math
 import numpy
 from math import cos, sin
@@ -18,13 +18,13 @@ CHUNKS = {'M': 8192, 'C': 8192, 'g': 8192, 'energy': 8192, 'bias': 8192, 'invers
 def M_1(q_0, q_1, qd_0, qd_1, u_0, u_1, t):
     w0 = q_0 - q_1
     M_0_1 = cos(w0)
-    return (2, M_0_1, M_0_1, 1,)
+    return (2.0, M_0_1, M_0_1, 1.0,)
 
 
 def M_a(q_0, q_1, qd_0, qd_1, u_0, u_1, t):
     w0 = q_0 - q_1
     M_0_1 = cos(w0)
-    return _array(((2, M_0_1,), (M_0_1, 1,),))
+    return _array(((2.0, M_0_1,), (M_0_1, 1.0,),))
 
 
 def M_batch(q, qd, u, p, t, out):
@@ -42,13 +42,13 @@ def M_batch(q, qd, u, p, t, out):
 def C_1(q_0, q_1, qd_0, qd_1, u_0, u_1, t):
     w0 = q_0 - q_1
     w1 = sin(w0)
-    return (0, qd_1*w1, -qd_0*w1, 0,)
+    return (0.0, qd_1*w1, -qd_0*w1, 0.0,)
 
 
 def C_a(q_0, q_1, qd_0, qd_1, u_0, u_1, t):
     w0 = q_0 - q_1
     w1 = sin(w0)
-    return _array(((0, qd_1*w1,), (-qd_0*w1, 0,),))
+    return _array(((0.0, qd_1*w1,), (-qd_0*w1, 0.0,),))
 
 
 def C_batch(q, qd, u, p, t, out):
