@@ -600,9 +600,7 @@ def python_source(spec: Spec, key: str) -> str:
         for s, e in k.body:
             body.append(f"    {s} = {sp_.doprint(e)}")
         # constant outputs print as floats, so one state never comes back as an int array
-        printed = [
-            repr(float(e)) if sp.sympify(e).is_number else sp_.doprint(e) for e in k.outputs
-        ]
+        printed = [repr(float(e)) if sp.sympify(e).is_number else sp_.doprint(e) for e in k.outputs]
         outs = ", ".join(printed)
         body.append(f"    return ({outs},)")
         scalar_funcs.append("\n".join(body))
