@@ -45,6 +45,9 @@ def _is_jax(x: Any) -> bool:
 class _KernelModel:
     """Validation, batching, single-state and dask paths shared by the numeric models."""
 
+    #: compiled one-state entry points by kernel name (see :meth:`_call`); none by default
+    _compiled: Mapping[str, Any] = {}
+
     def __init__(
         self,
         system: Any,
@@ -140,6 +143,17 @@ class _KernelModel:
         x = jnp.concatenate([jnp.broadcast_to(a, (*batch, a.shape[-1])) for a in args], axis=-1)
         out = kern.jax.vmap(kern.functions[kernel])(x.reshape(-1, x.shape[-1]))
         return out.reshape(*batch, *self._shapes[kernel])
+
+    def _call(self, kernel: str, q: Any, qd: Any, u: Any, params: Any, t: Any) -> Any:
+        """Evaluate ``kernel``: compiled one-state entry point, else the scalar one-state
+        path, else the batched kernels."""
+        compiled = self._compiled.get(kernel)
+        if compiled is not None and params is None:
+            r = compiled(q, qd, u, t)
+            if r is not NotImplemented:
+                return r
+        r = self._single(kernel, q, qd, u, params, t)
+        return r if r is not None else self._evaluate(kernel, q, qd, u, params, t)
 
     def _single(self, kernel: str, q: Any, qd: Any, u: Any, params: Any, t: Any) -> Any:
         """One state through the scalar entry point, or ``None`` when the input is not one state."""
@@ -412,26 +426,9 @@ class NumericModel(_KernelModel):
         super().__init__(
             system, kernels, shapes=shapes, bound=bound, free=free, backend=backend, key=key
         )
-        # one-state fast paths (positional floats in, fresh ndarray out), when no
-        # parameter is passed per call; other single states go through _single
-        fast = {} if self._nfree else self._single_fns
-        self._fM = fast.get("M")
-        self._fC = fast.get("C")
-        self._fg = fast.get("g")
-        self._fE = fast.get("energy")
-        self._fh = fast.get("bias")
-        self._ffd = fast.get("forward_dynamics")
-        self._fid = fast.get("inverse_dynamics")
-        arrays = {} if self._nfree else kernels.array_functions()
-        self._aM = arrays.get("M")
-        self._aC = arrays.get("C")
-        self._ag = arrays.get("g")
-        self._aE = arrays.get("energy")
-        self._ah = arrays.get("bias")
-        self._afd = arrays.get("forward_dynamics")
-        self._aid = arrays.get("inverse_dynamics")
-        self._z2n = (0.0,) * (2 * n)
-        self._zn = (0.0,) * n
+        # compiled one-state entry points (float64 arrays in, a fresh ndarray out, or
+        # NotImplemented): only when no parameter is passed per call
+        self._compiled = {} if self._nfree else kernels.array_functions()
 
     def __repr__(self) -> str:
         free = ", ".join(str(s) for s in self.free_parameters) or "none"
@@ -459,18 +456,7 @@ class NumericModel(_KernelModel):
         array([[2., 1.],
                [1., 1.]])
         """
-        a = self._aM  # compiled: one C call straight from Python
-        if a is not None and params is None:
-            r = a(q, None, None, 0.0)
-            if r is not NotImplemented:
-                return r
-        f = self._fM
-        if f is not None and type(q) is _ND and q.ndim == 1 and q.dtype is _F8 and params is None:
-            a = q.tolist()
-            if len(a) == self.n:
-                return f(*a, *self._z2n, 0.0)
-        r = self._single("M", q, None, None, params, 0.0)
-        return r if r is not None else self._evaluate("M", q, None, None, params, 0.0)
+        return self._call("M", q, None, None, params, 0.0)
 
     def C(self, q: Any, qd: Any, *, params: Any = None) -> Any:
         """The Coriolis/centrifugal matrix C(q, q̇), shape ``(..., n, n)``.
@@ -482,28 +468,7 @@ class NumericModel(_KernelModel):
         >>> sys.lambdify(sys.defaults).C([0.0, 0.0], [1.0, 1.0]).shape
         (2, 2)
         """
-        a = self._aC  # compiled: one C call straight from Python
-        if a is not None and params is None:
-            r = a(q, qd, None, 0.0)
-            if r is not NotImplemented:
-                return r
-        f = self._fC
-        if (
-            f is not None
-            and type(q) is _ND
-            and type(qd) is _ND
-            and params is None
-            and q.ndim == 1
-            and qd.ndim == 1
-            and q.dtype is _F8
-            and qd.dtype is _F8
-        ):
-            a = q.tolist()
-            b = qd.tolist()
-            if len(a) == self.n and len(b) == self.n:
-                return f(*a, *b, *self._zn, 0.0)
-        r = self._single("C", q, qd, None, params, 0.0)
-        return r if r is not None else self._evaluate("C", q, qd, None, params, 0.0)
+        return self._call("C", q, qd, None, params, 0.0)
 
     def g(self, q: Any, *, params: Any = None) -> Any:
         """The gravity vector g(q) = ∂V/∂q, shape ``(..., n)``.
@@ -515,18 +480,7 @@ class NumericModel(_KernelModel):
         >>> sys.lambdify(sys.defaults).g([0.0, 0.0])
         array([0., 0.])
         """
-        a = self._ag  # compiled: one C call straight from Python
-        if a is not None and params is None:
-            r = a(q, None, None, 0.0)
-            if r is not NotImplemented:
-                return r
-        f = self._fg
-        if f is not None and type(q) is _ND and q.ndim == 1 and q.dtype is _F8 and params is None:
-            a = q.tolist()
-            if len(a) == self.n:
-                return f(*a, *self._z2n, 0.0)
-        r = self._single("g", q, None, None, params, 0.0)
-        return r if r is not None else self._evaluate("g", q, None, None, params, 0.0)
+        return self._call("g", q, None, None, params, 0.0)
 
     def bias(self, q: Any, qd: Any, *, params: Any = None, t: Any = 0.0) -> Any:
         """The bias h = C q̇ + G q̇ + g − Q, shape ``(..., n)`` (so M q̈ + h = τ).
@@ -538,29 +492,7 @@ class NumericModel(_KernelModel):
         >>> sys.lambdify(sys.defaults).bias([0.0, 0.0], [0.0, 0.0])
         array([0., 0.])
         """
-        a = self._ah  # compiled: one C call straight from Python
-        if a is not None and params is None:
-            r = a(q, qd, None, t)
-            if r is not NotImplemented:
-                return r
-        f = self._fh
-        if (
-            f is not None
-            and type(q) is _ND
-            and type(qd) is _ND
-            and params is None
-            and type(t) is float
-            and q.ndim == 1
-            and qd.ndim == 1
-            and q.dtype is _F8
-            and qd.dtype is _F8
-        ):
-            a = q.tolist()
-            b = qd.tolist()
-            if len(a) == self.n and len(b) == self.n:
-                return f(*a, *b, *self._zn, t)
-        r = self._single("bias", q, qd, None, params, t)
-        return r if r is not None else self._evaluate("bias", q, qd, None, params, t)
+        return self._call("bias", q, qd, None, params, t)
 
     def energy(self, q: Any, qd: Any, *, params: Any = None) -> Any:
         """The energy E = ½ q̇ᵀ M q̇ + V, shape ``(...)``.
@@ -572,28 +504,7 @@ class NumericModel(_KernelModel):
         >>> float(sys.lambdify(sys.defaults).energy([0.0, 0.0], [0.0, 0.0]))
         -30.0
         """
-        a = self._aE  # compiled: one C call straight from Python
-        if a is not None and params is None:
-            r = a(q, qd, None, 0.0)
-            if r is not NotImplemented:
-                return r
-        f = self._fE
-        if (
-            f is not None
-            and type(q) is _ND
-            and type(qd) is _ND
-            and params is None
-            and q.ndim == 1
-            and qd.ndim == 1
-            and q.dtype is _F8
-            and qd.dtype is _F8
-        ):
-            a = q.tolist()
-            b = qd.tolist()
-            if len(a) == self.n and len(b) == self.n:
-                return f(*a, *b, *self._zn, 0.0)
-        r = self._single("energy", q, qd, None, params, 0.0)
-        return r if r is not None else self._evaluate("energy", q, qd, None, params, 0.0)
+        return self._call("energy", q, qd, None, params, 0.0)
 
     def forward_dynamics(
         self, q: Any, qd: Any, tau: Any = None, *, params: Any = None, t: Any = 0.0
@@ -621,34 +532,7 @@ class NumericModel(_KernelModel):
         >>> num.forward_dynamics([0.0, 0.0], [0.0, 0.0], [1.0, 0.0])
         array([ 1., -1.])
         """
-        a = self._afd  # compiled: one C call straight from Python
-        if a is not None and params is None:
-            r = a(q, qd, tau, t)
-            if r is not NotImplemented:
-                return r
-        f = self._ffd
-        if (
-            f is not None
-            and type(q) is _ND
-            and type(qd) is _ND
-            and params is None
-            and type(t) is float
-            and q.ndim == 1
-            and qd.ndim == 1
-            and q.dtype is _F8
-            and qd.dtype is _F8
-        ):  # the hot single-state path, inlined: every Python call costs ~0.1 µs here
-            a = q.tolist()
-            b = qd.tolist()
-            if len(a) == self.n and len(b) == self.n:
-                if tau is None:
-                    return f(*a, *b, *self._zn, t)
-                if type(tau) is _ND and tau.ndim == 1 and tau.dtype is _F8:
-                    c = tau.tolist()
-                    if len(c) == self.n:
-                        return f(*a, *b, *c, t)
-        r = self._single("forward_dynamics", q, qd, tau, params, t)
-        return r if r is not None else self._evaluate("forward_dynamics", q, qd, tau, params, t)
+        return self._call("forward_dynamics", q, qd, tau, params, t)
 
     def inverse_dynamics(
         self, q: Any, qd: Any, qdd: Any, *, params: Any = None, t: Any = 0.0
@@ -662,33 +546,7 @@ class NumericModel(_KernelModel):
         >>> sys.lambdify(sys.defaults).inverse_dynamics([0.0, 0.0], [0.0, 0.0], [1.0, -1.0])
         array([1., 0.])
         """
-        a = self._aid  # compiled: one C call straight from Python
-        if a is not None and params is None:
-            r = a(q, qd, qdd, t)
-            if r is not NotImplemented:
-                return r
-        f = self._fid
-        if (
-            f is not None
-            and type(q) is _ND
-            and type(qd) is _ND
-            and type(qdd) is _ND
-            and params is None
-            and type(t) is float
-            and q.ndim == 1
-            and qd.ndim == 1
-            and qdd.ndim == 1
-            and q.dtype is _F8
-            and qd.dtype is _F8
-            and qdd.dtype is _F8
-        ):
-            a = q.tolist()
-            b = qd.tolist()
-            c = qdd.tolist()
-            if len(a) == self.n and len(b) == self.n and len(c) == self.n:
-                return f(*a, *b, *c, t)
-        r = self._single("inverse_dynamics", q, qd, qdd, params, t)
-        return r if r is not None else self._evaluate("inverse_dynamics", q, qd, qdd, params, t)
+        return self._call("inverse_dynamics", q, qd, qdd, params, t)
 
     def rhs(self, t: Any, x: Any, tau: Any = None, *, params: Any = None) -> Any:
         """State derivative ``[q̇, q̈]`` of ``x = [q, q̇]``, shape ``(..., 2n)``.
