@@ -834,54 +834,66 @@ def _run_midpoint(
         h = (float(grid[k + 1]) - t0) / substeps
         for _ in range(substeps):
             tm = t0 + 0.5 * h
-            if canonical:
+            if canonical:  # in (q, p = M q̇): symplectic for natural systems
                 M0 = mass(q)
                 p = np.einsum("...ij,...j->...i", M0, v)
-                # predictor: explicit midpoint
-                f0 = pdot(t0, q, v, M0)
-                q1, p1 = q + h * v, p + h * f0
-                for _ in range(max_iter):
-                    qm, pm = 0.5 * (q + q1), 0.5 * (p + p1)
+
+                def momentum_rates(
+                    qm: np.ndarray, pm: np.ndarray, tm: float = tm
+                ) -> tuple[Any, Any]:
                     Mm = mass(qm)
                     vm = solve(Mm, pm)
-                    q_new, p_new = q + h * vm, p + h * pdot(tm, qm, vm, Mm)
-                    err = max(
-                        float(np.max(np.abs(q_new - q1) / (1.0 + np.abs(q_new)))),
-                        float(np.max(np.abs(p_new - p1) / (1.0 + np.abs(p_new)))),
-                    )
-                    q1, p1 = q_new, p_new
-                    if not np.isfinite(err):
-                        _no_convergence(t0, h, max_iter, err, tol)
-                    if err <= tol:
-                        break
-                else:
-                    _no_convergence(t0, h, max_iter, err, tol)
+                    return vm, pdot(tm, qm, vm, Mm)
+
+                f0 = pdot(t0, q, v, M0)
+                q1, p1 = _midpoint_solve(q, p, h, v, f0, momentum_rates, t0, tol, max_iter)
                 q, v = q1, solve(mass(q1), p1)
-            else:
+            else:  # in (q, q̇)
+
+                def velocity_rates(
+                    qm: np.ndarray, vm: np.ndarray, tm: float = tm
+                ) -> tuple[Any, Any]:
+                    return vm, accel(tm, qm, vm, tau(tm, qm, vm))
+
                 a0 = accel(t0, q, v, tau(t0, q, v))
-                q1, v1 = q + h * v, v + h * a0
-                for _ in range(max_iter):
-                    qm, vm = 0.5 * (q + q1), 0.5 * (v + v1)
-                    am = accel(tm, qm, vm, tau(tm, qm, vm))
-                    q_new, v_new = q + h * vm, v + h * am
-                    err = max(
-                        float(np.max(np.abs(q_new - q1) / (1.0 + np.abs(q_new)))),
-                        float(np.max(np.abs(v_new - v1) / (1.0 + np.abs(v_new)))),
-                    )
-                    q1, v1 = q_new, v_new
-                    if not np.isfinite(err):
-                        _no_convergence(t0, h, max_iter, err, tol)
-                    if err <= tol:
-                        break
-                else:
-                    _no_convergence(t0, h, max_iter, err, tol)
-                q, v = q1, v1
+                q, v = _midpoint_solve(q, v, h, v, a0, velocity_rates, t0, tol, max_iter)
             t0 += h
         out[k + 1, ..., :n] = q
         out[k + 1, ..., n:] = v
         done += substeps
         bar.update(done)
     return out
+
+
+def _midpoint_solve(
+    q: np.ndarray,
+    y: np.ndarray,
+    h: float,
+    v0: np.ndarray,
+    f0: np.ndarray,
+    rates: Callable[[np.ndarray, np.ndarray], tuple[Any, Any]],
+    t0: float,
+    tol: float,
+    max_iter: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Fixed-point iteration of ``q1 = q + h v(m)``, ``y1 = y + h f(m)`` at the midpoint ``m``,
+    from the explicit predictor ``(q + h v0, y + h f0)``; ``rates(qm, ym) -> (v, f)``."""
+    q1, y1 = q + h * v0, y + h * f0
+    err = float("inf")
+    for _ in range(max_iter):
+        vm, fm = rates(0.5 * (q + q1), 0.5 * (y + y1))
+        q_new, y_new = q + h * vm, y + h * fm
+        err = max(
+            float(np.max(np.abs(q_new - q1) / (1.0 + np.abs(q_new)))),
+            float(np.max(np.abs(y_new - y1) / (1.0 + np.abs(y_new)))),
+        )
+        q1, y1 = q_new, y_new
+        if not np.isfinite(err):
+            break
+        if err <= tol:
+            return q1, y1
+    _no_convergence(t0, h, max_iter, err, tol)
+    return q1, y1  # not reached: _no_convergence raises
 
 
 def _no_convergence(t0: float, h: float, max_iter: int, err: float, tol: float) -> None:
