@@ -38,22 +38,8 @@ HERE = Path(__file__).resolve().parent
 
 
 def n_link_pendulum(n: int) -> ld.LagrangianSystem:
-    """Point masses on massless rods, joint angles (the zoo's n_link_pendulum once it lands)."""
-    if hasattr(ld.zoo, "n_link_pendulum"):
-        return ld.zoo.n_link_pendulum(n, coordinates="relative")
-    q = ld.coordinates([f"th{i + 1}" for i in range(n)])
-    m = sp.symbols(f"m1:{n + 1}", positive=True)
-    ln = sp.symbols(f"l1:{n + 1}", positive=True)
-    g = sp.Symbol("g", positive=True)
-    x = y = ang = T = U = sp.Integer(0)
-    for i in range(n):
-        ang = ang + q[i]
-        x = x + ln[i] * sp.sin(ang)
-        y = y - ln[i] * sp.cos(ang)
-        T += m[i] * (x.diff(ld.t) ** 2 + y.diff(ld.t) ** 2) / 2
-        U += m[i] * g * y
-    defaults = {**{s: 1.0 for s in m}, **{s: 1.0 for s in ln}, g: 9.81}
-    return ld.LagrangianSystem.from_energies(T, U, q, defaults=defaults)
+    """Point masses on massless rods in joint angles (the zoo's model)."""
+    return ld.zoo.n_link_pendulum(n, coordinates="relative")
 
 
 def kane_lambdified(n: int, params: dict[str, float]):

@@ -164,24 +164,16 @@ class _KernelModel:
             x = _pack_state(q, s1)
             if x is None:
                 return None
-        if qd is None:
-            x += self._zeros
-        elif type(qd) is _ND and qd.shape == s1 and qd.dtype is _F8:
-            x += qd.tolist()
-        else:
-            y = _pack_state(qd, s1)
-            if y is None:
-                return None
-            x += y
-        if u is None:
-            x += self._zeros
-        elif type(u) is _ND and u.shape == s1 and u.dtype is _F8:
-            x += u.tolist()
-        else:
-            y = _pack_state(u, s1)
-            if y is None:
-                return None
-            x += y
+        for v in (qd, u):
+            if v is None:
+                x += self._zeros
+            elif type(v) is _ND and v.shape == s1 and v.dtype is _F8:
+                x += v.tolist()
+            else:
+                y = _pack_state(v, s1)
+                if y is None:
+                    return None
+                x += y
         if self._nfree:
             if type(params) is not _ND or params.shape != self._pshape or params.dtype is not _F8:
                 return None
