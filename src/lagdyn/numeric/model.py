@@ -47,6 +47,8 @@ class _KernelModel:
 
     #: compiled one-state entry points by kernel name (see :meth:`_call`); none by default
     _compiled: Mapping[str, Any] = {}
+    #: scalar one-state functions, used directly when no parameter is passed per call
+    _scalar: Mapping[str, Any] = {}
 
     def __init__(
         self,
@@ -147,11 +149,27 @@ class _KernelModel:
     def _call(self, kernel: str, q: Any, qd: Any, u: Any, params: Any, t: Any) -> Any:
         """Evaluate ``kernel``: compiled one-state entry point, else the scalar one-state
         path, else the batched kernels."""
-        compiled = self._compiled.get(kernel)
-        if compiled is not None and params is None:
-            r = compiled(q, qd, u, t)
-            if r is not NotImplemented:
-                return r
+        if params is None:
+            compiled = self._compiled.get(kernel)
+            if compiled is not None:
+                r = compiled(q, qd, u, t)
+                if r is not NotImplemented:
+                    return r
+            scalar = self._scalar.get(kernel)
+            if scalar is not None and type(q) is _ND and type(t) is float:
+                # the common one-state case without a compiler: float64 vectors in
+                s1 = self._shape1
+                if q.shape == s1 and q.dtype is _F8:
+                    x = q.tolist()
+                    for v in (qd, u):
+                        if v is None:
+                            x += self._zeros
+                        elif type(v) is _ND and v.shape == s1 and v.dtype is _F8:
+                            x += v.tolist()
+                        else:
+                            break
+                    else:
+                        return scalar(*x, t)
         r = self._single(kernel, q, qd, u, params, t)
         return r if r is not None else self._evaluate(kernel, q, qd, u, params, t)
 
@@ -421,6 +439,7 @@ class NumericModel(_KernelModel):
         # compiled one-state entry points (float64 arrays in, a fresh ndarray out, or
         # NotImplemented): only when no parameter is passed per call
         self._compiled = {} if self._nfree else kernels.array_functions()
+        self._scalar = {} if self._nfree else self._single_fns
 
     def __repr__(self) -> str:
         free = ", ".join(str(s) for s in self.free_parameters) or "none"
