@@ -1,7 +1,5 @@
 """lagdyn: symbolic Euler–Lagrange equations of motion, exact structure proofs, fast numerics."""
 
-from importlib.metadata import PackageNotFoundError, version
-
 # modules that build on LagrangianSystem (order matters: the zoo's mechanisms need constraints)
 from . import (
     coordchange,
@@ -39,10 +37,7 @@ from .simulate import SimulationResult, simulate
 from .symbols import accelerations, coordinates, parameters, t, velocities
 from .system import LagrangianSystem
 
-try:
-    __version__ = version("lagdyn")
-except PackageNotFoundError:  # running from a source tree without installation
-    __version__ = "0.0.0+unknown"
+from ._version import __version__
 
 __all__ = [
     # errors

@@ -57,7 +57,8 @@ from typing import Any, Literal, NoReturn, TextIO
 
 import sympy as sp
 
-from . import __version__, structure, zoo
+from . import structure, zoo
+from ._version import __version__
 from .errors import LagdynError
 from .system import LagrangianSystem
 

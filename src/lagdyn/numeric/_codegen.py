@@ -86,7 +86,7 @@ def cache_key(
     them by this lagdyn version, which is part of the key), so only they are hashed:
     hashing the much larger C would cost more than a cache hit may take.
     """
-    from .. import __version__
+    from .._version import __version__
 
     h = hashlib.sha256()
     h.update(f"lagdyn-{__version__}-codegen-{CODEGEN_VERSION}|{backend}|n={system.n}|".encode())
@@ -197,7 +197,7 @@ def expression_cache_key(
     backend: str,
 ) -> str:
     """Content hash of the generated code of :func:`build_expression_spec`."""
-    from .. import __version__
+    from .._version import __version__
 
     h = hashlib.sha256()
     h.update(
