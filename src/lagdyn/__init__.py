@@ -9,6 +9,7 @@ from . import (
     structure,
     zoo,
 )
+from ._version import __version__
 from .constraints import ConstrainedSystem
 from .coordchange import ConstraintTangent, CoordinateChange, change_coordinates
 from .errors import (
@@ -36,8 +37,6 @@ from .kinematics import (
 from .simulate import SimulationResult, simulate
 from .symbols import accelerations, coordinates, parameters, t, velocities
 from .system import LagrangianSystem
-
-from ._version import __version__
 
 __all__ = [
     # errors

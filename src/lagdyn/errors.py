@@ -28,6 +28,7 @@ __all__ = [
     "ShapeError",
     "SingularMassMatrixError",
     "UnboundParameterError",
+    "UndefinedExpressionError",
 ]
 
 
@@ -45,6 +46,11 @@ class NotQuadraticError(LagdynError):
 
 class SingularMassMatrixError(LagdynError):
     """A mass matrix that is singular (a coordinate without inertia)."""
+
+
+class UndefinedExpressionError(LagdynError):
+    """An expression of the model that is undefined (a division by an expression that is
+    identically zero, an infinite constant) or not real (``sqrt(-1)``, ``asin(2)``)."""
 
 
 class ShapeError(LagdynError):

@@ -410,12 +410,18 @@ def _nested_minors_positive(Mp: sp.Matrix, qsyms: Sequence[sp.Symbol]) -> bool |
 
 
 def _numeric_counterexample(Mp: sp.Matrix) -> bool:
-    """A random state (positive parameters) where M has a negative pivot: M is not PD."""
+    """A random state (positive parameters) where M is not positive definite.
+
+    Cholesky in double precision at four random states; a pivot that is negative beyond
+    rounding proves ``False`` at once, and a pivot within rounding of zero (a constant
+    indefinite or singular M, or a cancellation) is re-decided at 50 digits, where a pivot
+    at or below 1e-40 of the largest entry is taken as not positive.
+    """
     rng = random.Random(7)
     syms = sorted(set().union(*(e.free_symbols for e in Mp)), key=str)
     for _ in range(4):
         point = {
-            s: sp.Float(rng.uniform(0.5, 2.0) if s.is_positive else rng.uniform(-3, 3))
+            s: sp.Float(rng.uniform(0.5, 2.0) if s.is_positive else rng.uniform(-3, 3), 50)
             for s in syms
         }
         try:
@@ -425,24 +431,34 @@ def _numeric_counterexample(Mp: sp.Matrix) -> bool:
             ]
         except (TypeError, ValueError):
             return False
-        if not _cholesky_ok(rows):
+        verdict = _cholesky_pivots(rows, 1e-9)
+        if verdict is False:
             return True
+        if verdict is None:
+            precise = [
+                [sp.N(Mp[i, j].xreplace(point), 50) for j in range(Mp.cols)] for i in range(Mp.rows)
+            ]
+            if _cholesky_pivots(precise, sp.Float("1e-40", 50)) is not True:
+                return True
     return False
 
 
-def _cholesky_ok(a: list[list[float]]) -> bool:
+def _cholesky_pivots(a: list[list[Any]], tol: Any) -> bool | None:
+    """True: every pivot > tol·scale; False: one < −tol·scale; None: one within ±tol·scale."""
     n = len(a)
-    scale = max((abs(x) for r in a for x in r), default=1.0) or 1.0
-    low = [[0.0] * n for _ in range(n)]
+    scale = max((abs(x) for r in a for x in r), default=1) or 1
+    low = [[0 * scale] * n for _ in range(n)]
     for i in range(n):
         for j in range(i + 1):
             s = a[i][j] - sum(low[i][k] * low[j][k] for k in range(j))
             if i == j:
-                if s <= -1e-12 * scale:
+                if s < -tol * scale:
                     return False
-                low[i][i] = max(s, 0.0) ** 0.5
+                if s <= tol * scale:
+                    return None
+                low[i][i] = s**0.5
             else:
-                low[i][j] = s / low[j][j] if low[j][j] > 0 else 0.0
+                low[i][j] = s / low[j][j]
     return True
 
 

@@ -40,7 +40,6 @@ Matrix([[k*x(t) + m*Derivative(x(t), (t, 2)) - tau_x]])
 from __future__ import annotations
 
 import logging
-import random
 from collections.abc import Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -49,7 +48,8 @@ import symengine as se
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
-from . import _convert
+from . import _convert, _validate
+from ._validate import numeric_rank as _numeric_rank  # noqa: F401  (used by coordchange, constraints)
 from .errors import (
     CoordinateError,
     LagdynError,
@@ -224,6 +224,7 @@ class LagrangianSystem:
     ):
         self._setup(L, q, forces, defaults)
         self._M_dyn, self._b_dyn, self._V_dyn = self._split_lagrangian()
+        self._check_defined()
         self._check_regular()
 
     def _setup(
@@ -236,6 +237,7 @@ class LagrangianSystem:
         self._q = _validate_coordinates(q)
         self.defaults: dict[sp.Symbol, float] = dict(defaults or {})
         self._L = _as_expr(L, "L")
+        _validate.check_float_range("L", self._L)
         _check_dependencies(self._L, self._q, "L", allow_t=False)
         self._forces_in = self._validate_forces(forces)
         self._qs, self._vs = _convert.state_symbols(self.n)
@@ -336,6 +338,7 @@ class LagrangianSystem:
         self._M_dyn = Mm
         self._b_dyn = bm
         self._V_dyn = Ue
+        self._check_defined()
         self._check_regular()
         return self
 
@@ -491,7 +494,6 @@ class LagrangianSystem:
                 f"the mass matrix is singular: coordinate(s) {names} have no inertia "
                 "(L does not contain their rates quadratically)"
             )
-        rng = random.Random(12345)
         m_se = getattr(self, "_M_se", None)
         if m_se is None:
             m_se = {
@@ -500,20 +502,29 @@ class LagrangianSystem:
                 for j in range(i, n)
             }
         syms = sorted(set().union(*(e.free_symbols for e in m_se.values())), key=str)
-        ranks = []
-        for _ in range(2):
-            point = {s: se.RealDouble(rng.uniform(0.6, 1.7)) for s in syms}
-            try:
-                cells = {k: float(e.xreplace(point)) for k, e in m_se.items()}
-                values = [[cells[min(i, j), max(i, j)] for j in range(n)] for i in range(n)]
-            except (TypeError, ValueError, RuntimeError):
-                return  # not numerically evaluable (unknown functions): cannot tell, accept
-            ranks.append(_numeric_rank(values))
-        if max(ranks) < n:
+        rows = [[m_se[min(i, j), max(i, j)] for j in range(n)] for i in range(n)]
+        rank = _validate.rank_at_random_states(rows, syms)
+        if rank is not None and rank < n:
             raise SingularMassMatrixError(
-                f"the mass matrix is singular (rank {max(ranks)} of {n} at random states): "
-                "some combination of the coordinates has no inertia"
+                f"the mass matrix is singular (rank {rank} of {n} at random states, decided "
+                f"at {_validate.DIGITS} digits): some combination of the coordinates has no "
+                "inertia"
             )
+
+    def _check_defined(self) -> None:
+        """Reject undefined or non-real M, b, V or Q (division by zero, ``asin(2)``, ...)."""
+        n = self.n
+        entries: dict[str, sp.Expr] = {}
+        for i in range(n):
+            for j in range(i, n):
+                entries[f"M[{i + 1}, {j + 1}]"] = self.plain(self._M_dyn[i, j])
+        for i in range(n):
+            entries[f"b[{i + 1}]"] = self.plain(self._b_dyn[i])
+        entries["V"] = self.plain(self._V_dyn)
+        if self._forces_in is not None:
+            for i in range(n):
+                entries[f"forces[{i + 1}]"] = self.plain(self._forces_in[i])
+        _validate.check_defined(entries, self._qs, lambda e: e.xreplace(self._bwd))
 
     # ------------------------------------------------------------------ derivation
     @cached_property
@@ -901,22 +912,3 @@ class LagrangianSystem:
         ((_ldq0, _ldq1), (_ldv0, _ldv1))
         """
         return self._qs, self._vs
-
-
-def _numeric_rank(rows: list[list[float]], tol: float = 1e-9) -> int:
-    """Rank of a small float matrix by Gaussian elimination with partial pivoting."""
-    a = [r[:] for r in rows]
-    n_rows, n_cols = len(a), len(a[0]) if a else 0
-    scale = max((abs(x) for r in a for x in r), default=0.0) or 1.0
-    rank = 0
-    for c in range(n_cols):
-        piv = max(range(rank, n_rows), key=lambda r: abs(a[r][c]), default=None)
-        if piv is None or abs(a[piv][c]) <= tol * scale:
-            continue
-        a[rank], a[piv] = a[piv], a[rank]
-        for r in range(rank + 1, n_rows):
-            f = a[r][c] / a[rank][c]
-            for cc in range(c, n_cols):
-                a[r][cc] -= f * a[rank][cc]
-        rank += 1
-    return rank
