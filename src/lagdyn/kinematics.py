@@ -43,8 +43,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import symengine as se
 import sympy as sp
+from sympy.core.function import AppliedUndef
 
+from . import _convert
 from .errors import LagdynError, ShapeError
 from .structure import is_zero
 from .symbols import t
@@ -114,6 +117,37 @@ def _no_rates(exprs: Any, q: Sequence[sp.Expr], what: str) -> None:
             f"{what} must depend on the coordinates only (no rates), "
             f"found {', '.join(sorted(map(str, rates)))}"
         )
+
+
+def _reduce(expr: sp.Expr) -> sp.Expr:
+    """``expr`` in canonical trig-polynomial form (exact; every sin² + cos² pair gone).
+
+    The canonical engine runs in symengine and is several times faster than sympy's
+    ``expand``; expressions outside its class take :func:`_reduce_pythagoras`.
+    """
+    from . import _trigpoly
+
+    funcs = sorted(sp.sympify(expr).atoms(AppliedUndef), key=str)
+    plain = {f: sp.Symbol(f"_ldk{i}", real=True) for i, f in enumerate(funcs)}
+    out = _trigpoly.canonical(expr.xreplace(plain), list(plain.values()))
+    if out is None:
+        return _reduce_pythagoras(expr)
+    return out.xreplace({v: f for f, v in plain.items()})
+
+
+def _partials(expr: sp.Expr, q: Sequence[sp.Expr]) -> list[sp.Expr]:
+    """``[∂expr/∂q_j]``, differentiated by symengine on plain symbols (sympy's ``diff``
+    of long trigonometric products is the slowest step of building a chain)."""
+    expr = sp.sympify(expr)
+    plain = {qj: sp.Symbol(f"_ldk{j}", real=True) for j, qj in enumerate(q)}
+    flat = expr.xreplace(plain)
+    se_expr = None if flat.atoms(AppliedUndef) else _convert.to_symengine(flat)
+    if se_expr is None:  # other functions of t, or objects symengine cannot hold
+        return [sp.diff(expr, qj) for qj in q]
+    table = _convert.SymbolTable.from_symbols(
+        flat.free_symbols, extra={v.name: qj for qj, v in plain.items()}
+    )
+    return [table.to_sympy(se_expr.diff(se.Symbol(v.name))) for v in plain.values()]
 
 
 def _reduce_pythagoras(expr: sp.Expr) -> sp.Expr:
@@ -289,7 +323,8 @@ def jacobian(point: Vector, q: Sequence[sp.Expr]) -> sp.ImmutableMatrix:
     qv = _validate_coordinates(q)
     p = _vector(point, "point", dims=tuple(range(1, 100)))
     _no_rates(p, qv, "point")
-    return sp.ImmutableMatrix(len(p), len(qv), lambda i, j: sp.diff(p[i], qv[j]))
+    rows = [_partials(pi, qv) for pi in p]
+    return sp.ImmutableMatrix(len(p), len(qv), lambda i, j: rows[i][j])
 
 
 def _vee(S: sp.MatrixBase) -> sp.ImmutableMatrix:
@@ -423,7 +458,7 @@ def _body_terms(body: Body, q: Sequence[sp.Expr]) -> list[tuple[sp.Expr, sp.Immu
 def mass_matrix(bodies: Sequence[Body], q: Sequence[sp.Expr]) -> sp.ImmutableMatrix:
     r"""The mass matrix :math:`M = \sum_b J_b^T W_b J_b` of particles and rigid bodies.
 
-    Entries are expanded products (no trigonometric simplification); the upper
+    Entries are in canonical trig-polynomial form (exact, no simplify); the upper
     triangle is computed once and mirrored, so M is exactly symmetric.
 
     Parameters
@@ -460,7 +495,7 @@ def mass_matrix(bodies: Sequence[Body], q: Sequence[sp.Expr]) -> sp.ImmutableMat
             for i in range(n):
                 for j in range(i, n):
                     acc[i, j] += sum((J[r, i] * WJ[r, j] for r in range(J.rows)), sp.Integer(0))
-    entries = {k: _reduce_pythagoras(v) for k, v in acc.items()}
+    entries = {k: _reduce(v) for k, v in acc.items()}
     return sp.ImmutableMatrix(n, n, lambda i, j: entries[min(i, j), max(i, j)])
 
 
