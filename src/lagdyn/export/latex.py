@@ -65,6 +65,7 @@ from sympy.core.function import AppliedUndef
 from sympy.printing.conventions import split_super_sub
 from sympy.printing.latex import LatexPrinter, translate
 
+from .._forms import natural_form
 from ..errors import LagdynError
 from ..symbols import t
 
@@ -378,7 +379,12 @@ def build_document(
     printer = LagdynLatexPrinter(system.q, trig=trig)
     pr = printer.doprint
     n, q = system.n, system.q
-    M, C, G, g = system.M, system.C, system.G, system.g
+    # what a person writes (sin²θ, not 1/2 − cos 2θ/2); the system keeps its canonical form
+    M, C, G, g = (
+        sp.ImmutableMatrix(m.applyfunc(natural_form))
+        for m in (system.M, system.C, system.G, system.g)
+    )
+    h = [natural_form(e) for e in system.h]
     doc = Document()
     doc.coordinates = ", ".join(pr(qi) for qi in q)
     doc.parameters = ", ".join(pr(p) for p in system.parameters)
@@ -397,6 +403,7 @@ def build_document(
             M = sp.ImmutableMatrix(n, n, [_group_matrix_entry(e, q, lookup) for e in M])
             sub = lambda e: _substitute(e, ordered)  # noqa: E731
             C, G, g = (sp.ImmutableMatrix(m.applyfunc(sub)) for m in (C, G, g))
+            h = [sub(e) for e in h]
             doc.blocks.append(
                 Block(
                     "Parameter groups",
@@ -422,7 +429,7 @@ def build_document(
         elif item == "g":
             doc.blocks.append(Block("Gravity vector", f"g(q) = {pr(g)}"))
         elif item == "Q":
-            Q = sp.ImmutableMatrix(system.forces.applyfunc(sub))
+            Q = sp.ImmutableMatrix(system.forces.applyfunc(lambda e: sub(natural_form(e))))
             doc.blocks.append(Block("Generalized forces", rf"Q(q, \dot{{q}}, t) = {pr(Q)}"))
         elif item == "christoffel":
             rows = []
@@ -430,7 +437,7 @@ def build_document(
             for i in range(n):
                 for j in range(n):
                     for k in range(j, n):
-                        val = system.christoffel[i][j][k]
+                        val = natural_form(system.christoffel[i][j][k])
                         if val != 0:
                             idx = sep.join(str(x + 1) for x in (i, j, k))
                             rows.append((rf"\Gamma_{{{idx}}}", pr(sub(val))))
@@ -440,17 +447,18 @@ def build_document(
             rows = []
             for i in range(n):
                 parts = [pr(M[i, j] * system.qdd[j]) for j in range(n) if M[i, j] != 0]
-                parts += [pr(C[i, j] * system.qd[j]) for j in range(n) if C[i, j] != 0]
-                parts += [pr(G[i, j] * system.qd[j]) for j in range(n) if G[i, j] != 0]
-                if g[i] != 0:
-                    parts.append(pr(g[i]))
+                # C q̇ + G q̇ + g from the factored system.h: rate terms first, then g
+                terms = sp.Add.make_args(h[i])
+                moving = [e for e in terms if e.has(*system.qd)]
+                parts += [pr(sp.Add(*moving))] if moving else []
+                parts += [pr(e) for e in terms if e != 0 and not e.has(*system.qd)]
                 rhs = [pr(tau[i])]
                 if system.forces[i] != 0:
                     rhs.append(pr(sub(system.forces[i])))
                 rows.append((_signed_sum(parts), _signed_sum(rhs)))
             doc.blocks.append(Block("Equations of motion", _aligned(rows)))
         elif item == "energy":
-            V = pr(sub(system.U))
+            V = pr(sub(natural_form(system.U)))
             energy = r"E = \frac{1}{2} \dot{q}^{\mathsf{T}} M(q) \dot{q} + V(q)"
             tex = rf"{energy}, \qquad V(q) = {V}"
             doc.blocks.append(Block("Energy", tex))
