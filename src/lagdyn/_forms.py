@@ -112,7 +112,8 @@ def _collect(e: sp.Expr) -> sp.Expr:
 
 
 def _split(term: sp.Expr, pick: Callable[[sp.Expr], bool]) -> tuple[sp.Expr, sp.Expr]:
-    picked, others = [], []
+    picked: list[sp.Expr] = []
+    others: list[sp.Expr] = []
     for f in sp.Mul.make_args(term):
         (picked if pick(f) else others).append(f)
     return sp.Mul(*picked), sp.Mul(*others)
