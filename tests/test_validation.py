@@ -146,3 +146,16 @@ def test_every_principal_permutation_of_an_indefinite_matrix_is_refuted():
     for perm in itertools.permutations(range(3)):
         p = sp.Matrix.hstack(*[sp.eye(3)[:, i] for i in perm])
         assert ld.structure.is_positive_definite(p.T * base * p) is False
+
+
+# ---------------------------------------------------------------------------- deep polynomials
+def test_polynomial_of_degree_100_is_derived_proved_and_printed():
+    sys = ld.LagrangianSystem((x + 1) ** 100 * xd**2 / 2, [x])
+    report = ld.structure.check(sys)
+    assert report.skew_symmetric and report.passive
+    assert report.positive_definite is not True  # M = (x + 1)^100 vanishes at x = −1
+    assert "x" in sp.pretty(sys.equations())
+    assert sys.latex()
+    # no Horner scheme in the coordinate: the expanded polynomial, flat
+    assert sys.M[0, 0] == sp.expand((x + 1) ** 100)
+    assert sys.M[0, 0].is_Add and len(sys.M[0, 0].args) == 101

@@ -369,8 +369,9 @@ class _Encoder:
     def compact(self, value: Any) -> sympy.Expr:
         """Rebuild an expanded polynomial in a compact nested (Horner-like) form.
 
-        Common monomial factors are pulled out, then the symbol occurring in the
-        most terms is factored from those terms, recursively. This is linear in
+        Common monomial factors are pulled out, then the parameter (or rate) occurring in
+        the most terms is factored from those terms, recursively; coordinates are never
+        nested (no Horner schemes in q). This is linear in
         the number of terms per level and never changes the value.
         """
         found = self.compact_memo.get(value)
@@ -433,10 +434,13 @@ class _Encoder:
             factors.append(sympy.Rational(coef.numerator, coef.denominator))
             factors += [self.to_sympy(b) ** e for b, e in pw.items()]
             return sympy.Mul(*factors)
+        # Nest on parameters (and rates) only: nesting on a coordinate turns a polynomial
+        # in q into a Horner scheme, which reads badly and, at degree ~100, is deeper
+        # than sympy's recursion limit. Common monomial factors of q are still pulled out.
         counts: dict[Any, int] = {}
         for _, pw in terms:
             for b, e in pw.items():
-                if e > 0:
+                if e > 0 and b not in self.qse_set:
                     counts[b] = counts.get(b, 0) + 1
         best = None
         if counts:

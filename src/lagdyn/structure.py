@@ -415,7 +415,9 @@ def _numeric_counterexample(Mp: sp.Matrix) -> bool:
     Cholesky in double precision at four random states; a pivot that is negative beyond
     rounding proves ``False`` at once, and a pivot within rounding of zero (a constant
     indefinite or singular M, or a cancellation) is re-decided at 50 digits, where a pivot
-    at or below 1e-40 of the largest entry is taken as not positive.
+    at or below 1e-40 of the largest entry is taken as not positive. Entries are evaluated
+    by sympy's adaptive ``evalf(subs=...)``, which raises the working precision where an
+    expanded polynomial cancels, so the digits it returns are right.
     """
     rng = random.Random(7)
     syms = sorted(set().union(*(e.free_symbols for e in Mp)), key=str)
@@ -426,7 +428,7 @@ def _numeric_counterexample(Mp: sp.Matrix) -> bool:
         }
         try:
             rows = [
-                [float(sp.N(Mp[i, j].xreplace(point))) for j in range(Mp.cols)]
+                [float(Mp[i, j].evalf(17, subs=point)) for j in range(Mp.cols)]
                 for i in range(Mp.rows)
             ]
         except (TypeError, ValueError):
@@ -436,7 +438,7 @@ def _numeric_counterexample(Mp: sp.Matrix) -> bool:
             return True
         if verdict is None:
             precise = [
-                [sp.N(Mp[i, j].xreplace(point), 50) for j in range(Mp.cols)] for i in range(Mp.rows)
+                [Mp[i, j].evalf(50, subs=point) for j in range(Mp.cols)] for i in range(Mp.rows)
             ]
             if _cholesky_pivots(precise, sp.Float("1e-40", 50)) is not True:
                 return True
