@@ -53,3 +53,21 @@ def lagranges_qdd(L, q, forces, q0, qd0, params, tau) -> np.ndarray:
     if forces is not None:
         F = F + np.array(sp.Matrix(forces).subs(sub_r).subs(sub_q).evalf(20), dtype=float).ravel()
     return np.linalg.solve(MM, np.asarray(tau, float) + F)
+
+
+def n_link_pendulum(n: int) -> ld.LagrangianSystem:
+    """n point masses on massless rods, joint (relative) angles th1..thn."""
+    q = ld.coordinates([f"th{i + 1}" for i in range(n)])
+    m = sp.symbols(f"m1:{n + 1}", positive=True)
+    ln = sp.symbols(f"l1:{n + 1}", positive=True)
+    g = sp.Symbol("g", positive=True)
+    x = y = ang = T = U = sp.Integer(0)
+    for i in range(n):
+        ang = ang + q[i]
+        x = x + ln[i] * sp.sin(ang)
+        y = y - ln[i] * sp.cos(ang)
+        vx, vy = x.diff(ld.t), y.diff(ld.t)
+        T += m[i] * (vx**2 + vy**2) / 2
+        U += m[i] * g * y
+    defaults = {**{s: 1.0 + 0.1 * i for i, s in enumerate(m)}, **{s: 0.5 for s in ln}, g: 9.81}
+    return ld.LagrangianSystem.from_energies(T, U, q, defaults=defaults)
