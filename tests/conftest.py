@@ -5,7 +5,9 @@ Cache
     whole session (doctests, tests, and the subprocesses they start inherit it) and removes
     it afterwards: the suite never reads or writes the user's ``~/.cache/lagdyn``. Tests get
     the directory from the ``lagdyn_cache_dir`` fixture; ``tests/test_suite_hygiene.py``
-    fails if the variable is missing or points outside the session's directory.
+    fails if the variable is missing or points outside the session's directory. ``src`` is
+    put first on ``PYTHONPATH`` so that subprocesses import this tree even when lagdyn is
+    not installed (``pythonpath`` in pyproject.toml does the same for the test process).
 
 Hypothesis
     Examples are derandomized by default (profile ``lagdyn``: the same examples on every
@@ -50,22 +52,31 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--update-golden", action="store_true", help="rewrite tests/golden files")
 
 
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+
 def pytest_configure(config: pytest.Config) -> None:
     path = tempfile.mkdtemp(prefix=_CACHE_PREFIX)
     config._lagdyn_cache_dir = path  # type: ignore[attr-defined]
-    config._lagdyn_saved_cache_env = os.environ.get("LAGDYN_CACHE_DIR")  # type: ignore[attr-defined]
+    config._lagdyn_saved_env = {  # type: ignore[attr-defined]
+        k: os.environ.get(k) for k in ("LAGDYN_CACHE_DIR", "PYTHONPATH")
+    }
     os.environ["LAGDYN_CACHE_DIR"] = path
+    # subprocesses (examples, docs build, CLI) import this source tree too, installed or not,
+    # as the test process does through pytest's ``pythonpath``
+    old = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.pathsep.join([str(SRC), old] if old else [str(SRC)])
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     path = getattr(config, "_lagdyn_cache_dir", None)
     if path is None:
         return
-    saved = config._lagdyn_saved_cache_env  # type: ignore[attr-defined]
-    if saved is None:
-        os.environ.pop("LAGDYN_CACHE_DIR", None)
-    else:
-        os.environ["LAGDYN_CACHE_DIR"] = saved
+    for key, value in config._lagdyn_saved_env.items():  # type: ignore[attr-defined]
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
     shutil.rmtree(path, ignore_errors=True)
 
 

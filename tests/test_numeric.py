@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 import sympy as sp
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lagdyn as ld
@@ -58,6 +58,7 @@ def test_zoo_matches_symbolic(name):
     _check_against_symbolic(system, system.defaults, np.random.default_rng(0))
 
 
+@settings(max_examples=8)  # a derivation, a code generation and a 20-digit evalf each
 @given(random_lagrangians(max_n=3), st.integers(0, 2**31))
 def test_random_lagrangians_match_symbolic(rl, seed):
     system = ld.LagrangianSystem(rl.L, rl.q, rl.forces)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import sympy as sp
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lagdyn as ld
@@ -115,6 +115,7 @@ def test_seed_003_numbers_for_unit_parameters():
 
 
 # ---------------------------------------------------------------- random Lagrangians
+@settings(max_examples=8)  # LagrangesMethod on 4 coordinates takes ~1 s an example
 @given(random_lagrangians(max_n=4), st.data())
 def test_random_lagrangian_agrees_with_lagranges_method(rl, data):
     sys = ld.LagrangianSystem(rl.L, rl.q, forces=rl.forces)
@@ -129,6 +130,7 @@ def test_random_lagrangian_agrees_with_lagranges_method(rl, data):
     assert np.allclose(ours, ref, rtol=1e-10, atol=1e-10 * (1 + np.abs(ref).max()))
 
 
+@settings(max_examples=10)  # exact skew and passivity proofs of up to 4 coordinates
 @given(random_lagrangians(max_n=4))
 def test_random_lagrangian_structure_proofs(rl):
     sys = ld.LagrangianSystem(rl.L, rl.q, forces=rl.forces)
