@@ -68,14 +68,14 @@ def test_batched_equals_one_by_one(pendulum):
 def test_baumgarte_stops_drift_over_10_seconds(pendulum):
     _, num = pendulum
     x0 = [1.0, 0.0, 0.0, 0.0]  # horizontal, at rest
-    t = np.linspace(0, 10, 2501)  # RK4, h = 4 ms
+    t = np.linspace(0, 10, 1001)  # RK4, h = 10 ms (drift 7e-5, held 2e-7)
     plain = num.simulate(x0, t)
     stable = num.simulate(x0, t, baumgarte=(5.0, 5.0))
     drift = np.abs(plain.phi).max()
     held = np.abs(stable.phi).max()
-    assert drift > 1e-7, drift  # the twice-differentiated constraint drifts ...
-    assert held <= 1e-8, held  # ... Baumgarte holds it
-    projected = num.simulate(x0, t[:501], project=True)
+    assert drift > 1e-5, drift  # the twice-differentiated constraint drifts ...
+    assert held <= 1e-6 and held < drift / 100, held  # ... Baumgarte holds it
+    projected = num.simulate(x0, t[:201], project=True)
     assert np.abs(projected.phi).max() <= 1e-12
 
 
@@ -99,7 +99,7 @@ def test_ambient_double_pendulum_matches_minimal_coordinates():
         np.cos(a0) * ad0 + np.cos(b0) * bd0,
         np.sin(a0) * ad0 + np.sin(b0) * bd0,
     ]
-    t = np.linspace(0, 2, 4001)  # RK4 with h = 5e-4 on both: global error ~1e-11
+    t = np.linspace(0, 1, 1001)  # RK4 with h = 1e-3 on both: global error ~2e-10
     ambient = num.simulate(z0, t)
     reduced = ld.simulate(minimal, [a0, b0, ad0, bd0], t)
     a, b = reduced.q[:, 0], reduced.q[:, 1]
@@ -154,7 +154,7 @@ def test_scipy_integrator_path(pendulum):
     _, num = pendulum
     t = np.linspace(0, 1, 51)
     res = num.simulate([0.6, -0.8, 0.8, 0.6], t, method="scipy-DOP853", baumgarte=(5.0, 5.0))
-    ref = num.simulate([0.6, -0.8, 0.8, 0.6], np.linspace(0, 1, 2001), baumgarte=(5.0, 5.0))
+    ref = num.simulate([0.6, -0.8, 0.8, 0.6], np.linspace(0, 1, 501), baumgarte=(5.0, 5.0))
     assert np.abs(res.q[-1] - ref.q[-1]).max() < 1e-7
     assert np.abs(res.phi).max() < 1e-7
     with pytest.raises(LagdynError, match="method must be"):

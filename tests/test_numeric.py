@@ -9,31 +9,13 @@ import sys
 import numpy as np
 import pytest
 import sympy as sp
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lagdyn as ld
-from helpers import evalf_matrix, numeric_subs
+from helpers import evalf_matrix, n_link_pendulum, numeric_subs
 from lagdyn.numeric import lambdify
 from strategies import random_lagrangians
-
-
-def n_link_pendulum(n: int) -> ld.LagrangianSystem:
-    """n point masses on massless rods, joint (relative) angles th1..thn."""
-    q = ld.coordinates([f"th{i + 1}" for i in range(n)])
-    m = sp.symbols(f"m1:{n + 1}", positive=True)
-    ln = sp.symbols(f"l1:{n + 1}", positive=True)
-    g = sp.Symbol("g", positive=True)
-    x = y = ang = T = U = sp.Integer(0)
-    for i in range(n):
-        ang = ang + q[i]
-        x = x + ln[i] * sp.sin(ang)
-        y = y - ln[i] * sp.cos(ang)
-        vx, vy = x.diff(ld.t), y.diff(ld.t)
-        T += m[i] * (vx**2 + vy**2) / 2
-        U += m[i] * g * y
-    defaults = {**{s: 1.0 + 0.1 * i for i, s in enumerate(m)}, **{s: 0.5 for s in ln}, g: 9.81}
-    return ld.LagrangianSystem.from_energies(T, U, q, defaults=defaults)
 
 
 @pytest.fixture(scope="module")
@@ -76,6 +58,7 @@ def test_zoo_matches_symbolic(name):
     _check_against_symbolic(system, system.defaults, np.random.default_rng(0))
 
 
+@settings(max_examples=8)  # a derivation, a code generation and a 20-digit evalf each
 @given(random_lagrangians(max_n=3), st.integers(0, 2**31))
 def test_random_lagrangians_match_symbolic(rl, seed):
     system = ld.LagrangianSystem(rl.L, rl.q, rl.forces)

@@ -6,7 +6,6 @@ Regenerate with ``LAGDYN_UPDATE_GOLDEN=1 pytest tests/test_numeric_golden.py`` (
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -17,12 +16,6 @@ from lagdyn.numeric import _codegen
 GOLDEN = Path(__file__).parent / "golden"
 
 
-def _update(request: pytest.FixtureRequest) -> bool:
-    return bool(os.environ.get("LAGDYN_UPDATE_GOLDEN")) or bool(
-        request.config.getoption("--update-golden", default=False)
-    )
-
-
 @pytest.fixture(scope="module")
 def spec() -> _codegen.Spec:
     dp = ld.zoo.double_pendulum()
@@ -30,12 +23,9 @@ def spec() -> _codegen.Spec:
 
 
 @pytest.mark.parametrize("suffix", ["py", "c"])
-def test_generated_source_golden(spec, suffix, request):
+def test_generated_source_golden(spec, suffix, check_golden):
     if suffix == "py":
         text = _codegen.python_source(spec, "golden")
     else:
         text, _ = _codegen.c_source(spec, "golden", simd=True)
-    path = GOLDEN / f"numeric_double_pendulum.{suffix}"
-    if _update(request) or not path.exists():
-        path.write_text(text, encoding="utf-8")
-    assert text == path.read_text(encoding="utf-8"), f"generated source changed: compare {path}"
+    check_golden(GOLDEN / f"numeric_double_pendulum.{suffix}", text)  # a missing file fails

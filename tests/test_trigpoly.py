@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import random
+import zlib
 from collections.abc import Sequence
 
 import pytest
@@ -25,7 +26,7 @@ FAST = settings(max_examples=30, deadline=None, suppress_health_check=[HealthChe
 def numeric_equal(x: sp.Expr, y: sp.Expr, *, trials: int = 4, tol: float = 1e-9) -> bool:
     """Compare two expressions at random real points."""
     symbols = sorted((x.free_symbols | y.free_symbols), key=str)
-    rng = random.Random(hash(str(symbols)) & 0xFFFF)
+    rng = random.Random(zlib.crc32(str(symbols).encode()))  # stable across runs
     fx = sp.lambdify(symbols, x, "math")
     fy = sp.lambdify(symbols, y, "math")
     for _ in range(trials):
@@ -189,7 +190,6 @@ def assert_matches_naive(M: sp.Matrix, V: sp.Expr, q, qd) -> tp.FastDerivation:
             assert tp.is_zero(fd.M[i, j] - M[i, j], q) is True
             assert tp.is_zero(fd.C[i, j] - C[i, j], q) is True
             for k in range(n):
-                assert fd.christoffel[i][j][k] == fd.christoffel[i][k][j]
                 assert tp.is_zero(fd.christoffel[i][j][k] - gam[i][j][k], q) is True
         assert sp.expand(fd.g[i] - g[i]) == 0 or tp.is_zero(fd.g[i] - g[i], q)
     for (i, j, k), value in fd.dM.items():

@@ -1,6 +1,6 @@
 """The zoo models built with the kinematic builders (issue 4).
 
-Each model: M symmetric, exact skew proof, passivity, defaults for every parameter,
+Each model: M equal to the rate Hessian of a hand Lagrangian, exact skew proof, passivity, defaults for every parameter,
 and agreement with sympy.physics.mechanics.LagrangesMethod (from a Lagrangian written
 by hand from positions and angular velocities) at random states.
 """
@@ -8,6 +8,7 @@ by hand from positions and angular velocities) at random states.
 from __future__ import annotations
 
 import random
+import zlib
 
 import numpy as np
 import pytest
@@ -136,10 +137,15 @@ def model(request):
     return request.param, system, hand(system)
 
 
-def test_m_symmetric(model):
-    _, system, _ = model
-    M = system.M
-    assert all(sp.expand(M[i, j] - M[j, i]) == 0 for i in range(system.n) for j in range(i))
+def test_m_is_the_rate_hessian_of_the_hand_lagrangian(model):
+    """M = ∂²L/∂q̇² of the Lagrangian written by hand (an independent reference, which also
+    checks the symmetry of M: the builders assemble M as JᵀWJ)."""
+    _, system, L_hand = model
+    qd = system.qd
+    for i in range(system.n):
+        for j in range(system.n):
+            ref = sp.diff(L_hand, qd[i], qd[j])
+            assert ld.structure.is_zero(system.M[i, j] - ref), (i, j)
 
 
 def test_skew_and_passive(model):
@@ -163,7 +169,7 @@ def test_docstring(model):
 
 def test_matches_lagranges_method(model):
     name, system, L_hand = model
-    rng = random.Random(hash(name) % 1000)
+    rng = random.Random(zlib.crc32(name.encode()))  # stable across runs (hash() is salted)
     params = {s: sp.Float(v * rng.uniform(0.8, 1.25)) for s, v in system.defaults.items()}
     for _ in range(2):
         q0 = [rng.uniform(0.3, 1.2) for _ in range(system.n)]
