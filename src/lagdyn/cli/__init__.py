@@ -12,14 +12,18 @@ Subcommands
     syntax of :func:`lagdyn.parse.parse_expr`, with ``dot(q1)`` for rates).
 ``lagdyn check MODEL``
     Run every structure proof; exit status 1 when one fails.
-``lagdyn export MODEL --target c|cpp|jax|numba|julia|matlab -o DIR [--bind-defaults]``
-    Write simulator source code (see :mod:`lagdyn.export.code`); zoo options are
-    given as ``--option KEY=VALUE`` here, since ``-o`` names the directory.
+``lagdyn export MODEL --target c|cpp|jax|numba|julia|matlab --out DIR [--bind-defaults] [--force]``
+    Write simulator source code (see :mod:`lagdyn.export.code`): every file or none,
+    existing files refused unless ``--force``, never written through a symlink.
+``lagdyn simulate MODEL [--t T] [--gif PATH] ...``
+    Simulate and report energy drift and the passivity balance (see
+    :mod:`lagdyn.cli.simulate`).
 ``lagdyn bench MODEL``
     Time the derivation and the proofs (and the numerics when :mod:`lagdyn.numeric`
     is available and the model has default parameter values).
 
-MODEL is a name from ``lagdyn zoo`` (options with ``-o KEY=VALUE``), or a user model:
+MODEL is a name from ``lagdyn zoo`` (model options with ``-o/--option KEY=VALUE``, the same
+spelling in every command), or a user model:
 
 * ``--file model.py``: a Python file that defines ``system`` (a
   :class:`~lagdyn.LagrangianSystem`). The file **is executed** as Python, like
@@ -46,7 +50,9 @@ Examples
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import re
 import runpy
 import sys
@@ -57,18 +63,17 @@ from typing import Any, Literal, NoReturn, TextIO
 
 import sympy as sp
 
-from . import structure, zoo
-from ._version import __version__
-from .errors import LagdynError
-from .system import LagrangianSystem
+from .. import structure, zoo
+from .._files import write_files_atomically
+from .._version import __version__
+from ..errors import LagdynError
+from ..system import LagrangianSystem
+from .options import UsageError as _UsageError
+from .options import parse_options
 
 __all__ = ["main", "readable"]
 
 TARGETS = ("c", "cpp", "jax", "numba", "julia", "matlab")
-
-
-class _UsageError(Exception):
-    pass
 
 
 class _Parser(argparse.ArgumentParser):
@@ -76,10 +81,11 @@ class _Parser(argparse.ArgumentParser):
         raise _UsageError(message)
 
 
-def _add_model_arguments(p: argparse.ArgumentParser, *, short_o: bool = True) -> None:
+def _add_model_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("model", nargs="?", help="a name from `lagdyn zoo`")
     p.add_argument(
-        *(("--option", "-o") if short_o else ("--option",)),
+        "-o",
+        "--option",
         action="append",
         default=[],
         metavar="KEY=VALUE",
@@ -127,9 +133,12 @@ def _build_parser() -> argparse.ArgumentParser:
     _add_model_arguments(check)
 
     export = sub.add_parser("export", help="write simulator source code")
-    _add_model_arguments(export, short_o=False)
+    _add_model_arguments(export)
     export.add_argument("--target", "-t", required=True, choices=TARGETS)
-    export.add_argument("-o", "--output", dest="output", required=True, metavar="DIR")
+    export.add_argument("--out", dest="output", required=True, metavar="DIR", help="directory")
+    export.add_argument(
+        "--force", action="store_true", help="overwrite existing files of the same names"
+    )
     export.add_argument("--name", default=None, help="file/function prefix (default: the model)")
     export.add_argument(
         "--bind-defaults", action="store_true", help="fold the default parameter values in"
@@ -156,16 +165,6 @@ def _cmd_simulate(args: argparse.Namespace, out: Any) -> int:
 
 
 # ---------------------------------------------------------------------- models
-def _parse_options(items: Sequence[str]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key.isidentifier():
-            raise _UsageError(f"bad --option {item!r}: expected KEY=VALUE")
-        out[key] = int(value) if re.fullmatch(r"-?\d+", value) else value
-    return out
-
-
 def _from_file(path_text: str) -> LagrangianSystem:
     path = Path(path_text)
     if not path.is_file():
@@ -186,8 +185,8 @@ def _from_file(path_text: str) -> LagrangianSystem:
 
 
 def _from_lagrangian(args: argparse.Namespace) -> LagrangianSystem:
-    from .parse import parse_expr
-    from .symbols import coordinates, parameters
+    from ..parse import parse_expr
+    from ..symbols import coordinates, parameters
 
     if not args.coordinates:
         raise _UsageError('--lagrangian needs --coordinates, e.g. --coordinates "q1 q2"')
@@ -217,12 +216,12 @@ def _model(args: argparse.Namespace) -> tuple[str, Callable[[], LagrangianSystem
         what = "only one of" if given else "a model is required:"
         raise _UsageError(f"{what} a name from `lagdyn zoo`, --file or --lagrangian")
     if args.option and not args.model:
-        raise _UsageError("-o/--option applies to zoo models only")
+        raise _UsageError("-o/--option (KEY=VALUE) applies to zoo models only")
     for flag in ("coordinates", "parameters", "forces"):
         if getattr(args, flag) and not args.lagrangian:
             raise _UsageError(f"--{flag} applies to --lagrangian only")
     if args.model:
-        options = _parse_options(args.option)
+        options = parse_options(args.option)
         return args.model, lambda: zoo.get(args.model, **options)
     if args.file:
         return Path(args.file).stem, lambda: _from_file(args.file)
@@ -368,7 +367,7 @@ def _cmd_derive(args: argparse.Namespace, out: TextIO) -> int:
     finally:
         progress.abort()
     if args.format in ("latex", "markdown", "html"):
-        from .export import latex, markdown
+        from ..export import latex, markdown
 
         what = tuple(w.strip() for w in args.what.split(",")) if args.what else None
         opts: dict[str, Any] = {"group_parameters": args.group_parameters, "trig": args.trig}
@@ -414,7 +413,7 @@ def _print_text(label: str, system: Any, out: TextIO) -> None:
 
 
 def _json(label: str, system: Any) -> dict[str, Any]:
-    from .export.latex import LagdynLatexPrinter
+    from ..export.latex import LagdynLatexPrinter
 
     tex = LagdynLatexPrinter(system.q).doprint
     n = system.n
@@ -466,14 +465,17 @@ def _cmd_export(args: argparse.Namespace, out: TextIO) -> int:
     label, factory = _model(args)
     system = factory()
     try:
-        from .export import code
+        from ..export import code
     except ImportError as exc:  # the numeric pipeline is an optional part of the install
         raise LagdynError(f"code export is unavailable: {exc}") from exc
     name = args.name or re.sub(r"\W", "_", label)
     if not name.isidentifier():
         raise _UsageError(f"--name {name!r} is not an identifier")
     params = system.defaults if args.bind_defaults else None
-    paths = code.export(system, args.target, args.output, name=name, params=params)
+    if not args.output.strip():
+        raise _UsageError("--out: empty directory name")
+    files = code.generate(system, args.target, name=name, params=params)
+    paths = write_files_atomically(args.output, files, force=args.force)
     for p in paths:
         print(p, file=out)
     return 0
@@ -526,7 +528,7 @@ def _bench_numeric(system: LagrangianSystem, states: int) -> list[str]:
     try:
         import numpy as np
 
-        from . import numeric
+        from .. import numeric
     except ImportError as exc:
         return [f"numeric: unavailable ({exc})"]
     missing = [str(p) for p in system.parameters if p not in system.defaults]
@@ -551,6 +553,25 @@ def _bench_numeric(system: LagrangianSystem, states: int) -> list[str]:
         f"{f'forward dynamics, {states} states':<42} {t_fd * 1e3:9.2f} ms  "
         f"({t_fd * per:.0f} ns/state)",
     ]
+
+
+#: Options whose value may start with "-" (an expression or a list of numbers).
+_DASH_VALUES = ("--lagrangian", "--forces", "--x0")
+
+
+def _join_dash_values(argv: Sequence[str]) -> list[str]:
+    """``--lagrangian -x**2`` → ``--lagrangian=-x**2`` (argparse would take it for an option)."""
+    out: list[str] = []
+    items = list(argv)
+    i = 0
+    while i < len(items):
+        if items[i] in _DASH_VALUES and i + 1 < len(items) and items[i + 1].startswith("-"):
+            out.append(f"{items[i]}={items[i + 1]}")
+            i += 2
+        else:
+            out.append(items[i])
+            i += 1
+    return out
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -581,7 +602,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _build_parser()
     out = sys.stdout
     try:
-        args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+        args = parser.parse_args(_join_dash_values(sys.argv[1:] if argv is None else argv))
         if args.command == "zoo":
             return _cmd_zoo(out)
         commands = {
@@ -595,6 +616,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return commands[args.command](args, out)
         parser.print_help(out)
         return 0
+    except BrokenPipeError:  # `lagdyn ... | head`: stop quietly
+        with contextlib.suppress(OSError, ValueError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())  # no second error at interpreter exit
+        return 1
     except (_UsageError, LagdynError, TypeError, OSError) as exc:
         message = " ".join(str(exc).split())
         print(f"lagdyn: error: {message}", file=sys.stderr)
