@@ -184,3 +184,59 @@ def test_import_lagdyn_does_not_load_plot_or_simulation():
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert run.stdout.strip() == "[]"
+
+
+# ----------------------------------------------------------------- CLI readability (item 12)
+UNKNOWN_PD = [
+    "--lagrangian",
+    "(2+sin(x))*dot(x)**2/2 + dot(y)**2/2*(1+x**2)",
+    "--coordinates",
+    "x y",
+]
+
+
+def test_check_says_what_was_not_proven_and_exits_3(capsys):
+    assert main(["check", *UNKNOWN_PD, "--no-progress"]) == 3
+    out = capsys.readouterr().out
+    assert "not proven" in out and "M positive definite" in out
+    assert "all proofs passed" not in out
+
+
+def test_derive_json_includes_proof_results(capsys):
+    import json
+
+    assert main(["derive", "double_pendulum", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["proofs"] == {
+        "symmetric": True,
+        "skew_symmetric": True,
+        "passive": True,
+        "positive_definite": True,
+    }
+
+
+def test_text_output_shows_q_and_g(capsys):
+    argv = ["derive", "--lagrangian", "dot(x)**2/2 + b*x*dot(y) + dot(y)**2/2", "--coordinates"]
+    assert main([*argv, "x y", "--forces", "-c*dot(x);0", "--no-proofs"]) == 0
+    out = capsys.readouterr().out
+    assert "G(q) =" in out and "Q(q, q̇) =" in out
+
+
+def test_wide_matrices_are_printed_one_entry_per_line(capsys):
+    assert main(["derive", "n_link_pendulum", "-o", "n=5", "--no-proofs"]) == 0
+    out = capsys.readouterr().out
+    assert "M(q), one entry per line:" in out and "M[1, 2] =" in out
+
+
+def test_bench_times_are_never_negative(capsys):
+    import re
+
+    assert main(["bench", "two_link_planar", "--repeat", "3", "--states", "10"]) == 0
+    times = [float(x) for x in re.findall(r"(-?\d+\.\d+) ms", capsys.readouterr().out)]
+    assert times and min(times) >= 0.0
+
+
+def test_lagdyn_help_does_not_import_sympy():
+    code = "import sys; from lagdyn.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass\nprint('sympy' in sys.modules)"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout.strip().endswith("False")

@@ -4,12 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-# submodules that are attributes of the package (ld.zoo, ld.structure, ...); ``plot``,
-# ``simulation`` and ``simulate``/``SimulationResult``/``__version__`` load on first use
-# (module ``__getattr__`` below), so ``import lagdyn`` and ``lagdyn --help`` import less.
-from . import coordchange, export, kinematics, structure, zoo
-from .constraints import ConstrainedSystem
-from .coordchange import ConstraintTangent, CoordinateChange, change_coordinates
 from .errors import (
     BackendUnavailableError,
     ConstraintError,
@@ -21,31 +15,57 @@ from .errors import (
     SingularMassMatrixError,
     UnboundParameterError,
 )
-from .kinematics import (
-    Particle,
-    RigidBody2D,
-    RigidBody3D,
-    from_bodies,
-    from_particles,
-    generalized_force,
-    generalized_torque,
-    jacobian,
-    rayleigh_forces,
-)
-from .symbols import accelerations, coordinates, parameters, t, velocities
-from .system import LagrangianSystem
 
 if TYPE_CHECKING:  # pragma: no cover
-    from . import plot, simulation
+    from . import coordchange, export, kinematics, plot, simulation, structure, zoo
     from ._version import __version__
+    from .constraints import ConstrainedSystem
+    from .coordchange import ConstraintTangent, CoordinateChange, change_coordinates
+    from .kinematics import (
+        Particle,
+        RigidBody2D,
+        RigidBody3D,
+        from_bodies,
+        from_particles,
+        generalized_force,
+        generalized_torque,
+        jacobian,
+        rayleigh_forces,
+    )
     from .simulation import SimulationResult, simulate
+    from .symbols import accelerations, coordinates, parameters, t, velocities
+    from .system import LagrangianSystem
 
-_LAZY = {
+# Everything but the exceptions loads on first access (module ``__getattr__`` below): ``import
+# lagdyn`` imports neither sympy nor numpy, and ``lagdyn --help`` stays fast. Submodules not
+# listed here (``ld.numeric``, ``ld.system``, ...) load the same way.
+_LAZY: dict[str, tuple[str, str | None]] = {
     "__version__": ("lagdyn._version", "__version__"),
-    "simulate": ("lagdyn.simulation", "simulate"),
+    "ConstrainedSystem": ("lagdyn.constraints", "ConstrainedSystem"),
+    "ConstraintTangent": ("lagdyn.coordchange", "ConstraintTangent"),
+    "CoordinateChange": ("lagdyn.coordchange", "CoordinateChange"),
+    "change_coordinates": ("lagdyn.coordchange", "change_coordinates"),
+    "LagrangianSystem": ("lagdyn.system", "LagrangianSystem"),
     "SimulationResult": ("lagdyn.simulation", "SimulationResult"),
-    "plot": ("lagdyn.plot", None),
-    "simulation": ("lagdyn.simulation", None),
+    "simulate": ("lagdyn.simulation", "simulate"),
+    **{
+        name: ("lagdyn.kinematics", name)
+        for name in (
+            "Particle",
+            "RigidBody2D",
+            "RigidBody3D",
+            "from_bodies",
+            "from_particles",
+            "generalized_force",
+            "generalized_torque",
+            "jacobian",
+            "rayleigh_forces",
+        )
+    },
+    **{
+        name: ("lagdyn.symbols", name)
+        for name in ("accelerations", "coordinates", "parameters", "t", "velocities")
+    },
 }
 
 __all__ = [
@@ -93,8 +113,7 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """Load ``plot``, ``simulation``, ``simulate``, ``SimulationResult`` and ``__version__``
-    on first access (PEP 562).
+    """Load the public names and the submodules on first access (PEP 562).
 
     Examples
     --------
@@ -103,11 +122,14 @@ def __getattr__(name: str) -> Any:
     ('lagdyn.simulation.api', 'lagdyn.plot')
     """
     import importlib
+    import importlib.util
 
-    try:
+    if name in _LAZY:
         module_name, attr = _LAZY[name]
-    except KeyError:
-        raise AttributeError(f"module 'lagdyn' has no attribute {name!r}") from None
+    elif not name.startswith("_") and importlib.util.find_spec(f"lagdyn.{name}") is not None:
+        module_name, attr = f"lagdyn.{name}", None  # a submodule: ld.zoo, ld.plot, ...
+    else:
+        raise AttributeError(f"module 'lagdyn' has no attribute {name!r}")
     module = importlib.import_module(module_name)
     value = module if attr is None else getattr(module, attr)
     globals()[name] = value
@@ -115,4 +137,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+    return sorted({*globals(), *_LAZY, *__all__})

@@ -17,20 +17,24 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-import sympy as sp
+from typing import TYPE_CHECKING, Any
 
 from ..errors import LagdynError
-from ..simulation.api import simulate
 from .options import parse_options
+
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+
+# numpy, sympy and the simulation load inside the functions: the parser of `lagdyn --help`
+# imports this module
 
 __all__ = ["add_cli_arguments", "default_state", "simulate_cli"]
 
 
 def _outside_trig(expr: Any, q: Any) -> bool:
     """True when the coordinate ``q`` occurs in ``expr`` other than inside sin/cos/tan."""
+    import sympy as sp
+
     if expr == q:
         return True
     if isinstance(expr, (sp.sin, sp.cos, sp.tan)):
@@ -56,6 +60,9 @@ def default_state(system: Any) -> np.ndarray:
     >>> default_state(ld.zoo.cart_pole()).tolist()
     [1.0, 2.0, 0.0, 0.0]
     """
+    import numpy as np
+    import sympy as sp
+
     n = int(system.n)
     exprs: list[Any] = [*getattr(system, "M", []), getattr(system, "U", 0)]
     drawing = getattr(system, "drawing", None)
@@ -178,6 +185,10 @@ def simulate_cli(
     >>> "energy drift" in buf.getvalue()
     True
     """
+    import numpy as np
+
+    from ..simulation.api import simulate
+
     stream = out if out is not None else sys.stdout
     name = label if label is not None else getattr(args, "model", None) or "model"
     if system is None:
