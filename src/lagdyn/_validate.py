@@ -41,7 +41,7 @@ import sympy as sp
 
 from .errors import UndefinedExpressionError
 
-__all__ = ["check_defined", "check_float_range", "numeric_rank", "rank_at_random_states"]
+__all__ = ["check_defined", "check_float_range", "rank_at_random_states"]
 
 #: Significant digits of the high-precision singularity decision.
 DIGITS = 60
@@ -156,7 +156,7 @@ def _check_real_constant(label: str, sub: sp.Expr) -> None:
 
 def _identically_zero(expr: sp.Expr, q: Sequence[sp.Symbol]) -> bool:
     """Exact: True only when ``expr`` is proved to vanish identically."""
-    from . import _trigpoly
+    import lagdyn._trigpoly as _trigpoly
 
     verdict = _trigpoly.is_zero(expr, list(q))
     if verdict is not None:
@@ -272,30 +272,3 @@ def _scaled_elimination(a: list[list[Any]], tol: Any = 0.0) -> tuple[int, float]
                 m[r][cc] -= f * m[rank][cc]
         rank += 1
     return rank, smallest
-
-
-def numeric_rank(rows: list[list[float]], tol: float = 1e-9) -> int:
-    """Rank of a small float matrix by Gaussian elimination with partial pivoting.
-
-    Pivots at or below ``tol`` times the largest entry count as zero.
-
-    Examples
-    --------
-    >>> numeric_rank([[1.0, 2.0], [2.0, 4.0]])
-    1
-    """
-    a = [r[:] for r in rows]
-    n_rows, n_cols = len(a), len(a[0]) if a else 0
-    scale = max((abs(x) for r in a for x in r), default=0.0) or 1.0
-    rank = 0
-    for c in range(n_cols):
-        piv = max(range(rank, n_rows), key=lambda r: abs(a[r][c]), default=None)
-        if piv is None or abs(a[piv][c]) <= tol * scale:
-            continue
-        a[rank], a[piv] = a[piv], a[rank]
-        for r in range(rank + 1, n_rows):
-            f = a[r][c] / a[rank][c]
-            for cc in range(c, n_cols):
-                a[r][cc] -= f * a[rank][cc]
-        rank += 1
-    return rank

@@ -47,11 +47,14 @@ import symengine as se
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
-from . import _convert
+import lagdyn._convert as _convert
+
+from ._common import reduce_pythagoras as _reduce_pythagoras
+from ._common import validate_coordinates as _validate_coordinates
 from .errors import LagdynError, ShapeError
 from .structure import is_zero
 from .symbols import t
-from .system import LagrangianSystem, _validate_coordinates
+from .system import LagrangianSystem
 
 __all__ = [
     "Particle",
@@ -125,7 +128,7 @@ def _reduce(expr: sp.Expr) -> sp.Expr:
     The canonical engine runs in symengine and is several times faster than sympy's
     ``expand``; expressions outside its class take :func:`_reduce_pythagoras`.
     """
-    from . import _trigpoly
+    import lagdyn._trigpoly as _trigpoly
 
     funcs = sorted(sp.sympify(expr).atoms(AppliedUndef), key=str)
     plain = {f: sp.Symbol(f"_ldk{i}", real=True) for i, f in enumerate(funcs)}
@@ -148,30 +151,6 @@ def _partials(expr: sp.Expr, q: Sequence[sp.Expr]) -> list[sp.Expr]:
         flat.free_symbols, extra={v.name: qj for qj, v in plain.items()}
     )
     return [table.to_sympy(se_expr.diff(se.Symbol(v.name))) for v in plain.values()]
-
-
-def _reduce_pythagoras(expr: sp.Expr) -> sp.Expr:
-    """Expand and rewrite ``sin(x)**k`` (k ≥ 2) as ``sin(x)**(k-2) (1 - cos(x)**2)``.
-
-    Exact and cheap (no simplify): afterwards every sine appears at most linearly in
-    each monomial, which removes the ``sin² + cos²`` pairs that Jacobian products
-    produce.
-    """
-    e = sp.expand(expr)
-    for _ in range(8):
-        pows = [
-            p
-            for p in e.atoms(sp.Pow)
-            if isinstance(p.base, sp.sin) and p.exp.is_Integer and p.exp >= 2
-        ]
-        if not pows:
-            break
-        repl = {
-            p: sp.sin(p.base.args[0]) ** (p.exp - 2) * (1 - sp.cos(p.base.args[0]) ** 2)
-            for p in pows
-        }
-        e = sp.expand(e.xreplace(repl))
-    return e
 
 
 def _check_positive(

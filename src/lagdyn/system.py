@@ -48,8 +48,11 @@ import symengine as se
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
-from . import _convert, _validate
-from ._validate import numeric_rank as _numeric_rank  # noqa: F401  (used by coordchange, constraints)
+import lagdyn._convert as _convert
+import lagdyn._validate as _validate
+
+from ._common import numeric_rank as _numeric_rank  # noqa: F401  (constraints imports it here)
+from ._common import validate_coordinates as _validate_coordinates
 from .errors import (
     CoordinateError,
     LagdynError,
@@ -65,42 +68,6 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["LagrangianSystem"]
 
 log = logging.getLogger("lagdyn")
-
-
-def _validate_coordinates(q: Any) -> tuple[sp.Expr, ...]:
-    """Coordinates as a tuple of distinct functions of ``t``; raise once naming every culprit."""
-    if isinstance(q, sp.Basic) and not isinstance(q, sp.MatrixBase):
-        q = [q]
-    try:
-        items = list(q)
-    except TypeError:
-        raise CoordinateError(
-            f"coordinates must be a sequence of functions of t, got {type(q).__name__}"
-        ) from None
-    if not items:
-        raise CoordinateError("no coordinates given")
-    problems: list[str] = []
-    for item in items:
-        if isinstance(item, str):
-            problems.append(
-                f"{item!r} is a string: create coordinates with ld.coordinates({item!r})"
-            )
-        elif isinstance(item, sp.Symbol):
-            problems.append(
-                f"{item} is a plain Symbol: coordinates must be functions of t, "
-                f"use ld.coordinates({item.name!r})"
-            )
-        elif isinstance(item, sp.Derivative):
-            problems.append(f"{item} is a rate, not a coordinate")
-        elif not (isinstance(item, AppliedUndef) and item.args == (t,)):
-            problems.append(f"{item} is not a function of t alone (use ld.coordinates)")
-    names = [str(i) for i in items]
-    dups = sorted({n for n in names if names.count(n) > 1})
-    if dups:
-        problems.append(f"duplicated coordinate(s) {', '.join(dups)}")
-    if problems:
-        raise CoordinateError("invalid coordinates: " + "; ".join(problems))
-    return tuple(items)
 
 
 def _as_expr(value: Any, what: str) -> sp.Expr:
@@ -531,7 +498,7 @@ class LagrangianSystem:
     def _fast(self) -> Any:
         """The canonical trig-polynomial derivation, or None when M is not representable."""
         try:
-            from . import _trigpoly
+            import lagdyn._trigpoly as _trigpoly
         except ImportError:  # pragma: no cover - the module ships with lagdyn
             return None
         return _trigpoly.derive(self._M_dyn, self._V_dyn, self._q, self.qd)
