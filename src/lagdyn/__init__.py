@@ -2,8 +2,10 @@
 
 # modules that build on LagrangianSystem (order matters: the zoo's mechanisms need constraints)
 from . import (
+    control,  # numpy only at import; scipy is imported inside lqr
     coordchange,
     export,
+    identification,
     kinematics,
     plot,  # numpy only at import; matplotlib is imported inside
     structure,
@@ -22,6 +24,7 @@ from .errors import (
     SingularMassMatrixError,
     UnboundParameterError,
 )
+from .identification import identify, regressor
 from .kinematics import (
     Particle,
     RigidBody2D,
@@ -63,17 +66,21 @@ __all__ = [
     "accelerations",
     "change_coordinates",
     "coordchange",
+    "control",
     "coordinates",
     "export",
     "from_bodies",
     "from_particles",
     "generalized_force",
     "generalized_torque",
+    "identification",
+    "identify",
     "jacobian",
     "kinematics",
     "parameters",
     "plot",
     "rayleigh_forces",
+    "regressor",
     "simulate",
     "structure",
     "t",
