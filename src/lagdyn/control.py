@@ -269,11 +269,11 @@ def _linearize_numeric(
     tau = np.array([float(x) for x in tv])
     tt = float(t)
     zero = np.zeros(n)
-    M0 = np.asarray(em.M(q, qd, params=zero, t=tt))
-    r0 = np.asarray(em.F(q, qd, params=zero, t=tt))
+    M0 = np.asarray(em.M(q, qd, params=zero, t=tt)).reshape(n, n)
+    r0 = np.asarray(em.F(q, qd, params=zero, t=tt)).reshape(n)
     qdd0 = np.linalg.solve(M0, tau - r0)
-    Fq = np.asarray(em.Fq(q, qd, params=qdd0, t=tt))
-    Fv = np.asarray(em.Fv(q, qd, params=qdd0, t=tt))
+    Fq = np.asarray(em.Fq(q, qd, params=qdd0, t=tt)).reshape(n, n)
+    Fv = np.asarray(em.Fv(q, qd, params=qdd0, t=tt)).reshape(n, n)
     Minv = np.linalg.inv(M0)
     A = np.zeros((2 * n, 2 * n))
     A[:n, n:] = np.eye(n)
@@ -351,14 +351,14 @@ def equilibrium(
     zero = np.zeros(n)
     scale = 1.0 + float(np.max(np.abs(target)))
     for _ in range(max_iter):
-        r = np.asarray(em.F(q, zero, params=zero)) - target
-        J = np.asarray(em.Fq(q, zero, params=zero))
+        r = np.asarray(em.F(q, zero, params=zero)).reshape(n) - target
+        J = np.asarray(em.Fq(q, zero, params=zero)).reshape(n, n)
         scale = max(scale, float(np.max(np.abs(J))) if J.size else 1.0)
         if np.max(np.abs(r)) <= tol * scale:
             return q
         step = np.linalg.lstsq(J, -r, rcond=None)[0]
         q = q + step
-    r = np.asarray(em.F(q, zero, params=zero)) - target
+    r = np.asarray(em.F(q, zero, params=zero)).reshape(n) - target
     if np.max(np.abs(r)) <= tol * scale * 1e3:
         return q
     raise LagdynError(
