@@ -109,12 +109,12 @@ class IdentificationResult:
         >>> q, qd, qdd = np.random.default_rng(3).normal(size=(3, 40, 2))
         >>> tau = dp.lambdify(dp.defaults).inverse_dynamics(q, qd, qdd)
         >>> print(ld.identify(dp, q, qd, qdd, tau, params=["m1", "m2"]).text().splitlines()[0])
-        base parameter  estimate  std error
+        base parameter      estimate   std error
         """
         width = max(len("base parameter"), *(len(sp.sstr(b)) for b in self.base))
-        lines = [f"{'base parameter':<{width}}  estimate  std error"]
+        lines = [f"{'base parameter':<{width}}  {'estimate':>12}  {'std error':>10}"]
         for b, x, s in zip(self.base, self.estimates, self.std_errors):
-            lines.append(f"{sp.sstr(b):<{width}}  {x:.6g}  {s:.3g}")
+            lines.append(f"{sp.sstr(b):<{width}}  {x:>12.6g}  {s:>10.3g}")
         lines.append(
             f"{self.n_samples} samples, condition number {self.condition_number:.4g}, "
             f"residual rms {self.residual_rms:.3g}"
