@@ -23,8 +23,10 @@ def tau(t, q, qd):
     return np.stack([np.zeros_like(u), u], axis=-1)
 
 
-res = ld.simulate(acro, x_up + [0.05, -0.03, 0.0, 0.0], 8.0, tau=tau, dt=0.005)
+res = ld.simulate(acro, x_up + np.array([0.05, -0.03, 0.0, 0.0]), 8.0, tau=tau, dt=0.005)
 err = np.abs(res.q[-1] - up).max()
-print(f"final deviation from upright: {err:.2e} rad; peak elbow torque "
-      f"{np.abs(tau(res.t, res.q, res.qd)[:, 1]).max():.2f} N m")
+print(
+    f"final deviation from upright: {err:.2e} rad; peak elbow torque "
+    f"{np.abs(tau(res.t, res.q, res.qd)[:, 1]).max():.2f} N m"
+)
 assert err < 1e-4

@@ -96,7 +96,9 @@ def test_symbolic_linearization_away_from_equilibrium_matches_numeric():
     R = sp.Rational
     As, Bs = dp.linearize([R(3, 10), R(-2, 5)], [R(1, 2), R(1, 5)], [R(1, 10), R(-1, 5)])
     An, Bn = dp.linearize(q0, qd0, tau0, params=dp.defaults)
-    np.testing.assert_allclose(np.array(As.subs(dp.defaults).evalf(), dtype=float), An, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(
+        np.array(As.subs(dp.defaults).evalf(), dtype=float), An, rtol=1e-10, atol=1e-12
+    )
     np.testing.assert_allclose(np.array(Bs.subs(dp.defaults).evalf(), dtype=float), Bn, rtol=1e-10)
 
 
@@ -144,7 +146,9 @@ def test_cart_pole_lqr_stabilises_the_upright_pole():
     assert np.all(E.real < 0)
     # the Riccati equation holds
     Bu = B[:, :1]
-    np.testing.assert_allclose(A.T @ P + P @ A - P @ Bu @ Bu.T @ P + np.diag([10.0, 10, 1, 1]), 0, atol=1e-8)
+    np.testing.assert_allclose(
+        A.T @ P + P @ A - P @ Bu @ Bu.T @ P + np.diag([10.0, 10, 1, 1]), 0, atol=1e-8
+    )
 
     def tau(t, q, qd):
         x = np.concatenate([q, qd], axis=-1)
@@ -171,7 +175,7 @@ def test_acrobot_lqr_with_the_elbow_only():
         u = -(x @ K.T)[..., 0]
         return np.stack([np.zeros_like(u), u], axis=-1)
 
-    res = ld.simulate(acro, x_up + [0.03, -0.02, 0.0, 0.0], 8.0, tau=tau, dt=0.005)
+    res = ld.simulate(acro, x_up + np.array([0.03, -0.02, 0.0, 0.0]), 8.0, tau=tau, dt=0.005)
     np.testing.assert_allclose(res.q[-1], up, atol=1e-4)
 
 
@@ -179,7 +183,9 @@ def test_lqr_errors(monkeypatch):
     with pytest.raises(ld.ShapeError, match="Q has shape"):
         ld.control.lqr(np.zeros((2, 2)), np.ones((2, 1)), np.eye(3), np.eye(1))
     with pytest.raises(ld.LagdynError, match="free symbols"):
-        ld.control.lqr(ld.zoo.cart_pole().linearize([0, 0])[0], np.ones((4, 1)), np.eye(4), np.eye(1))
+        ld.control.lqr(
+            ld.zoo.cart_pole().linearize([0, 0])[0], np.ones((4, 1)), np.eye(4), np.eye(1)
+        )
     with pytest.raises(ld.LagdynError, match="positive definite"):
         ld.control.lqr(np.zeros((1, 1)), np.ones((1, 1)), np.eye(1), -np.eye(1))
     with pytest.raises(ld.LagdynError, match="stabilis"):

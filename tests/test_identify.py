@@ -138,7 +138,9 @@ def test_seed001_base_parameters_are_alpha_beta_delta_and_gravity_terms():
     bstd = idf.base_parameters(arm, std)
     assert bstd.rank == 5
     assert all(k.is_Rational for k in bstd.K)  # parameter-free grouping
-    monos = sorted({m for b in (*seed, *bstd.base) for m in sp.Add.make_args(sp.expand(b))}, key=str)
+    monos = sorted(
+        {m for b in (*seed, *bstd.base) for m in sp.Add.make_args(sp.expand(b))}, key=str
+    )
 
     def coeffs(e):
         d = sp.expand(e).as_coefficients_dict()
@@ -163,7 +165,9 @@ def test_symbolic_rank_equals_numeric_rank_and_base_regressor_reproduces_tau(nam
     Yb = bp.function(sys_.defaults)
     pib = np.array([float(b.subs(sys_.defaults)) for b in bp.base])
     ref = num.inverse_dynamics(q, qd, qdd)
-    np.testing.assert_allclose(Yb(q, qd, qdd) @ pib, ref, rtol=1e-10, atol=1e-9 * (1 + abs(ref).max()))
+    np.testing.assert_allclose(
+        Yb(q, qd, qdd) @ pib, ref, rtol=1e-10, atol=1e-9 * (1 + abs(ref).max())
+    )
     # the symbolically independent columns are numerically independent
     W = Yf(q, qd, qdd).reshape(-1, len(params))
     assert np.linalg.matrix_rank(W[:, list(bp.independent)]) == bp.rank
@@ -289,7 +293,9 @@ def test_random_search_excitation_without_scipy_optimizer():
 
 def test_fourier_trajectory_derivatives_by_finite_differences():
     rng = np.random.default_rng(1)
-    traj = idf.FourierTrajectory(0.7, rng.normal(size=(3, 4)), rng.normal(size=(3, 4)), rng.normal(size=3))
+    traj = idf.FourierTrajectory(
+        0.7, rng.normal(size=(3, 4)), rng.normal(size=(3, 4)), rng.normal(size=3)
+    )
     t = np.linspace(0, 5, 11)
     h = 1e-5
     qp, qdp, _ = traj(t + h)

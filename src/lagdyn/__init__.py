@@ -11,6 +11,7 @@ from . import (
     structure,
     zoo,
 )
+from ._version import __version__
 from .constraints import ConstrainedSystem
 from .coordchange import ConstraintTangent, CoordinateChange, change_coordinates
 from .errors import (
@@ -40,8 +41,6 @@ from .simulate import SimulationResult, simulate
 from .symbols import accelerations, coordinates, parameters, t, velocities
 from .system import LagrangianSystem
 
-from ._version import __version__
-
 __all__ = [
     # errors
     "BackendUnavailableError",
@@ -65,8 +64,8 @@ __all__ = [
     # symbols
     "accelerations",
     "change_coordinates",
-    "coordchange",
     "control",
+    "coordchange",
     "coordinates",
     "export",
     "from_bodies",

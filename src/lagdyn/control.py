@@ -470,7 +470,9 @@ def lqr(A: Any, B: Any, Q: Any, R: Any) -> LQRResult:
     try:
         P = solve_continuous_are(Am, Bm, Qm, Rm)
     except (np.linalg.LinAlgError, ValueError) as exc:
-        raise LagdynError(f"no stabilising LQR solution: (A, B) may not be stabilisable ({exc})") from exc
+        raise LagdynError(
+            f"no stabilising LQR solution: (A, B) may not be stabilisable ({exc})"
+        ) from exc
     K = np.linalg.solve(Rm, Bm.T @ P)
     E = np.linalg.eigvals(Am - Bm @ K)
     return LQRResult(K, P, E)

@@ -175,7 +175,9 @@ class BaseParameters:
             lines.append("  not identifiable (no effect on τ): " + ", ".join(map(str, unid)))
         return "\n".join(lines)
 
-    def function(self, values: Mapping[Any, float] | None = None, **options: Any) -> RegressorFunction:
+    def function(
+        self, values: Mapping[Any, float] | None = None, **options: Any
+    ) -> RegressorFunction:
         """Generated numerics for the base regressor Y_b (see :func:`regressor_function`).
 
         Examples
@@ -217,7 +219,8 @@ def base_parameters(system: LagrangianSystem, params: Any) -> BaseParameters:
 
     >>> import lagdyn as ld
     >>> arm = ld.zoo.two_link_planar()
-    >>> params = ld.identification.linear_parameters(arm, ["m1", "m2", "l1", "lc1", "lc2", "I1", "I2"])
+    >>> unknown = ["m1", "m2", "l1", "lc1", "lc2", "I1", "I2"]
+    >>> params = ld.identification.linear_parameters(arm, unknown)
     >>> bp = ld.identification.base_parameters(arm, params)
     >>> bp.base
     (I1 + l1**2*m2 + lc1**2*m1, I2 + lc2**2*m2, l1*m2 + lc1*m1, lc2*m2, l1*lc2*m2)
@@ -250,7 +253,9 @@ def base_parameters(system: LagrangianSystem, params: Any) -> BaseParameters:
     K = sp.ImmutableMatrix(r, len(dep), lambda a, b: sp.factor(R[a, dep[b]]))
     pr = built.params
     base = tuple(
-        sp.expand(pr[indep[a]] + sum((K[a, b] * pr[dep[b]] for b in range(len(dep))), sp.Integer(0)))
+        sp.expand(
+            pr[indep[a]] + sum((K[a, b] * pr[dep[b]] for b in range(len(dep))), sp.Integer(0))
+        )
         for a in range(r)
     )
     Yb_plain = sp.ImmutableMatrix(n, r, lambda i, a: Yp[i, indep[a]])
@@ -351,7 +356,8 @@ class NumericBaseParameters:
         >>> import lagdyn as ld
         >>> cp = ld.zoo.cart_pole()
         >>> mc, mp, l, Ip = ld.parameters("mc mp l Ip")
-        >>> nb = ld.identification.numeric_base_parameters(cp, [mc, mp, l * mp, Ip, l**2 * mp], cp.defaults)
+        >>> params = [mc, mp, l * mp, Ip, l**2 * mp]
+        >>> nb = ld.identification.numeric_base_parameters(cp, params, cp.defaults)
         >>> nb.rank, len(nb.base())
         (3, 3)
         """

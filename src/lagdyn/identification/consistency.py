@@ -24,7 +24,7 @@ from ..errors import ShapeError
 __all__ = ["is_physically_consistent", "pseudo_inertia"]
 
 
-def pseudo_inertia(m: Any, mc: Any, I: Any) -> np.ndarray:  # noqa: E741 - the usual name
+def pseudo_inertia(m: Any, mc: Any, I: Any) -> np.ndarray:
     """The 4×4 pseudo-inertia matrix of a body from (m, m·c, I about the frame origin).
 
     Parameters
@@ -70,7 +70,7 @@ def pseudo_inertia(m: Any, mc: Any, I: Any) -> np.ndarray:  # noqa: E741 - the u
     return J
 
 
-def is_physically_consistent(m: Any, mc: Any = None, I: Any = None, *, tol: float = 0.0) -> bool:  # noqa: E741
+def is_physically_consistent(m: Any, mc: Any = None, I: Any = None, *, tol: float = 0.0) -> bool:
     """Whether (m, m·c, I) can come from a real body: m > 0 and pseudo-inertia ≻ 0.
 
     With ``m`` alone (a point mass, or a link whose first moment and inertia were not

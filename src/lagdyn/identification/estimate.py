@@ -94,7 +94,8 @@ class IdentificationResult:
         >>> q, qd, qdd = np.random.default_rng(2).normal(size=(3, 40, 2))
         >>> num = dp.lambdify(dp.defaults)
         >>> res = ld.identify(dp, q, qd, qdd, num.inverse_dynamics(q, qd, qdd), params=["m1", "m2"])
-        >>> bool(np.allclose(res.predict(q[:3], qd[:3], qdd[:3]), num.inverse_dynamics(q[:3], qd[:3], qdd[:3])))
+        >>> ref = num.inverse_dynamics(q[:3], qd[:3], qdd[:3])
+        >>> bool(np.allclose(res.predict(q[:3], qd[:3], qdd[:3]), ref))
         True
         """
         return np.asarray(self.function(q, qd, qdd) @ self.estimates)

@@ -41,7 +41,8 @@ class FourierTrajectory:
     Examples
     --------
     >>> import numpy as np, lagdyn as ld
-    >>> traj = ld.identification.FourierTrajectory(1.0, np.array([[1.0]]), np.array([[0.0]]), np.zeros(1))
+    >>> FT = ld.identification.FourierTrajectory
+    >>> traj = FT(1.0, np.array([[1.0]]), np.array([[0.0]]), np.zeros(1))
     >>> q, qd, qdd = traj(np.array([0.0, np.pi / 2]))
     >>> q.round(12).ravel(), qd.round(12).ravel()
     (array([0., 1.]), array([1., 0.]))
@@ -59,7 +60,8 @@ class FourierTrajectory:
         Examples
         --------
         >>> import numpy as np, lagdyn as ld
-        >>> ld.identification.FourierTrajectory(np.pi, np.ones((1, 1)), np.zeros((1, 1)), np.zeros(1)).period
+        >>> FT = ld.identification.FourierTrajectory
+        >>> FT(np.pi, np.ones((1, 1)), np.zeros((1, 1)), np.zeros(1)).period
         2.0
         """
         return float(2 * np.pi / self.omega)
@@ -70,7 +72,8 @@ class FourierTrajectory:
         Examples
         --------
         >>> import numpy as np, lagdyn as ld
-        >>> traj = ld.identification.FourierTrajectory(2.0, np.ones((2, 3)), np.zeros((2, 3)), np.zeros(2))
+        >>> FT = ld.identification.FourierTrajectory
+        >>> traj = FT(2.0, np.ones((2, 3)), np.zeros((2, 3)), np.zeros(2))
         >>> [x.shape for x in traj(np.linspace(0, 1, 5))]
         [(5, 2), (5, 2), (5, 2)]
         """
@@ -202,7 +205,9 @@ def excitation_trajectory(
             raise BackendUnavailableError(
                 "optimizer='scipy' needs scipy: pip install 'lagdyn[sim]'"
             ) from exc
-        res = minimize(lambda x: np.log(cond(x)), x0, method="L-BFGS-B", options={"maxiter": maxiter})
+        res = minimize(
+            lambda x: np.log(cond(x)), x0, method="L-BFGS-B", options={"maxiter": maxiter}
+        )
         if np.exp(res.fun) < best:
             best_x, best = res.x, float(np.exp(res.fun))
     else:

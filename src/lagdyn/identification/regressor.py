@@ -75,7 +75,9 @@ def _resolve(system: LagrangianSystem, params: Any) -> tuple[sp.Expr, ...]:
         elif isinstance(item, sp.Expr):
             unknown = sorted(str(s) for s in item.free_symbols if s not in system.parameters)
             if unknown:
-                problems.append(f"{item} contains {', '.join(unknown)}, not parameters of the system")
+                problems.append(
+                    f"{item} contains {', '.join(unknown)}, not parameters of the system"
+                )
                 continue
             if not item.free_symbols:
                 problems.append(f"{item} is a number, not a parameter")
@@ -150,6 +152,7 @@ def _monomial_table(
 
 def _sort_monomials(monos: set[sp.Expr]) -> list[sp.Expr]:
     """Monomials by degree, then by name (m before m*c before m*c**2)."""
+
     def degree(m: sp.Expr) -> int:
         return int(sum(m.as_powers_dict().values())) if m.free_symbols else 0
 
@@ -192,9 +195,11 @@ def linear_parameters(system: LagrangianSystem, symbols: Any) -> tuple[sp.Expr, 
     syms = _resolve(system, symbols)
     bad = [s for s in syms if not isinstance(s, sp.Symbol)]
     if bad:
-        raise LagdynError(f"symbols must be parameters, not expressions: {', '.join(map(str, bad))}")
+        raise LagdynError(
+            f"symbols must be parameters, not expressions: {', '.join(map(str, bad))}"
+        )
     rows, _ = _lhs_plain(system)
-    idsyms = frozenset(syms)  # type: ignore[arg-type]
+    idsyms = frozenset(syms)
     tables = _equation_tables(system, rows, idsyms, syms)
     monos = set().union(*tables)
     if sp.Integer(1) in monos:
@@ -273,9 +278,7 @@ def _build(system: LagrangianSystem, params: Any) -> _Regressor:
         missing = used - set(col)
         if missing:
             _raise_missing(system, pr, tables, missing)
-        Y = sp.ImmutableMatrix(
-            n, k, lambda i, j: tables[i].get(next(iter(ptab[j])), sp.Integer(0))
-        )
+        Y = sp.ImmutableMatrix(n, k, lambda i, j: tables[i].get(next(iter(ptab[j])), sp.Integer(0)))
         return _Regressor(pr, idsyms, Y, acc)
     monos = _sort_monomials(used | set().union(*ptab))
     Ys = sp.Matrix(n, len(monos), lambda i, j: tables[i].get(monos[j], sp.Integer(0)))
@@ -313,9 +316,8 @@ def _raise_missing(
             system, sorted(sp.Add.make_args(tables[row][sp.Integer(1)]), key=sp.count_ops)[-1]
         )
         others = sorted(str(s) for s in term.free_symbols if s in system.parameters)
-        free_note = (
-            f"in equation {row + 1}, the term {term} contains none of them"
-            + (f" (add the symbols {', '.join(others)})" if others else " (a known force)")
+        free_note = f"in equation {row + 1}, the term {term} contains none of them" + (
+            f" (add the symbols {', '.join(others)})" if others else " (a known force)"
         )
     if products:
         first = products[-1]
@@ -381,7 +383,7 @@ def _matrix_dynamic(system: LagrangianSystem, m: sp.MatrixBase) -> sp.ImmutableM
 
 
 class RegressorFunction:
-    r"""Batched numeric regressor ``Y(q, qd, qdd) -> (..., n, p)`` (from :func:`regressor_function`).
+    r"""Batched numeric regressor ``Y(q, qd, qdd) -> (..., n, p)`` (:func:`regressor_function`).
 
     Attributes
     ----------
@@ -417,7 +419,8 @@ class RegressorFunction:
         --------
         >>> import numpy as np, lagdyn as ld
         >>> arm = ld.zoo.two_link_planar()
-        >>> params = ld.identification.linear_parameters(arm, ["m1", "m2", "lc1", "lc2", "I1", "I2"])
+        >>> unknown = ["m1", "m2", "lc1", "lc2", "I1", "I2"]
+        >>> params = ld.identification.linear_parameters(arm, unknown)
         >>> Yf = ld.identification.regressor_function(arm, params, arm.defaults)
         >>> Yf(np.zeros((5, 2)), np.zeros((5, 2)), np.ones((5, 2))).shape
         (5, 2, 7)
