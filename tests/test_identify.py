@@ -332,3 +332,11 @@ def test_inconsistent_parameters_are_detected():
         idf.pseudo_inertia(1.0, [0, 0], np.eye(3))
     with pytest.raises(ld.ShapeError):
         idf.is_physically_consistent(1.0, [0, 0, 0])
+
+
+def test_parameters_without_effect_are_reported_as_not_identifiable():
+    dp = ld.zoo.double_pendulum()
+    m1, m2 = ld.parameters("m1 m2")
+    bp = idf.base_parameters(dp, [m1, m2, m1 * m2])
+    assert bp.rank == 2 and bp.dependent == (2,)
+    assert "not identifiable (no effect on τ): m1*m2" in bp.text()
