@@ -340,3 +340,16 @@ def test_parameters_without_effect_are_reported_as_not_identifiable():
     bp = idf.base_parameters(dp, [m1, m2, m1 * m2])
     assert bp.rank == 2 and bp.dependent == (2,)
     assert "not identifiable (no effect on τ): m1*m2" in bp.text()
+
+
+def test_friction_parameters_enter_the_regressor():
+    (th,) = ld.coordinates("theta")
+    m, l, g, fv, fc = ld.parameters("m l g fv fc")
+    thd = th.diff(ld.t)
+    forces = [-fv * thd - fc * sp.sign(thd)]
+    pend = ld.LagrangianSystem(m * l**2 * thd**2 / 2 + m * g * l * sp.cos(th), [th], forces)
+    params = idf.linear_parameters(pend, ["m", "fv", "fc"])
+    assert params == (fc, fv, m)
+    Y = ld.regressor(pend, params)
+    assert sp.expand(Y * sp.Matrix(params) - pend.equations([0]))[0] == 0
+    assert idf.base_parameters(pend, params).rank == 3

@@ -62,17 +62,17 @@ def _canonical_terms(
         rep[sp.sin(q)] = S[i]
         rep[sp.cos(q)] = C[i]
     e = sp.expand(e.xreplace(rep))
-    state = (set(qs) | _state_symbols_in(e)) - {*S, *C}
+    # other functions of the state (sign(q̇), sqrt(q), ...) become opaque variables, named
+    # after their own srepr so that equal functions get equal names in every call
+    opaque = {
+        a: sp.Symbol("_ldop:" + sp.srepr(a), real=True)
+        for a in e.atoms(sp.Function, sp.Pow)
+        if _state_symbols_in(a) and not (isinstance(a, sp.Pow) and a.exp.is_Integer)
+    }
+    if opaque:
+        e = sp.expand(e.xreplace(opaque))
+    state = _state_symbols_in(e) - {*S, *C}
     gens: list[sp.Expr] = [*S, *C, *sorted(state, key=sp.default_sort_key)]
-    opaque = sorted(
-        {
-            a
-            for a in e.atoms(sp.Function, sp.Pow)
-            if a.free_symbols & set(qs) and not (isinstance(a, sp.Pow) and a.exp.is_Integer)
-        },
-        key=sp.default_sort_key,
-    )
-    gens += opaque
     if e == 0:
         return {}
     poly = sp.Poly(e, *gens)
