@@ -353,3 +353,24 @@ def test_friction_parameters_enter_the_regressor():
     Y = ld.regressor(pend, params)
     assert sp.expand(Y * sp.Matrix(params) - pend.equations([0]))[0] == 0
     assert idf.base_parameters(pend, params).rank == 3
+
+
+def test_excitation_falls_back_to_random_search_without_scipy(monkeypatch):
+    import sys
+
+    dp = ld.zoo.double_pendulum()
+    Yb = idf.base_parameters(dp, ["m1", "m2"]).function(dp.defaults)
+    monkeypatch.setitem(sys.modules, "scipy.optimize", None)
+    traj, cond = idf.excitation_trajectory(Yb, n_harmonics=2, maxiter=10)
+    assert np.isfinite(cond)
+    with pytest.raises(ld.BackendUnavailableError, match="scipy"):
+        idf.excitation_trajectory(Yb, n_harmonics=2, maxiter=10, optimizer="scipy")
+
+
+def test_regressor_function_needs_the_known_parameters():
+    dp = ld.zoo.double_pendulum()
+    with pytest.raises(ld.UnboundParameterError) as err:
+        idf.regressor_function(dp, ["m1", "m2"], {"g": 10.0})
+    assert {str(s) for s in err.value.missing} == {"l1", "l2"}
+    with pytest.raises(ld.ShapeError, match="qdd"):
+        idf.regressor_function(dp, ["m1", "m2"], dp.defaults)(np.zeros(2), np.zeros(2), np.zeros(3))
