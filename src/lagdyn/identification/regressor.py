@@ -26,6 +26,7 @@ joints, products such as :math:`m_2 l_{c2}^2`), it factors exactly as
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -257,9 +258,22 @@ class _Regressor:
     acc: tuple[sp.Symbol, ...]
 
 
+_BUILT: weakref.WeakKeyDictionary[Any, dict[tuple[sp.Expr, ...], _Regressor]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
 def _build(system: LagrangianSystem, params: Any) -> _Regressor:
-    """The regressor in plain symbols, with exact verification of τ = Y π."""
+    """The regressor in plain symbols (memoised per system and parameter tuple)."""
     pr = _resolve(system, params)
+    per = _BUILT.setdefault(system, {})
+    if pr not in per:
+        per[pr] = _build_new(system, pr)
+    return per[pr]
+
+
+def _build_new(system: LagrangianSystem, pr: tuple[sp.Expr, ...]) -> _Regressor:
+    """The regressor in plain symbols, with exact verification of τ = Y π."""
     idsyms = frozenset(s for p in pr for s in p.free_symbols)
     rows, acc = _lhs_plain(system)
     tables = _equation_tables(system, rows, idsyms, pr)
