@@ -18,10 +18,21 @@ from .errors import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
-    from . import coordchange, export, kinematics, plot, simulation, structure, zoo
+    from . import (
+        control,
+        coordchange,
+        export,
+        kinematics,
+        plot,
+        simulation,
+        structure,
+        zoo,
+    )
     from ._version import __version__
     from .constraints import ConstrainedSystem
     from .coordchange import ConstraintTangent, CoordinateChange, change_coordinates
+    from .identification.estimate import identify
+    from .identification.regressor import regressor
     from .kinematics import (
         Particle,
         RigidBody2D,
@@ -47,6 +58,8 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "CoordinateChange": ("lagdyn.coordchange", "CoordinateChange"),
     "change_coordinates": ("lagdyn.coordchange", "change_coordinates"),
     "LagrangianSystem": ("lagdyn.system", "LagrangianSystem"),
+    "identify": ("lagdyn.identification", "identify"),
+    "regressor": ("lagdyn.identification", "regressor"),
     "SimulationResult": ("lagdyn.simulation", "SimulationResult"),
     "simulate": ("lagdyn.simulation", "simulate"),
     **{
@@ -93,6 +106,7 @@ __all__ = [
     # symbols
     "accelerations",
     "change_coordinates",
+    "control",
     "coordchange",
     "coordinates",
     "export",
@@ -100,11 +114,14 @@ __all__ = [
     "from_particles",
     "generalized_force",
     "generalized_torque",
+    "identification",
+    "identify",
     "jacobian",
     "kinematics",
     "parameters",
     "plot",
     "rayleigh_forces",
+    "regressor",
     "simulate",
     "simulation",
     "structure",

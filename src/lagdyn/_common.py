@@ -74,6 +74,12 @@ class SystemLike(Protocol):
     @property
     def forces(self) -> Any: ...
 
+    @property
+    def h(self) -> Any: ...
+
+    @property
+    def parameters(self) -> Any: ...
+
     defaults: Any
 
     @property

@@ -856,6 +856,28 @@ class LagrangianSystem:
 
         return lambdify(self, params, **options)
 
+    def linearize(
+        self,
+        q0: Any,
+        qd0: Any = None,
+        tau0: Any = None,
+        params: Mapping[Any, Any] | None = None,
+        **options: Any,
+    ) -> tuple[Any, Any]:
+        """A, B of ẋ ≈ A δx + B δτ at x0 = (q0, q̇0) (see :func:`lagdyn.control.linearize`).
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> cp = ld.zoo.cart_pole()
+        >>> A, B = cp.linearize([0, 0], params=cp.defaults)
+        >>> A.shape, B.shape
+        ((4, 4), (4, 2))
+        """
+        from .control import linearize
+
+        return linearize(self, q0, qd0, tau0, params, **options)
+
     def plain(self, expr: sp.Expr) -> sp.Expr:
         """``expr`` with q(t), q̇(t) replaced by the plain symbols used internally.
 
