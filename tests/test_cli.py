@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from lagdyn.cli import main
@@ -256,3 +258,15 @@ def test_simulate_gif(tmp_path):
         main(["simulate", "double_pendulum", "--t", "0.5", "--gif", str(gif), "--fps", "10"]) == 0
     )
     assert gif.exists()
+
+
+def test_derive_base_parameters_of_the_seed_001_arm(capsys):
+    assert main(["derive", "two_link_planar", "--base-parameters", "--no-proofs"]) == 0
+    out = capsys.readouterr().out
+    # seed 001: α − δ, δ and β are base parameters (with the two gravity moments)
+    assert "5 base parameters (rank 5)" in out
+    for line in ("I1 + l1**2*m2 + lc1**2*m1", "I2 + lc2**2*m2", "l1*lc2*m2"):
+        assert line in out
+    assert main(["derive", "cart_pole", "--base-parameters", "--json", "--no-proofs"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["base_parameters"] == ["Ip + l**2*mp", "mc + mp", "l*mp"]

@@ -120,6 +120,11 @@ def _build_parser() -> argparse.ArgumentParser:
         metavar="ITEMS",
         help="LaTeX/Markdown pieces, comma-separated: M,C,G,g,Q,christoffel,equations,energy",
     )
+    derive.add_argument(
+        "--base-parameters",
+        action="store_true",
+        help="print the identifiable base parameters (every parameter but g unknown)",
+    )
     derive.add_argument("--group-parameters", action="store_true", help="name constant groups")
     derive.add_argument("--trig", choices=("full", "short"), default="full")
     derive.add_argument("--standalone", action="store_true", help="a complete .tex document")

@@ -320,12 +320,23 @@ def _cmd_derive(args: argparse.Namespace, out: TextIO) -> int:
         return 0
     if args.format == "json":
         data = _json(label, view)
+        if args.base_parameters:
+            from ..identification import base_parameters, linear_parameters
+
+            syms = [p for p in system.parameters if p.name != "g"]
+            standard = linear_parameters(system, syms)
+            data["base_parameters"] = [str(b) for b in base_parameters(system, standard).base]
         if report is not None:
             data["proofs"] = _proofs(report)
             data["proofs_verdict"] = _verdict(report)[0]
         print(json.dumps(data, indent=2, ensure_ascii=False), file=out)
         return 0 if report is None else _verdict(report)[1]
     _print_text(label, view, out)
+    if args.base_parameters:
+        from ..identification import base_parameters_text
+
+        print("\nbase parameters:", file=out)
+        print(base_parameters_text(system), file=out)
     total = t_build + t_derive
     if report is not None:
         print("\nstructure:", file=out)
