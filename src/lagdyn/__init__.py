@@ -5,6 +5,7 @@ from . import (
     coordchange,
     export,
     kinematics,
+    lab,
     plot,  # numpy only at import; matplotlib is imported inside
     structure,
     zoo,
@@ -70,6 +71,7 @@ __all__ = [
     "generalized_torque",
     "jacobian",
     "kinematics",
+    "lab",
     "parameters",
     "plot",
     "rayleigh_forces",
