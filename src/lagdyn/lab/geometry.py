@@ -148,7 +148,7 @@ def _recognise(system: Any) -> Geometry | None:
 
     def lengths(stem: str = "l") -> list[sp.Expr] | None:
         got = [par.get(f"{stem}{k + 1}") for k in range(n)]
-        return None if any(g is None for g in got) else got  # type: ignore[return-value]
+        return None if any(g is None for g in got) else got
 
     def cumulative() -> list[sp.Expr]:
         return [sp.Add(*q[: k + 1]) for k in range(n)]
@@ -159,7 +159,7 @@ def _recognise(system: Any) -> Geometry | None:
         return Geometry(
             tuple(_chain(angles, lengths() or [], "down")),
             _serial(2),
-            tuple(m) if all(m) else None,  # type: ignore[arg-type]
+            tuple(m) if all(m) else None,
             "double_pendulum" if names == ["a", "b"] else "double_pendulum_relative",
         )
     for stem, relative in (("theta", False), ("phi", True)):
@@ -169,7 +169,7 @@ def _recognise(system: Any) -> Geometry | None:
             return Geometry(
                 tuple(_chain(angles, lengths() or [], "down")),
                 _serial(n),
-                tuple(m) if all(m) else None,  # type: ignore[arg-type]
+                tuple(m) if all(m) else None,
                 "n_link_pendulum_relative" if relative else "n_link_pendulum",
             )
     if names == [f"q{k + 1}" for k in range(n)] and lengths("lc"):
@@ -183,11 +183,11 @@ def _recognise(system: Any) -> Geometry | None:
         return Geometry(pts, ((0, 1),), None, "cart_pole")
     if names == ["r", "theta"]:
         r, th = q
-        m = par.get("m")
+        mass = par.get("m")
         return Geometry(
             ((r * sp.sin(th), -r * sp.cos(th)),),
             ((-1, 0),),
-            (m,) if m is not None else None,
+            (mass,) if mass is not None else None,
             "elastic_pendulum",
         )
     return None

@@ -206,7 +206,7 @@
   function toConvention(k, q, qd, dq) {
     if (k === 0) return { q: q.slice(), qd: qd.slice(), dq: dq.slice(), A: null };
     const mod = MODS[k];
-    let u = (swing.guess && swing.guess[k]) || zeros();
+    let u = (swing.guess && swing.guess[k]) || q.slice(); // the previous solution, else q
     for (let it = 0; it < 50; it++) {
       const r = mod.to_primary(u, S.p).map((v, i) => v - q[i]);
       const A = mod.to_primary_jacobian(u, S.p);

@@ -65,8 +65,11 @@ def _initial_state(system: Any, geo: Geometry, kinds: Sequence[str]) -> dict[str
     names = _names(system.q)
     seed = SEED_STATE.get(geo.name, {})
     q = [seed.get(nm, 0.4 if kinds[i] == "angle" else 0.0) for i, nm in enumerate(names)]
-    qd = [seed.get(f"v_{nm}", 0.0) for nm in names]
-    dq = [seed.get(f"dq_{nm}", 1.0 if i % 2 == 0 else -1.0) for i, nm in enumerate(names)]
+    # away from the seed: alternating unit rates and probe directions, so that every panel
+    # (velocities, coupling terms, work) shows something
+    alternating = [1.0 if i % 2 == 0 else -1.0 for i in range(n)]
+    qd = [seed.get(f"v_{nm}", alternating[i]) for i, nm in enumerate(names)]
+    dq = [seed.get(f"dq_{nm}", alternating[i]) for i, nm in enumerate(names)]
     return {
         "q": q,
         "qd": qd,
