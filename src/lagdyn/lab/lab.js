@@ -551,7 +551,9 @@
         ],
         `h${k + 1}`
       );
-      el(`cap-h${k + 1}`).textContent = `ε = ${fmt(S.eps)} · mapped h = ${fmt(R.step.he[k])} · tangent h = ${fmt(R.step.ht[k])}`;
+      el(`cap-h${k + 1}`).textContent =
+        `ε = ${fmt(S.eps)} · mapped h = ${fmt(R.step.he[k])} · tangent h = ${fmt(R.step.ht[k])} · ` +
+        `C ż = ${fmt(R.cvel[k])}`;
     }
     plotLines("cv-error", [{ ys: R.curve.map((c) => c.err), color: COLORS.blue }], "m");
     el("cap-error").textContent = `ε = ${fmt(S.eps)} · error = ${fmt(R.step.err)} m`;
