@@ -229,6 +229,9 @@ def test_emitter_refuses_missing_symbols_and_bad_names():
         js_source(JsModule("m", (bad,)))
     with pytest.raises(LagdynError, match="identifier"):
         js_source(JsModule("not-a-name", ()))
+    unsupported = JsFunction("f", (JsArg("q", (x,)),), (), (sp.besselj(0, x),), ())
+    with pytest.raises(LagdynError, match="cannot print.*besselj"):
+        js_source(JsModule("m", (unsupported,)))
     wrong = JsFunction("f", (JsArg("q", (x,)),), (), (x, x), (3,))
     with pytest.raises(LagdynError, match="2 outputs"):
         js_source(JsModule("m", (wrong,)))

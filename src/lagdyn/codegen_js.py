@@ -194,6 +194,17 @@ def _check_symbols(fn: JsFunction) -> None:
 
 
 def _function_source(fn: JsFunction, printer: JsPrinter) -> list[str]:
+    try:
+        return _function_lines(fn, printer)
+    except LagdynError:
+        raise
+    except Exception as exc:  # sympy's PrintMethodNotImplementedError and kin
+        raise LagdynError(
+            f"JS function {fn.name}: cannot print an expression as JavaScript ({exc})"
+        ) from exc
+
+
+def _function_lines(fn: JsFunction, printer: JsPrinter) -> list[str]:
     _identifier(fn.name, "function name")
     _check_symbols(fn)
     size = 1
