@@ -282,6 +282,37 @@ def test_cart_pole_page_and_swing(driver, pages, screenshots):
     np.testing.assert_allclose(after["q"], res.q[-1], atol=1e-6)
 
 
+OTHER_MODELS = {
+    "double_pendulum_relative": lambda: ld.zoo.double_pendulum(coordinates="relative"),
+    "n_link_pendulum": lambda: ld.zoo.n_link_pendulum(3),
+    "acrobot": lambda: ld.zoo.acrobot(),
+    "two_link_planar": lambda: ld.zoo.two_link_planar(),
+}
+
+
+@pytest.mark.parametrize("name", list(OTHER_MODELS))
+def test_other_planar_models(driver, name, tmp_path, screenshots):
+    """Every planar zoo model: loads without error, M matches Python, the swing stays finite."""
+    system = OTHER_MODELS[name]()
+    path = ld.lab.write(tmp_path / f"{name}.html", system, label=name)
+    load(driver, path)
+    state = driver.execute_script("return lagdynLab.state()")
+    n = system.n
+    got = np.array(
+        [
+            [value(driver, f"metric{min(i, j) + 1}{max(i, j) + 1}", 0) for j in range(n)]
+            for i in range(n)
+        ]
+    )
+    np.testing.assert_allclose(
+        got, system.lambdify(system.defaults).M(state["q"]), rtol=1e-12, atol=1e-12
+    )
+    driver.execute_script("lagdynLab.advance(0.2)")
+    after = driver.execute_script("return lagdynLab.state()")
+    assert np.all(np.isfinite(after["q"])) and after["q"] != state["q"]
+    driver.save_screenshot(os.path.join(screenshots, f"{name}.png"))
+
+
 def test_no_network_requests(driver, pages):
     """Every request the browser makes for the pages is the file itself (performance log)."""
     driver.get_log("performance")

@@ -259,7 +259,7 @@ def page(
         "parameters": pnames,
         "param_values": pv,
         "positive": positive,
-        "conventions": [{"label": _primary_label(geo, convs), "module": "lab_m0"}]
+        "conventions": [{"label": _primary_label(geo, system.q), "module": "lab_m0"}]
         + [{"label": c.label, "module": f"lab_m{k}"} for k, c in enumerate(convs, start=1)],
         "n_points": len(geo.points),
         "links": [list(lk) for lk in geo.links],
@@ -291,12 +291,12 @@ def page(
     return text
 
 
-def _primary_label(geo: Geometry, convs: Sequence[Convention]) -> str:
+def _primary_label(geo: Geometry, q: Sequence[Any]) -> str:
     if geo.name.endswith("_relative"):
         return "relative"
     if geo.name in ("double_pendulum", "n_link_pendulum"):
         return "absolute"
-    return "Cartesian or q" if not convs else "q"
+    return "q = (" + ", ".join(_names(q)) + ")"
 
 
 def _script_safe(text: str) -> str:
