@@ -13,6 +13,8 @@ import subprocess
 import numpy as np
 import pytest
 import sympy as sp
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import lagdyn as ld
 from lagdyn.codegen_js import (
@@ -25,6 +27,7 @@ from lagdyn.codegen_js import (
     position_functions,
 )
 from lagdyn.errors import LagdynError
+from strategies import random_lagrangians
 
 NODE = shutil.which("node")
 needs_node = pytest.mark.skipif(
@@ -153,6 +156,45 @@ def test_dynamics_match_numeric_model(name, tmp_path):
             np.testing.assert_allclose(
                 np.array(g_case[k], dtype=float), v, rtol=1e-12, atol=1e-12, err_msg=k
             )
+
+
+@needs_node
+@settings(
+    max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(random_lagrangians(max_n=3), st.integers(0, 2**31))
+def test_random_lagrangians_match_numeric_model(tmp_path, rl, seed):
+    """Random M(q) = AᵀA + εI, potentials, gyroscopic terms and forces: JS = Python to 1e-12."""
+    system = ld.LagrangianSystem(rl.L, rl.q, forces=rl.forces)
+    params = {s: rl.params[s] for s in system.parameters}
+    num = system.lambdify(params, backend="numpy")
+    src = export_js(system, name="m")
+    p = [float(params[s]) for s in system.parameters]
+    rng = np.random.default_rng(seed)
+    q, qd, tau = (rng.uniform(-2, 2, system.n) for _ in range(3))
+    args = [q.tolist(), qd.tolist()]
+    got = run_node(
+        tmp_path,
+        src,
+        [
+            {
+                "M": [args[0], p],
+                "C": [*args, p],
+                "energy": [*args, p],
+                "forward_dynamics": [*args, tau.tolist(), p],
+            }
+        ],
+    )[0]
+    for name, want in (
+        ("M", num.M(q)),
+        ("C", num.C(q, qd)),
+        ("energy", num.energy(q, qd)),
+        ("forward_dynamics", num.forward_dynamics(q, qd, tau)),
+    ):
+        scale = max(1.0, float(np.max(np.abs(want))))
+        np.testing.assert_allclose(
+            np.array(got[name], dtype=float), want, rtol=1e-12, atol=1e-12 * scale, err_msg=name
+        )
 
 
 def _plain_state(system, q, qd, params, t):
