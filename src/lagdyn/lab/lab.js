@@ -625,7 +625,7 @@
     }
   }
   function writeHash() {
-    const parts = controls.map((c) => `${encodeURIComponent(c.key)}=${+c.get().toPrecision(12)}`);
+    const parts = controls.map((c) => `${encodeURIComponent(c.key)}=${String(c.get())}`); // round-trip exact
     parts.push(`lang=${lang}`);
     history.replaceState(null, "", "#" + parts.join("&"));
   }
