@@ -66,10 +66,13 @@ def test_user_points_and_unknown_models():
     )
     with pytest.raises(LagdynError, match="points="):
         ld.lab.page(osc)
-    text = ld.lab.page(osc, points=[(x, y)], masses=[1])
+    r, phi = ld.coordinates("r phi")
+    polar = ("polar", (r, phi), {x: r * sp.cos(phi), y: r * sp.sin(phi)})
+    text = ld.lab.page(osc, points=[(x, y)], masses=[1], conventions=[polar])
     cfg = config_of(text)
     assert cfg["n_points"] == 1 and cfg["n_constraints"] == 0 and cfg["has_masses"]
     assert cfg["coord_kinds"] == ["length", "length"]
+    assert [c["kinds"] for c in cfg["conventions"]] == [["length", "length"], ["length", "angle"]]
     with pytest.raises(LagdynError, match="planar"):
         model_geometry(osc, [(x, y, 0)])
     with pytest.raises(LagdynError, match="rates"):

@@ -341,18 +341,28 @@
 
   // ------------------------------------------------------------------ table
   function units() {
-    const kind = CFG.coord_kinds;
-    const base = (k) => (kind[k] === "angle" ? "rad" : "m");
-    return {
-      coord: (i) => base(i),
-      rate: (i) => base(i) + "/s",
-      metric: (i, j) => {
-        const L = (kind[i] === "angle" ? 1 : 0) + (kind[j] === "angle" ? 1 : 0);
-        return ["kg", "kg m", "kg m²"][L];
-      },
-      force: (i) => (kind[i] === "angle" ? "N m" : "N"),
+    // units of each column's coordinates; a row whose columns differ shows "primary | other"
+    const kinds = CFG.conventions.slice(0, 2).map((c) => c.kinds);
+    const base = (kind, k) => (kind[k] === "angle" ? "rad" : "m");
+    const metric = (kind, i, j) => ["kg", "kg m", "kg m²"][(kind[i] === "angle") + (kind[j] === "angle")];
+    const same = (kind) => kind.every((x) => x === kind[0]);
+    const per = {
+      coord: (kind, i) => base(kind, i),
+      rate: (kind, i) => base(kind, i) + "/s",
+      metric,
+      eig: (kind) => (same(kind) ? metric(kind, 0, 0) : "mixed"),
+      force: (kind, i) => (kind[i] === "angle" ? "N m" : "N"),
     };
+    const U = {};
+    for (const [name, f] of Object.entries(per)) {
+      U[name] = (...args) => {
+        const all = kinds.map((kind) => f(kind, ...args));
+        return all.every((u) => u === all[0]) ? all[0] : all.join(" | ");
+      };
+    }
+    return U;
   }
+  const kindsUnit = () => units().eig().split(" | ")[0];
   function rows(R) {
     const U = units();
     const c0 = R.conv[0];
@@ -367,7 +377,7 @@
         out.push([`metric${i + 1}${j + 1}`, `${tr("metric")}${i + 1}${j + 1}`, c0.M[i][j], alt((c) => c.M[i][j]), U.metric(i, j)]);
     for (let k = 0; k < n; k++) {
       const label = k === 0 ? tr("smallest") : k === n - 1 ? tr("largest") : `${tr("eigenvalue")} ${k + 1}`;
-      out.push([`eig${k + 1}`, label, c0.eig[k], alt((c) => c.eig[k]), U.metric(0, 0)]);
+      out.push([`eig${k + 1}`, label, c0.eig[k], alt((c) => c.eig[k]), U.eig()]);
     }
     out.push(["K", tr("K"), c0.K, alt((c) => c.K), "J"]);
     if (CFG.has_masses) out.push(["Kpoints", tr("Kpoints"), R.Kpoints, "", "J"]);
@@ -381,7 +391,7 @@
     out.push(["perr", tr("perr"), R.step.err, "", "m"]);
     out.push(["fwork", tr("fwork"), R.step.fwork, R.step.lwork, "J"]);
     out.push(["E", tr("energy"), c0.E, alt((c) => c.E), "J"]);
-    if (c1) out.push(["mres", tr("mres"), R.mres, "", U.metric(0, 0)]);
+    if (c1) out.push(["mres", tr("mres"), R.mres, "", kindsUnit()]);
     return out;
   }
   function renderTable(R) {

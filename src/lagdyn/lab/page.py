@@ -51,13 +51,10 @@ def _names(q: Sequence[Any]) -> list[str]:
     return [str(s)[:-3] if str(s).endswith("(t)") else str(s) for s in q]
 
 
-def _coord_kinds(system: Any, geo: Geometry) -> list[str]:
+def _coord_kinds(q: Sequence[Any], points: Sequence[Sequence[Any]]) -> list[str]:
     """``"angle"`` for coordinates inside a sin/cos of the positions, else ``"length"``."""
-    kinds = []
-    for x in system.q:
-        trig = [f for p in geo.points for c in p for f in sp.sympify(c).atoms(sp.sin, sp.cos)]
-        kinds.append("angle" if any(f.args[0].has(x) for f in trig) else "length")
-    return kinds
+    trig = [f for p in points for c in p for f in sp.sympify(c).atoms(sp.sin, sp.cos)]
+    return ["angle" if any(f.args[0].has(x) for f in trig) else "length" for x in q]
 
 
 def _initial_state(system: Any, geo: Geometry, kinds: Sequence[str]) -> dict[str, Any]:
@@ -243,7 +240,13 @@ def page(
     geo = model_geometry(system, points, links=links, masses=masses)
     convs = _conventions(system, conventions)
     sources = _modules(system, geo, convs)
-    kinds = _coord_kinds(system, geo)
+    kinds = _coord_kinds(system.q, geo.points)
+    alt_kinds = [
+        _coord_kinds(
+            c.new_q, [[sp.sympify(e).xreplace(dict(c.mapping)) for e in p] for p in geo.points]
+        )
+        for c in convs
+    ]
     names = _names(system.q)
     pnames = [s.name for s in system.parameters]
     dflt = {str(k): float(v) for k, v in dict(getattr(system, "defaults", {}) or {}).items()}
@@ -259,8 +262,13 @@ def page(
         "parameters": pnames,
         "param_values": pv,
         "positive": positive,
-        "conventions": [{"label": _primary_label(geo, system.q), "module": "lab_m0"}]
-        + [{"label": c.label, "module": f"lab_m{k}"} for k, c in enumerate(convs, start=1)],
+        "conventions": [
+            {"label": _primary_label(geo, system.q), "module": "lab_m0", "kinds": kinds}
+        ]
+        + [
+            {"label": c.label, "module": f"lab_m{k}", "kinds": alt_kinds[k - 1]}
+            for k, c in enumerate(convs, start=1)
+        ],
         "n_points": len(geo.points),
         "links": [list(lk) for lk in geo.links],
         "n_constraints": len(hs),
