@@ -1,0 +1,357 @@
+"""The lab page: one self-contained HTML file computed live from exported JavaScript."""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Mapping, Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import sympy as sp
+
+from ..codegen_js import JsModule, js_source, map_functions, model_functions, position_functions
+from ..errors import LagdynError
+from .geometry import Convention, Geometry, default_conventions, model_geometry
+
+__all__ = ["page", "write"]
+
+#: Time step of the page's RK4 swing (s).
+SWING_DT = 1e-3
+
+#: The seed-003 reference state of the double pendulum (fragment keys).
+SEED_STATE: dict[str, dict[str, float]] = {
+    "double_pendulum": {
+        "a": 0.0,
+        "b": 0.0,
+        "v_a": 1.0,
+        "v_b": -1.0,
+        "Fx": 3.0,
+        "Fy": 0.0,
+        "eps": 0.5,
+        "dq_a": 1.0,
+        "dq_b": -1.0,
+    },
+    "double_pendulum_relative": {
+        "u1": 0.0,
+        "u2": 0.0,
+        "v_u1": 1.0,
+        "v_u2": -2.0,
+        "Fx": 3.0,
+        "Fy": 0.0,
+        "eps": 0.5,
+        "dq_u1": 1.0,
+        "dq_u2": -2.0,
+    },
+}
+
+
+def _names(q: Sequence[Any]) -> list[str]:
+    return [str(s)[:-3] if str(s).endswith("(t)") else str(s) for s in q]
+
+
+def _coord_kinds(q: Sequence[Any], points: Sequence[Sequence[Any]]) -> list[str]:
+    """``"angle"`` for coordinates inside a sin/cos of the positions, else ``"length"``."""
+    trig = [f for p in points for c in p for f in sp.sympify(c).atoms(sp.sin, sp.cos)]
+    return ["angle" if any(f.args[0].has(x) for f in trig) else "length" for x in q]
+
+
+def _initial_state(system: Any, geo: Geometry, kinds: Sequence[str]) -> dict[str, Any]:
+    n = system.n
+    names = _names(system.q)
+    seed = SEED_STATE.get(geo.name, {})
+    q = [seed.get(nm, 0.4 if kinds[i] == "angle" else 0.0) for i, nm in enumerate(names)]
+    # away from the seed: alternating unit rates and probe directions, so that every panel
+    # (velocities, coupling terms, work) shows something
+    alternating = [1.0 if i % 2 == 0 else -1.0 for i in range(n)]
+    qd = [seed.get(f"v_{nm}", alternating[i]) for i, nm in enumerate(names)]
+    dq = [seed.get(f"dq_{nm}", alternating[i]) for i, nm in enumerate(names)]
+    return {
+        "q": q,
+        "qd": qd,
+        "dq": dq[:n],
+        "F": [seed.get("Fx", 0.0), seed.get("Fy", 0.0)],
+        "eps": seed.get("eps", 0.5),
+    }
+
+
+def _apply_state(
+    st: dict[str, Any], names: Sequence[str], pnames: Sequence[str], pv: list[float], given: Any
+) -> None:
+    for key, value in dict(given or {}).items():
+        v = float(value)
+        k = str(key)
+        if k in names:
+            st["q"][names.index(k)] = v
+        elif k.startswith("v_") and k[2:] in names:
+            st["qd"][names.index(k[2:])] = v
+        elif k.startswith("dq_") and k[3:] in names:
+            st["dq"][names.index(k[3:])] = v
+        elif k in ("Fx", "Fy"):
+            st["F"][0 if k == "Fx" else 1] = v
+        elif k == "eps":
+            st["eps"] = v
+        elif k in pnames:
+            pv[pnames.index(k)] = v
+        else:
+            raise LagdynError(
+                f"lab state: unknown key {k!r}; use coordinate names, v_<name>, dq_<name>, "
+                "Fx, Fy, eps or parameter names"
+            )
+
+
+def _conventions(system: Any, conventions: Any) -> list[Convention]:
+    if conventions is None:
+        return default_conventions(system)
+    out = []
+    for c in conventions:
+        if isinstance(c, Convention):
+            out.append(c)
+            continue
+        try:
+            label, new_q, mapping = c
+        except (TypeError, ValueError) as exc:
+            raise LagdynError(
+                "lab conventions: each entry is (label, new_q, mapping) as for change_coordinates"
+            ) from exc
+        out.append(Convention(str(label), tuple(new_q), dict(mapping)))
+    return out
+
+
+def _modules(system: Any, geo: Geometry, convs: Sequence[Convention]) -> list[str]:
+    """JS source of one module per convention (``lab_m0`` the system's own)."""
+    from ..coordchange import change_coordinates
+
+    sources: list[str] = []
+    z = geo.ambient()
+    hs = geo.constraints(system.q)
+    fns, consts = model_functions(system)
+    fns += position_functions(system, geo.points)
+    if hs:
+        Cm = [sp.diff(h, zj) for h in hs for zj in z]
+        fns += map_functions(
+            system,
+            {
+                "constraints": (list(hs), (len(hs),)),
+                "constraints_jacobian": (Cm, (len(hs), len(z))),
+            },
+            inputs=("z", z),
+        )
+    if geo.masses is not None:
+        fns += map_functions(system, {"point_masses": (list(geo.masses), (len(geo.masses),))})
+    sources.append(js_source(JsModule("lab_m0", tuple(fns), consts)))
+    for k, c in enumerate(convs, start=1):
+        other = change_coordinates(system, list(c.new_q), c.mapping)
+        other_pts = [tuple(sp.sympify(e).xreplace(dict(c.mapping)) for e in p) for p in geo.points]
+        to_primary = [sp.sympify(c.mapping[x]) for x in system.q]
+        A = [sp.diff(e, u) for e in to_primary for u in other.q]
+        f2, c2 = model_functions(other)
+        if c2["PARAMETERS"] != consts["PARAMETERS"]:
+            raise LagdynError(
+                f"lab convention {c.label!r}: the changed system has parameters "
+                f"{c2['PARAMETERS']}, expected {consts['PARAMETERS']}"
+            )
+        f2 += position_functions(other, other_pts)
+        f2 += map_functions(
+            other,
+            {
+                "to_primary": (to_primary, (system.n,)),
+                "to_primary_jacobian": (A, (system.n, other.n)),
+            },
+        )
+        sources.append(js_source(JsModule(f"lab_m{k}", tuple(f2), c2)))
+    return sources
+
+
+def page(
+    system: Any,
+    *,
+    points: Sequence[Sequence[Any]] | None = None,
+    links: Sequence[tuple[int, int]] | None = None,
+    masses: Sequence[Any] | None = None,
+    conventions: Sequence[Any] | None = None,
+    state: Mapping[str, float] | None = None,
+    title: str | None = None,
+    lang: str = "en",
+    label: str | None = None,
+) -> str:
+    """The generalized-coordinate lab of ``system`` as one self-contained HTML page.
+
+    The page (seed 003, for any planar model) shows the reference, exact and tangent
+    configurations, particle velocities, the kinetic energy split into diagonal and
+    coupling terms, constraint residuals, position error and finite against virtual
+    work over the step size ε, and the table of metrics, eigenvalues, energies,
+    generalized forces, power and residuals in every coordinate convention; a "swing"
+    mode integrates the dynamics (RK4) with an energy-drift readout. Everything is
+    computed in the browser by the JavaScript that :mod:`lagdyn.codegen_js` exports;
+    the page loads nothing from the network. The state lives in the URL fragment
+    (``lab.html#a=0&b=1.5708&v_a=1&...``) and labels switch between English and Korean.
+
+    Parameters
+    ----------
+    system : LagrangianSystem
+        A planar model: a zoo pendulum, arm, acrobot or cart-pole, or any model with
+        ``points``.
+    points : sequence of (x, y) expressions, optional
+        Particle positions in ``system.q`` (required for models lagdyn does not know).
+    links : sequence of (int, int), optional
+        Segments between points to draw (``-1``: the fixed pivot at the origin).
+    masses : sequence, optional
+        Point masses of ``points`` (adds the direct point-energy check).
+    conventions : sequence of (label, new_q, mapping), optional
+        Other coordinates as for :func:`lagdyn.change_coordinates` (old q in terms of
+        new); the first one fills the table's second column. Default: the pendulums'
+        relative (or absolute) angles, none for other models.
+    state : mapping, optional
+        Opening state by fragment key: coordinate names, ``v_<name>`` (rates),
+        ``dq_<name>`` (δq), ``Fx``, ``Fy`` (end force), ``eps``, parameter names.
+        The double pendulum opens on the seed's reference state.
+    title : str, optional
+        The page title.
+    lang : {"en", "ko"}
+        Initial label language.
+    label : str, optional
+        Model name shown in the header (default: the recognised geometry).
+
+    Returns
+    -------
+    str
+        The HTML text.
+
+    Raises
+    ------
+    LagdynError
+        Unknown geometry without ``points``, a bad ``state`` key or ``lang``.
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> text = ld.lab.page(ld.zoo.double_pendulum())
+    >>> text.startswith("<!DOCTYPE html>") and "function positions_jacobian" in text
+    True
+    >>> "http://" in text or "https://" in text
+    False
+    """
+    from .._version import __version__
+
+    if lang not in ("en", "ko"):
+        raise LagdynError(f"lab: lang must be 'en' or 'ko', got {lang!r}")
+    geo = model_geometry(system, points, links=links, masses=masses)
+    convs = _conventions(system, conventions)
+    sources = _modules(system, geo, convs)
+    kinds = _coord_kinds(system.q, geo.points)
+    alt_kinds = [
+        _coord_kinds(
+            c.new_q, [[sp.sympify(e).xreplace(dict(c.mapping)) for e in p] for p in geo.points]
+        )
+        for c in convs
+    ]
+    names = _names(system.q)
+    pnames = [s.name for s in system.parameters]
+    dflt = {str(k): float(v) for k, v in dict(getattr(system, "defaults", {}) or {}).items()}
+    pv = [dflt.get(s, 1.0) for s in pnames]
+    st = _initial_state(system, geo, kinds)
+    _apply_state(st, names, pnames, pv, state)
+    hs = geo.constraints(system.q)
+    positive = [s.name for s in system.parameters if s.is_positive]
+    config = {
+        "n": system.n,
+        "coordinates": names,
+        "coord_kinds": kinds,
+        "parameters": pnames,
+        "param_values": pv,
+        "positive": positive,
+        "conventions": [
+            {"label": _primary_label(geo, system.q), "module": "lab_m0", "kinds": kinds}
+        ]
+        + [
+            {"label": c.label, "module": f"lab_m{k}", "kinds": alt_kinds[k - 1]}
+            for k, c in enumerate(convs, start=1)
+        ],
+        "n_points": len(geo.points),
+        "links": [list(lk) for lk in geo.links],
+        "n_constraints": len(hs),
+        "constraint_units": ["m²" if sp.Poly(h).total_degree() == 2 else "m" for h in hs],
+        "has_masses": geo.masses is not None,
+        "state": st,
+        "swing_dt": SWING_DT,
+        "lang": lang,
+    }
+    model_label = label or geo.name
+    summary = (
+        f"{system.n} coordinates ({', '.join(names)}), parameters {', '.join(pnames) or 'none'}; "
+        f"{len(geo.points)} particles, {len(hs)} constraints"
+    )
+    text = resources.files(__package__).joinpath("template.html").read_text(encoding="utf-8")
+    js = resources.files(__package__).joinpath("lab.js").read_text(encoding="utf-8")
+    replacements = {
+        "@TITLE@": html.escape(title or f"lagdyn lab — {model_label}"),
+        "@MODEL@": html.escape(model_label),
+        "@VERSION@": html.escape(__version__),
+        "@SUMMARY@": html.escape(summary),
+        "@MODELS@": _script_safe("\n".join(sources)),
+        "@CONFIG@": _script_safe(json.dumps(config, ensure_ascii=False)),
+        "@LAB_JS@": _script_safe(js),
+    }
+    for k, v in replacements.items():
+        text = text.replace(k, v)
+    return text
+
+
+def _primary_label(geo: Geometry, q: Sequence[Any]) -> str:
+    if geo.name.endswith("_relative"):
+        return "relative"
+    if geo.name in ("double_pendulum", "n_link_pendulum"):
+        return "absolute"
+    return "q = (" + ", ".join(_names(q)) + ")"
+
+
+def _script_safe(text: str) -> str:
+    """Text safe inside a <script> element (no closing tag, no HTML comment opener)."""
+    return text.replace("</", "<\\/").replace("<!--", "<\\!--")
+
+
+def write(
+    path: str | Path,
+    system: Any,
+    *,
+    force: bool = False,
+    **options: Any,
+) -> Path:
+    """Write :func:`page` of ``system`` to ``path``; never overwrites unless ``force``.
+
+    Parameters
+    ----------
+    path : str or Path
+        The HTML file to create.
+    system : LagrangianSystem
+    force : bool
+        Overwrite an existing file.
+    **options
+        Passed to :func:`page`.
+
+    Returns
+    -------
+    pathlib.Path
+
+    Raises
+    ------
+    LagdynError
+        ``path`` exists and ``force`` is false.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, lagdyn as ld
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     out = ld.lab.write(pathlib.Path(tmp) / "lab.html", ld.zoo.double_pendulum())
+    ...     out.stat().st_size > 10000
+    True
+    """
+    out = Path(path)
+    if out.exists() and not force:
+        raise LagdynError(f"{out} exists; pass force=True (--force) to overwrite it")
+    text = page(system, **options)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, encoding="utf-8")
+    return out

@@ -1,0 +1,156 @@
+"""ld.lab without a browser: geometry, constraints, conventions, page contents, write()."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+import sympy as sp
+
+import lagdyn as ld
+from lagdyn.errors import LagdynError
+from lagdyn.lab import default_conventions, model_geometry
+
+PLANAR = {
+    "double_pendulum": lambda: ld.zoo.double_pendulum(),
+    "double_pendulum_relative": lambda: ld.zoo.double_pendulum(coordinates="relative"),
+    "n_link_pendulum": lambda: ld.zoo.n_link_pendulum(3),
+    "cart_pole": lambda: ld.zoo.cart_pole(),
+    "acrobot": lambda: ld.zoo.acrobot(),
+    "planar_arm": lambda: ld.zoo.planar_arm(3),
+}
+
+
+def config_of(text: str) -> dict:
+    m = re.search(r"var LAB_CONFIG = (.*?);\n</script>", text, re.S)
+    assert m is not None
+    return json.loads(m.group(1))
+
+
+def test_double_pendulum_constraints_are_the_seeds():
+    dp = ld.zoo.double_pendulum()
+    geo = model_geometry(dp)
+    x1, y1, x2, y2 = geo.ambient()
+    l1, l2 = sp.symbols("l1 l2", positive=True)
+    h = geo.constraints(dp.q)
+    assert [sp.expand(e) for e in h] == [
+        sp.expand(x1**2 + y1**2 - l1**2),
+        sp.expand((x2 - x1) ** 2 + (y2 - y1) ** 2 - l2**2),
+    ]
+
+
+@pytest.mark.parametrize("name", list(PLANAR))
+def test_constraints_hold_on_the_map_and_leave_n_dof(name):
+    """h(z(q)) = 0 identically and rank C = 2k − n: the lab's tangent geometry is consistent."""
+    system = PLANAR[name]()
+    geo = model_geometry(system)
+    z = [c for p in geo.points for c in p]
+    tangent = ld.ConstraintTangent.from_map(z, geo.constraints(system.q), geo.ambient(), system.q)
+    assert tangent.residuals_on_map()
+    assert tangent.proves_cj_zero()
+    assert tangent.dof() == system.n
+
+
+def test_stretching_link_is_not_a_constraint():
+    el = ld.zoo.elastic_pendulum()
+    assert model_geometry(el).constraints(el.q) == ()
+
+
+def test_user_points_and_unknown_models():
+    x, y = ld.coordinates("x y")
+    k = ld.parameters("k")[0]
+    xd, yd = ld.velocities([x, y])
+    osc = ld.LagrangianSystem(
+        (xd**2 + yd**2) / 2 - k * (x**2 + y**2) / 2, [x, y], defaults={k: 1.0}
+    )
+    with pytest.raises(LagdynError, match="points="):
+        ld.lab.page(osc)
+    r, phi = ld.coordinates("r phi")
+    polar = ("polar", (r, phi), {x: r * sp.cos(phi), y: r * sp.sin(phi)})
+    text = ld.lab.page(osc, points=[(x, y)], masses=[1], conventions=[polar])
+    cfg = config_of(text)
+    assert cfg["n_points"] == 1 and cfg["n_constraints"] == 0 and cfg["has_masses"]
+    assert cfg["coord_kinds"] == ["length", "length"]
+    assert [c["kinds"] for c in cfg["conventions"]] == [["length", "length"], ["length", "angle"]]
+    with pytest.raises(LagdynError, match="planar"):
+        model_geometry(osc, [(x, y, 0)])
+    with pytest.raises(LagdynError, match="rates"):
+        model_geometry(osc, [(xd, y)])
+
+
+def test_default_conventions_round_trip():
+    dp = ld.zoo.double_pendulum()
+    (rel,) = default_conventions(dp)
+    other = ld.change_coordinates(dp, list(rel.new_q), rel.mapping)
+    direct = ld.zoo.double_pendulum(coordinates="relative")
+    assert all(sp.expand(a - b) == 0 for a, b in zip(other.M, direct.M))
+    (back,) = default_conventions(direct)
+    again = ld.change_coordinates(direct, list(back.new_q), back.mapping)
+    assert all(sp.expand(a - b) == 0 for a, b in zip(again.M, dp.M))
+    assert default_conventions(ld.zoo.cart_pole()) == []
+    assert [c.label for c in default_conventions(ld.zoo.n_link_pendulum(3))] == ["relative"]
+
+
+@pytest.mark.parametrize("name", list(PLANAR))
+def test_page_is_offline_and_complete(name):
+    text = ld.lab.page(PLANAR[name]())
+    assert not re.search(r"(src|href)\s*=\s*[\"']?(https?:)?//", text)
+    assert "https://" not in text and "http://" not in text
+    assert "fetch(" not in text and "XMLHttpRequest" not in text
+    for fn in ("function M(", "function forward_dynamics(", "function positions_jacobian("):
+        assert fn in text
+    cfg = config_of(text)
+    assert cfg["n"] == PLANAR[name]().n
+
+
+def test_double_pendulum_opens_on_the_seed_state():
+    cfg = config_of(ld.lab.page(ld.zoo.double_pendulum()))
+    assert cfg["state"] == {
+        "q": [0.0, 0.0],
+        "qd": [1.0, -1.0],
+        "dq": [1.0, -1.0],
+        "F": [3.0, 0.0],
+        "eps": 0.5,
+    }
+    assert cfg["param_values"] == [10.0, 1.0, 1.0, 1.0, 1.0]
+    assert [c["label"] for c in cfg["conventions"]] == ["absolute", "relative"]
+    assert cfg["constraint_units"] == ["m²", "m²"]
+
+
+def test_state_options_and_errors():
+    dp = ld.zoo.double_pendulum()
+    cfg = config_of(ld.lab.page(dp, state={"b": 1.5, "v_a": 2, "dq_b": 0.25, "m2": 3, "Fy": -1}))
+    assert cfg["state"]["q"] == [0.0, 1.5] and cfg["state"]["qd"] == [2.0, -1.0]
+    assert cfg["state"]["dq"] == [1.0, 0.25] and cfg["state"]["F"] == [3.0, -1.0]
+    assert cfg["param_values"][cfg["parameters"].index("m2")] == 3.0
+    with pytest.raises(LagdynError, match="unknown key 'c'"):
+        ld.lab.page(dp, state={"c": 1})
+    with pytest.raises(LagdynError, match="lang"):
+        ld.lab.page(dp, lang="fr")
+    with pytest.raises(LagdynError, match="label, new_q, mapping"):
+        ld.lab.page(dp, conventions=[("only a label",)])
+
+
+def test_custom_convention_and_korean():
+    dp = ld.zoo.double_pendulum()
+    a, b = dp.q
+    s, d = ld.coordinates("s d")
+    text = ld.lab.page(
+        dp, conventions=[("sum-difference", (s, d), {a: s + d, b: s - d})], lang="ko"
+    )
+    cfg = config_of(text)
+    assert [c["label"] for c in cfg["conventions"]] == ["absolute", "sum-difference"]
+    assert cfg["lang"] == "ko"
+    assert "function to_primary_jacobian(" in text
+
+
+def test_write_never_overwrites(tmp_path):
+    dp = ld.zoo.double_pendulum()
+    out = tmp_path / "lab.html"
+    out.write_text("keep me")
+    with pytest.raises(LagdynError, match="exists"):
+        ld.lab.write(out, dp)
+    assert out.read_text() == "keep me"
+    ld.lab.write(out, dp, force=True)
+    assert out.read_text().startswith("<!DOCTYPE html>")
