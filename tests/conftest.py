@@ -56,6 +56,9 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    if hasattr(config, "workerinput"):  # a pytest-xdist worker: use the controller's cache
+        config._lagdyn_cache_dir = os.environ["LAGDYN_CACHE_DIR"]  # type: ignore[attr-defined]
+        return
     path = tempfile.mkdtemp(prefix=_CACHE_PREFIX)
     config._lagdyn_cache_dir = path  # type: ignore[attr-defined]
     config._lagdyn_saved_env = {  # type: ignore[attr-defined]
@@ -70,7 +73,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     path = getattr(config, "_lagdyn_cache_dir", None)
-    if path is None:
+    if path is None or hasattr(config, "workerinput"):
         return
     for key, value in config._lagdyn_saved_env.items():  # type: ignore[attr-defined]
         if value is None:

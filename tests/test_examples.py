@@ -1,9 +1,10 @@
 """Every script in examples/ runs (so the gallery and the tutorials cannot rot).
 
 Each script runs in a subprocess with ``MPLBACKEND=Agg`` and a temporary output directory
-as its first argument (gallery scripts write their figures there), and must finish within
-60 s (budget 30 s each on a quiet machine). The gallery scripts render figures and GIFs
-and are marked slow.
+as its first argument (gallery scripts write their figures there). Each takes under 15 s on
+a quiet machine; the 600 s timeout only guards against a hang (a shared, loaded machine
+must not turn a slow run into a failure). The gallery scripts render figures and GIFs and
+are marked slow.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ def test_example_runs(script: Path, tmp_path: Path):
         env=env,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=600,  # a hang guard, not a speed assertion
     )
     assert proc.returncode == 0, f"{script.name} failed:\n{proc.stdout}\n{proc.stderr}"
     for name in GALLERY_OUTPUTS.get(script.name, []):

@@ -66,6 +66,7 @@ def test_random_lagrangians_match_symbolic(rl, seed):
     _check_against_symbolic(system, params, np.random.default_rng(seed), states=1)
 
 
+@settings(max_examples=8)  # a derivation and a code generation each
 @given(random_lagrangians(max_n=3), st.integers(0, 2**31))
 def test_forward_inverse_are_inverses(rl, seed):
     system = ld.LagrangianSystem(rl.L, rl.q, rl.forces)
