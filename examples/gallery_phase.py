@@ -14,7 +14,7 @@ import numpy as np
 
 import lagdyn as ld
 from lagdyn import plot
-from lagdyn.simulate import simulate
+from lagdyn.simulation import simulate
 
 out = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).parents[1] / "docs/assets/gallery"
 out.mkdir(parents=True, exist_ok=True)

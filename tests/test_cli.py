@@ -219,8 +219,8 @@ def test_bench_without_defaults_skips_numerics(capsys):
         (["check", "nope"], "unknown model 'nope'"),
         (["bench", "two_link_planar", "--repeat", "0"], "must be positive"),
         (["bench", "nope"], "unknown model"),
-        (["export", "two_link_planar", "-o", "x"], "required: --target"),
-        (["export", "two_link_planar", "--target", "fortran", "-o", "x"], "invalid choice"),
+        (["export", "two_link_planar", "--out", "x"], "required: --target"),
+        (["export", "two_link_planar", "--target", "fortran", "--out", "x"], "invalid choice"),
     ],
 )
 def test_more_errors_one_line_exit_2(capsys, argv, fragment):

@@ -129,8 +129,33 @@ def test_singular_state_names_rows():
     with pytest.raises(ConstraintError, match=r"row\(s\) 1 \(x\(t\) - 1\)"):
         num.solve([1.0, 0.0, 0.0], [0.0, 0.0, 0.0])
     lsq = ld.ConstrainedSystem(sys, [x**2 + y**2 - 1, x - 1], redundant="lstsq").lambdify()
-    qdd, lam = lsq.solve([1.0, 0.0, 0.0], [0.0, 1.0, 0.0])
+    qdd, lam = lsq.solve([1.0, 0.0, 0.0], [0.0, 0.0, 1.0])  # consistent: both rows say ẍ = 0
     assert np.all(np.isfinite(qdd)) and np.all(np.isfinite(lam))
+    np.testing.assert_allclose(qdd, 0.0, atol=1e-12)
+    # moving along y, the circle demands ẍ = −ẏ² = −1 and the line ẍ = 0: inconsistent, and
+    # lstsq must say so instead of returning a least-squares compromise (issue 11 item 5)
+    for method in ("kkt", "schur"):
+        with pytest.raises(ConstraintError, match="inconsistent constraints"):
+            lsq.solve([1.0, 0.0, 0.0], [0.0, 1.0, 0.0], method=method)
+
+
+@pytest.mark.parametrize("method", ["penalty", "augmented_lagrangian"])
+def test_penalty_methods_refuse_rank_deficient_jacobians(method):
+    x, y, z = ld.coordinates("x y z")
+    sys = ld.LagrangianSystem(sum(v**2 for v in ld.velocities([x, y, z])) / 2, [x, y, z])
+    num = ld.ConstrainedSystem(sys, [x**2 + y**2 - 1, x - 1]).lambdify()
+    with pytest.raises(ConstraintError, match=r"row\(s\) 1"):
+        num.solve([1.0, 0.0, 0.0], [0.0, 0.0, 0.0], method=method)
+
+
+def test_project_at_a_singular_configuration_raises():
+    x, y = ld.coordinates("x y")
+    sys = ld.LagrangianSystem(sum(v**2 for v in ld.velocities([x, y])) / 2, [x, y])
+    num = ld.ConstrainedSystem(sys, [x**2 + y**2 - 1]).lambdify()
+    with pytest.raises(ConstraintError):
+        num.project([0.0, 0.0], [0.0, 0.0])  # J_c = 0 at the centre: no step can help
+    q, _ = num.project([0.0, 0.5], [0.0, 0.0])  # regular: projected
+    assert abs(q[0] ** 2 + q[1] ** 2 - 1) < 1e-12
 
 
 def test_bad_inputs(pendulum):
@@ -157,5 +182,5 @@ def test_scipy_integrator_path(pendulum):
     ref = num.simulate([0.6, -0.8, 0.8, 0.6], np.linspace(0, 1, 2001), baumgarte=(5.0, 5.0))
     assert np.abs(res.q[-1] - ref.q[-1]).max() < 1e-7
     assert np.abs(res.phi).max() < 1e-7
-    with pytest.raises(LagdynError, match="method must be"):
+    with pytest.raises(LagdynError, match="unknown method"):
         num.simulate([0.6, -0.8, 0.8, 0.6], t, method="euler")

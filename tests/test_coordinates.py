@@ -260,7 +260,11 @@ def test_tangent_identities(lab):
     assert tangent.residuals_on_map()
     assert tangent.rank() == 2 and tangent.dof() == 2
     assert tangent.rank((0, 0), {l1: 1, l2: 1}) == 2
-    assert tangent.C.shape == (2, 4) and tangent.J.shape == (4, 2)
+    assert tangent.constraint_jacobian.shape == (2, 4) and tangent.map_jacobian.shape == (4, 2)
+    with pytest.warns(DeprecationWarning, match="constraint_jacobian"):
+        assert tangent.C == tangent.constraint_jacobian
+    with pytest.warns(DeprecationWarning, match="map_jacobian"):
+        assert tangent.J == tangent.map_jacobian
 
 
 def test_tangent_step_second_order(lab):

@@ -398,11 +398,12 @@ def test_errors(kwargs: dict[str, Any], fragment: str) -> None:
 def test_cli_export(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from lagdyn.cli import main
 
-    assert main(["export", "double_pendulum", "--target", "c", "-o", str(tmp_path)]) == 0
+    assert main(["export", "double_pendulum", "--target", "c", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "double_pendulum.c" in out and (tmp_path / "double_pendulum.h").is_file()
     assert (
-        main(["export", "double_pendulum", "-t", "julia", "-o", str(tmp_path), "--name", "dp"]) == 0
+        main(["export", "double_pendulum", "-t", "julia", "--out", str(tmp_path), "--name", "dp"])
+        == 0
     )
     assert (tmp_path / "dp.jl").is_file()
     assert (
@@ -414,7 +415,7 @@ def test_cli_export(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
                 "coordinates=relative",
                 "-t",
                 "cpp",
-                "-o",
+                "--out",
                 str(tmp_path),
                 "--bind-defaults",
             ]
@@ -422,6 +423,6 @@ def test_cli_export(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
         == 0
     )
     assert "constexpr int NP = 0;" in (tmp_path / "double_pendulum.hpp").read_text()
-    assert main(["export", "double_pendulum", "-t", "c", "-o", str(tmp_path / "dp.jl")]) == 2
+    assert main(["export", "double_pendulum", "-t", "c", "--out", str(tmp_path / "dp.jl")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("lagdyn: error:")

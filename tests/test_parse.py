@@ -31,7 +31,7 @@ def test_builds_a_lagrangian() -> None:
         ("m/l", m / l),
         ("m**-2", m**-2),
         ("pi", sp.pi),
-        ("E", sp.E),
+        ("exp(1)", sp.E),
         ("sqrt(m)", sp.sqrt(m)),
         ("atan2(m, l)", sp.atan2(m, l)),
         ("abs(q1)", sp.Abs(q1)),
@@ -137,3 +137,31 @@ def test_never_evaluates(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(builtins, "exec", boom)
     monkeypatch.setattr(sp, "sympify", boom)
     assert parse_expr("m*l", NAMES) == m * l
+
+
+# --- issue 11 item 10: --lagrangian surprises -------------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["error", "symbol"])
+def test_t_is_time_and_refused(mode: str) -> None:
+    with pytest.raises(ld.ParseError, match="'t' is the time"):
+        parse_expr("dot(q1)**2/2 - t*q1", NAMES, unknown=mode)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("mode", ["error", "symbol"])
+def test_bare_e_is_not_silently_eulers_number(mode: str) -> None:
+    with pytest.raises(ld.ParseError, match="exp\\(1\\)"):
+        parse_expr("E*q1**2", NAMES, unknown=mode)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("text", ["q1d**2", "q1_dot**2", "q1dot", "Derivative(q1, t)"])
+def test_rate_spellings_get_a_dot_hint(text: str) -> None:
+    with pytest.raises(ld.ParseError, match="dot\\(q1\\)|dot\\(q\\)"):
+        parse_expr(text, NAMES, unknown="symbol")
+
+
+def test_cli_lagrangian_with_leading_minus() -> None:
+    from lagdyn.cli import main
+
+    argv = ["derive", "--lagrangian", "-k*x**2/2 + dot(x)**2/2", "--coordinates", "x"]
+    assert main([*argv, "--no-proofs"]) == 0

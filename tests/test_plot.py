@@ -10,7 +10,7 @@ import pytest
 
 import lagdyn as ld
 from lagdyn.plot import chain_positions, frame_indices, positions_for
-from lagdyn.simulate import simulate
+from lagdyn.simulation import simulate
 
 pytest.importorskip("matplotlib")
 Image = pytest.importorskip("PIL.Image")
@@ -72,7 +72,7 @@ def test_chain_positions_shapes_and_errors():
         chain_positions(1.0)
     with pytest.raises(ld.LagdynError, match="reference"):
         chain_positions([0.0], reference="up")
-    with pytest.raises(ld.LagdynError, match="no known planar geometry"):
+    with pytest.raises(ld.LagdynError, match="carries no drawing geometry"):
         positions_for("mystery", _FakeSystem())
 
 
@@ -204,5 +204,7 @@ def test_special_geometries_match_the_models():
     u = ep.lambdify(ep.defaults).energy(q, np.zeros_like(q))
     np.testing.assert_allclose(u, 0.5 * 40.0 * (q[:, 0] - 1.0) ** 2 + 9.81 * pts[:, 1, 1])
 
-    with pytest.raises(ld.LagdynError, match="no known planar geometry"):
-        positions_for("spherical_pendulum")
+    (x,) = ld.coordinates("x")
+    bare = ld.LagrangianSystem.from_mass_matrix([[1]], 0, [x])  # built by hand: no drawing
+    with pytest.raises(ld.LagdynError, match="carries no drawing geometry"):
+        positions_for("bare", bare)

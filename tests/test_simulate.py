@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import lagdyn as ld
-from lagdyn.simulate import SimulationResult, simulate
+from lagdyn.simulation import SimulationResult, simulate
 
 
 class Pendulum:
@@ -284,7 +284,7 @@ def test_simulate_cli_writes_files(tmp_path):
     import io
 
     pytest.importorskip("matplotlib")
-    from lagdyn.simulate import add_cli_arguments, simulate_cli
+    from lagdyn.cli.simulate import add_cli_arguments, simulate_cli
 
     parser = argparse.ArgumentParser()
     add_cli_arguments(parser)
@@ -302,7 +302,7 @@ def test_simulate_cli_params_and_errors(tmp_path):
     import argparse
     import io
 
-    from lagdyn.simulate import add_cli_arguments, simulate_cli
+    from lagdyn.cli.simulate import add_cli_arguments, simulate_cli
 
     parser = argparse.ArgumentParser()
     add_cli_arguments(parser)
@@ -324,7 +324,7 @@ def test_simulate_cli_with_caller_built_system():
     import argparse
     import io
 
-    from lagdyn.simulate import add_cli_arguments, simulate_cli
+    from lagdyn.cli.simulate import add_cli_arguments, simulate_cli
 
     parser = argparse.ArgumentParser()
     add_cli_arguments(parser, model_arguments=False)

@@ -1,16 +1,9 @@
 """lagdyn: symbolic Euler–Lagrange equations of motion, exact structure proofs, fast numerics."""
 
-# modules that build on LagrangianSystem (order matters: the zoo's mechanisms need constraints)
-from . import (
-    coordchange,
-    export,
-    kinematics,
-    plot,  # numpy only at import; matplotlib is imported inside
-    structure,
-    zoo,
-)
-from .constraints import ConstrainedSystem
-from .coordchange import ConstraintTangent, CoordinateChange, change_coordinates
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from .errors import (
     BackendUnavailableError,
     ConstraintError,
@@ -22,22 +15,58 @@ from .errors import (
     SingularMassMatrixError,
     UnboundParameterError,
 )
-from .kinematics import (
-    Particle,
-    RigidBody2D,
-    RigidBody3D,
-    from_bodies,
-    from_particles,
-    generalized_force,
-    generalized_torque,
-    jacobian,
-    rayleigh_forces,
-)
-from .simulate import SimulationResult, simulate
-from .symbols import accelerations, coordinates, parameters, t, velocities
-from .system import LagrangianSystem
 
-from ._version import __version__
+if TYPE_CHECKING:  # pragma: no cover
+    from . import coordchange, export, kinematics, plot, simulation, structure, zoo
+    from ._version import __version__
+    from .constraints import ConstrainedSystem
+    from .coordchange import ConstraintTangent, CoordinateChange, change_coordinates
+    from .kinematics import (
+        Particle,
+        RigidBody2D,
+        RigidBody3D,
+        from_bodies,
+        from_particles,
+        generalized_force,
+        generalized_torque,
+        jacobian,
+        rayleigh_forces,
+    )
+    from .simulation import SimulationResult, simulate
+    from .symbols import accelerations, coordinates, parameters, t, velocities
+    from .system import LagrangianSystem
+
+# Everything but the exceptions loads on first access (module ``__getattr__`` below): ``import
+# lagdyn`` imports neither sympy nor numpy, and ``lagdyn --help`` stays fast. Submodules not
+# listed here (``ld.numeric``, ``ld.system``, ...) load the same way.
+_LAZY: dict[str, tuple[str, str | None]] = {
+    "__version__": ("lagdyn._version", "__version__"),
+    "ConstrainedSystem": ("lagdyn.constraints", "ConstrainedSystem"),
+    "ConstraintTangent": ("lagdyn.coordchange", "ConstraintTangent"),
+    "CoordinateChange": ("lagdyn.coordchange", "CoordinateChange"),
+    "change_coordinates": ("lagdyn.coordchange", "change_coordinates"),
+    "LagrangianSystem": ("lagdyn.system", "LagrangianSystem"),
+    "SimulationResult": ("lagdyn.simulation", "SimulationResult"),
+    "simulate": ("lagdyn.simulation", "simulate"),
+    **{
+        name: ("lagdyn.kinematics", name)
+        for name in (
+            "Particle",
+            "RigidBody2D",
+            "RigidBody3D",
+            "from_bodies",
+            "from_particles",
+            "generalized_force",
+            "generalized_torque",
+            "jacobian",
+            "rayleigh_forces",
+        )
+    },
+    **{
+        name: ("lagdyn.symbols", name)
+        for name in ("accelerations", "coordinates", "parameters", "t", "velocities")
+    },
+}
 
 __all__ = [
     # errors
@@ -75,8 +104,37 @@ __all__ = [
     "plot",
     "rayleigh_forces",
     "simulate",
+    "simulation",
     "structure",
     "t",
     "velocities",
     "zoo",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Load the public names and the submodules on first access (PEP 562).
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> ld.simulate.__module__, ld.plot.__name__
+    ('lagdyn.simulation.api', 'lagdyn.plot')
+    """
+    import importlib
+    import importlib.util
+
+    if name in _LAZY:
+        module_name, attr = _LAZY[name]
+    elif not name.startswith("_") and importlib.util.find_spec(f"lagdyn.{name}") is not None:
+        module_name, attr = f"lagdyn.{name}", None  # a submodule: ld.zoo, ld.plot, ...
+    else:
+        raise AttributeError(f"module 'lagdyn' has no attribute {name!r}")
+    module = importlib.import_module(module_name)
+    value = module if attr is None else getattr(module, attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY, *__all__})

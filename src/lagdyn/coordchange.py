@@ -47,6 +47,7 @@ True
 from __future__ import annotations
 
 import random
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -56,11 +57,13 @@ import mpmath
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
+from ._common import SystemLike
+from ._common import numeric_rank as _numeric_rank
+from ._common import reduce_pythagoras as _reduce_pythagoras
+from ._common import validate_coordinates as _validate_coordinates
 from .errors import CoordinateError, LagdynError, ShapeError
-from .kinematics import _reduce_pythagoras
 from .structure import is_zero
 from .symbols import t
-from .system import LagrangianSystem, _numeric_rank, _validate_coordinates
 
 __all__ = [
     "ConstraintTangent",
@@ -321,10 +324,10 @@ def _expand_matrix(m: sp.MatrixBase) -> sp.ImmutableMatrix:
 
 
 def change_coordinates(
-    system: LagrangianSystem,
+    system: SystemLike,
     new_q: Sequence[sp.Expr],
     mapping: Mapping[sp.Expr, Any],
-) -> LagrangianSystem:
+) -> Any:
     r"""The same mechanical system in new coordinates ``u``, with ``q = φ(u)``.
 
     .. math:: M_u = A^T M A,\quad b_u = A^T b,\quad U_u = U\circ\varphi,\quad
@@ -373,9 +376,11 @@ def change_coordinates(
     b = _expand_matrix(A.T * system.b.xreplace(sub))
     U = sp.expand(system.U.xreplace(sub))
     forces = None
-    if system._forces_in is not None:
+    if getattr(system, "_forces_in", None) is not None:
         forces = list(_expand_matrix(A.T * system.forces.xreplace(sub)))
-    return LagrangianSystem.from_mass_matrix(
+    # the system's own class builds the result: this module does not import system.py
+    build: Any = getattr(type(system), "from_mass_matrix")  # noqa: B009
+    return build(
         M,
         U,
         change.new_q,
@@ -406,7 +411,7 @@ def transform_force(Q: Sequence[Any], change: CoordinateChange) -> sp.ImmutableM
 
 
 def is_kinetic_energy_invariant(
-    system: LagrangianSystem, new_system: LagrangianSystem, mapping: Mapping[sp.Expr, Any]
+    system: SystemLike, new_system: SystemLike, mapping: Mapping[sp.Expr, Any]
 ) -> bool:
     """Exact proof that ``T(φ(u), A u̇) = T_u(u, u̇)`` identically.
 
@@ -425,8 +430,8 @@ def is_kinetic_energy_invariant(
 
 
 def is_power_invariant(
-    system: LagrangianSystem,
-    new_system: LagrangianSystem,
+    system: SystemLike,
+    new_system: SystemLike,
     mapping: Mapping[sp.Expr, Any],
     Q: Sequence[Any] | None = None,
 ) -> bool:
@@ -460,7 +465,7 @@ def is_power_invariant(
 
 
 def metric_eigenvalues(
-    system_or_M: LagrangianSystem | sp.MatrixBase,
+    system_or_M: SystemLike | sp.MatrixBase,
     q_values: Sequence[Any],
     params: Mapping[sp.Symbol, Any] | None = None,
 ) -> tuple[sp.Expr, ...]:
@@ -487,7 +492,7 @@ def metric_eigenvalues(
     ...                    dict.fromkeys(ld.parameters("m1 m2 l1 l2"), 1))
     (2 - sqrt(2), sqrt(2) + 2)
     """
-    if isinstance(system_or_M, LagrangianSystem):
+    if not isinstance(system_or_M, sp.MatrixBase) and hasattr(system_or_M, "M"):
         M = sp.Matrix(system_or_M.M)
         q = system_or_M.q
         pv = dict(system_or_M.defaults if params is None else params)
@@ -571,11 +576,20 @@ class TangentStep:
     constraint_velocity: tuple[sp.Expr, ...] = field(default=())
 
 
+def _deprecated(old: str, new: str) -> None:
+    warnings.warn(
+        f"{old} is deprecated and will be removed in the next release; use .{new}",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+
+
 @dataclass(frozen=True)
 class ConstraintTangent:
     r"""Constraint tangent geometry of a configuration map ``z(q)`` into ambient space.
 
-    Build with :meth:`from_map`. ``C = ∂h/∂z`` (m × N), ``J = ∂z/∂q`` (N × n).
+    Build with :meth:`from_map`. :attr:`constraint_jacobian` = ∂h/∂z (m × N),
+    :attr:`map_jacobian` = ∂z/∂q (N × n); on the map their product vanishes.
 
     Attributes
     ----------
@@ -644,16 +658,28 @@ class ConstraintTangent:
         return cls(zm, hm, amb, qv)
 
     @cached_property
-    def C(self) -> sp.ImmutableMatrix:
-        """``C = ∂h/∂z`` in the ambient symbols, shape (m, N)."""
+    def constraint_jacobian(self) -> sp.ImmutableMatrix:
+        """``∂h/∂z`` in the ambient symbols, shape (m, N) (formerly ``.C``)."""
         return sp.ImmutableMatrix(self.h.jacobian(self.ambient))
 
     @cached_property
-    def J(self) -> sp.ImmutableMatrix:
-        """``J = ∂z/∂q``, shape (N, n); ``ż = J q̇``."""
+    def map_jacobian(self) -> sp.ImmutableMatrix:
+        """``∂z/∂q``, shape (N, n); ``ż = (∂z/∂q) q̇`` (formerly ``.J``)."""
         return sp.ImmutableMatrix(
             self.z.rows, len(self.q), lambda i, j: sp.diff(self.z[i], self.q[j])
         )
+
+    @property
+    def C(self) -> sp.ImmutableMatrix:
+        """Deprecated alias of :attr:`constraint_jacobian` (clashed with Coriolis C)."""
+        _deprecated("ConstraintTangent.C", "constraint_jacobian")
+        return self.constraint_jacobian
+
+    @property
+    def J(self) -> sp.ImmutableMatrix:
+        """Deprecated alias of :attr:`map_jacobian` (clashed with ConstrainedSystem.J)."""
+        _deprecated("ConstraintTangent.J", "map_jacobian")
+        return self.map_jacobian
 
     @cached_property
     def _on_map(self) -> dict[sp.Symbol, sp.Expr]:
@@ -661,11 +687,11 @@ class ConstraintTangent:
 
     @cached_property
     def CJ(self) -> sp.ImmutableMatrix:
-        """``C(z(q)) J(q)``, shape (m, n), as computed (zero only after proof)."""
-        return _expand_matrix(self.C.xreplace(self._on_map) * self.J)
+        """``constraint_jacobian(z(q)) · map_jacobian(q)``, shape (m, n) (zero only after proof)."""
+        return _expand_matrix(self.constraint_jacobian.xreplace(self._on_map) * self.map_jacobian)
 
     def proves_cj_zero(self) -> bool:
-        """Exact proof that ``C(z(q)) J(q) = 0`` identically (h(z(q)) = 0 differentiated).
+        """Exact proof that ``(∂h/∂z)(z(q)) ∂z/∂q = 0`` identically (h(z(q)) = 0 differentiated).
 
         Examples
         --------
@@ -693,7 +719,7 @@ class ConstraintTangent:
     def rank(
         self, q_values: Sequence[Any] | None = None, params: Mapping[sp.Symbol, Any] | None = None
     ) -> int:
-        """Rank of C on the map: exact at ``q_values``, or generic (random states) if None.
+        """Rank of ∂h/∂z on the map: exact at ``q_values``, or generic (random states) if None.
 
         Examples
         --------
@@ -705,7 +731,7 @@ class ConstraintTangent:
         ...                            (x, y), [th]).rank([0])
         1
         """
-        Cq = self.C.xreplace(self._on_map)
+        Cq = self.constraint_jacobian.xreplace(self._on_map)
         if q_values is not None:
             sub = self._state(q_values, params)
             return int(sp.Matrix(Cq.xreplace(sub)).rank())
@@ -723,7 +749,7 @@ class ConstraintTangent:
     def dof(
         self, q_values: Sequence[Any] | None = None, params: Mapping[sp.Symbol, Any] | None = None
     ) -> int:
-        """Configuration degrees of freedom: ambient dimension minus the rank of C."""
+        """Configuration degrees of freedom: ambient dimension minus the rank of ∂h/∂z."""
         return len(self.ambient) - self.rank(q_values, params)
 
     def step(
@@ -772,7 +798,7 @@ class ConstraintTangent:
             raise ShapeError(f"dq has {d.rows} entries, expected {len(self.q)}")
         pv = {k: sp.sympify(v) for k, v in (params or {}).items()}
         z0 = sp.Matrix(self.z.xreplace(sub))
-        J0 = sp.Matrix(self.J.xreplace(sub))
+        J0 = sp.Matrix(self.map_jacobian.xreplace(sub))
         tangent = z0 + e * J0 * d
         moved = {
             **pv,
@@ -786,7 +812,11 @@ class ConstraintTangent:
 
         diff = tangent - exact
         err = sp.sqrt(sum((x**2 for x in diff), sp.Integer(0)))
-        Cv = sp.Matrix(self.C.xreplace(pv).xreplace(dict(zip(self.ambient, z0)))) * J0 * d
+        Cv = (
+            sp.Matrix(self.constraint_jacobian.xreplace(pv).xreplace(dict(zip(self.ambient, z0))))
+            * J0
+            * d
+        )
         vw = lw = fw = sp.Integer(0)
         if force is not None:
             f = sp.Matrix([sp.sympify(x) for x in force]).xreplace(pv)

@@ -45,10 +45,12 @@ from typing import Any
 
 import sympy as sp
 
+from ._common import reduce_pythagoras as _reduce_pythagoras
+from ._common import validate_coordinates as _validate_coordinates
 from .errors import LagdynError, ShapeError
 from .structure import is_zero
 from .symbols import t
-from .system import LagrangianSystem, _validate_coordinates
+from .system import LagrangianSystem
 
 __all__ = [
     "Particle",
@@ -114,30 +116,6 @@ def _no_rates(exprs: Any, q: Sequence[sp.Expr], what: str) -> None:
             f"{what} must depend on the coordinates only (no rates), "
             f"found {', '.join(sorted(map(str, rates)))}"
         )
-
-
-def _reduce_pythagoras(expr: sp.Expr) -> sp.Expr:
-    """Expand and rewrite ``sin(x)**k`` (k ≥ 2) as ``sin(x)**(k-2) (1 - cos(x)**2)``.
-
-    Exact and cheap (no simplify): afterwards every sine appears at most linearly in
-    each monomial, which removes the ``sin² + cos²`` pairs that Jacobian products
-    produce.
-    """
-    e = sp.expand(expr)
-    for _ in range(8):
-        pows = [
-            p
-            for p in e.atoms(sp.Pow)
-            if isinstance(p.base, sp.sin) and p.exp.is_Integer and p.exp >= 2
-        ]
-        if not pows:
-            break
-        repl = {
-            p: sp.sin(p.base.args[0]) ** (p.exp - 2) * (1 - sp.cos(p.base.args[0]) ** 2)
-            for p in pows
-        }
-        e = sp.expand(e.xreplace(repl))
-    return e
 
 
 def _check_positive(

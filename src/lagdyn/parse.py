@@ -6,7 +6,8 @@ string. Accepted:
 
 * numbers (integers, decimals, exponent notation; decimals become exact rationals,
   ``0.5`` → ``1/2``),
-* names given in ``symbols``, the constants ``pi`` and ``E``,
+* names given in ``symbols`` and the constant ``pi`` (Euler's number is ``exp(1)``: a bare
+  ``E`` is refused unless given in ``symbols``, since it is as often a modulus or an energy),
 * ``+ - * / **``, unary ``-`` and ``+``, parentheses,
 * calls of the math functions ``sin cos tan exp log sqrt sinh cosh tanh asin acos
   atan atan2 Abs abs``,
@@ -15,7 +16,9 @@ string. Accepted:
 Everything else is refused with a :class:`~lagdyn.errors.ParseError` that names
 the construct: attribute access, subscripts, dunder names, lambdas,
 comprehensions, strings, keyword arguments, comparisons, calls of anything but the
-functions above, and ``^`` (write ``**`` for powers). Numeric exponents are capped
+functions above, and ``^`` (write ``**`` for powers). The name ``t`` is the time and is
+refused (Lagrangians may not depend on time explicitly); rate spellings such as ``qd``,
+``q_dot`` or ``Derivative(q(t), t)`` get a hint to write ``dot(q)``. Numeric exponents are capped
 at :data:`MAX_EXPONENT` and text at :data:`MAX_LENGTH` characters.
 
 Examples
@@ -65,7 +68,7 @@ FUNCTIONS: dict[str, Callable[..., sp.Expr]] = {
 }
 _ARITY = {"atan2": 2}
 _RATES = {"dot": 1, "ddot": 2}
-CONSTANTS: dict[str, sp.Expr] = {"pi": sp.pi, "E": sp.E}
+CONSTANTS: dict[str, sp.Expr] = {"pi": sp.pi}
 #: Largest accepted magnitude of a numeric exponent (``2**10**10`` would not finish).
 MAX_EXPONENT = 1000
 #: Largest exact number (in bits) that a power of numbers may produce.
@@ -123,7 +126,7 @@ def parse_expr(
         The expression, e.g. ``"m*l**2*dot(th)**2/2 + m*g*l*cos(th)"``.
     symbols : mapping of str to sympy.Basic
         The names the text may use (coordinates, parameters). They take precedence
-        over the constants ``pi`` and ``E``.
+        over the constant ``pi``.
     unknown : {"error", "symbol"}
         What a name outside ``symbols`` becomes: an error (default) or a new positive
         :class:`sympy.Symbol` (a parameter). Names starting with ``_`` are refused either way.
@@ -221,6 +224,21 @@ class _Builder:
             raise ParseError(f"dunder name {name!r} is not allowed{_where(node)}")
         if name in self.symbols:
             return self.symbols[name]
+        if name == "t":
+            raise ParseError(
+                f"'t' is the time{_where(node)}: a Lagrangian may not depend on time explicitly "
+                "(give a parameter another name)"
+            )
+        if name == "E":
+            raise ParseError(
+                f"'E' is ambiguous{_where(node)}: write exp(1) for Euler's number, or declare E "
+                "as a parameter (--parameters)"
+            )
+        rate_of = self._rate_spelling(name)
+        if rate_of is not None:
+            raise ParseError(
+                f"{name!r} looks like the rate of {rate_of}{_where(node)}: write dot({rate_of})"
+            )
         if name in CONSTANTS:
             return CONSTANTS[name]
         if name in FUNCTIONS or name in _RATES:
@@ -231,6 +249,15 @@ class _Builder:
             return sym
         known = ", ".join(sorted(self.symbols)) or "none"
         raise ParseError(f"unknown name {name!r}{_where(node)}; known names: {known}")
+
+    def _rate_spelling(self, name: str) -> str | None:
+        """The coordinate whose rate ``name`` spells as qd, q_d, qdot, q_dot or qdd, if any."""
+        coords = [k for k, v in self.symbols.items() if isinstance(v, sp.Basic) and v.has(t)]
+        for c in coords:
+            for suffix in ("d", "_d", "dot", "_dot", "dd", "_dd", "ddot", "_ddot", "_t"):
+                if name == c + suffix:
+                    return c
+        return None
 
     def _binop(self, node: ast.BinOp) -> Any:
         if isinstance(node.op, ast.BitXor):
@@ -258,6 +285,8 @@ class _Builder:
         name = node.func.id
         if name.startswith("__"):
             raise ParseError(f"dunder name {name!r} is not allowed{_where(node)}")
+        if name in ("Derivative", "diff", "D"):
+            raise ParseError(f"write rates as dot(q) (and ddot(q)), not {name}(...){_where(node)}")
         if name not in FUNCTIONS and name not in _RATES:
             allowed = ", ".join([*FUNCTIONS, *_RATES])
             raise ParseError(f"call of {name!r} is not allowed{_where(node)}; allowed: {allowed}")

@@ -37,9 +37,10 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from .errors import BackendUnavailableError, LagdynError, ShapeError
+from .geometry import drawing_of
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .simulate import SimulationResult
+    from .simulation.result import SimulationResult
 
 __all__ = [
     "animate",
@@ -133,85 +134,32 @@ def chain_positions(
     return pts
 
 
-_CONVENTIONS: dict[str, tuple[bool, str]] = {
-    "double_pendulum": (False, "down"),
-    "double_pendulum_relative": (True, "down"),
-    "n_link_pendulum": (False, "down"),
-    "n_link_pendulum_relative": (True, "down"),
-    "two_link_planar": (True, "horizontal"),
-    "planar_arm": (True, "horizontal"),
-    "acrobot": (True, "horizontal"),
-}
-
-
-def _defaults_by_name(system: Any) -> dict[str, float]:
-    return {str(k): float(v) for k, v in dict(getattr(system, "defaults", {}) or {}).items()}
-
-
-def _cart_pole_positions(system: Any) -> Positions:
-    # cart at (x, 0); pole of length 2 l (l: pivot to centre of mass), angle θ from upright
-    ell = 2.0 * _defaults_by_name(system).get("l", 0.5)
-
-    def positions(q: Any) -> np.ndarray:
-        qa = np.asarray(q, dtype=float)
-        x, th = qa[..., 0], qa[..., 1]
-        pts = np.zeros((*qa.shape[:-1], 2, 2))
-        pts[..., 0, 0] = x
-        pts[..., 1, 0] = x + ell * np.sin(th)
-        pts[..., 1, 1] = ell * np.cos(th)
-        return pts
-
-    return positions
-
-
-def _elastic_pendulum_positions(system: Any) -> Positions:
-    # the mass at r (sin θ, −cos θ), θ from the downward vertical
-    def positions(q: Any) -> np.ndarray:
-        qa = np.asarray(q, dtype=float)
-        r, th = qa[..., 0], qa[..., 1]
-        pts = np.zeros((*qa.shape[:-1], 2, 2))
-        pts[..., 1, 0] = r * np.sin(th)
-        pts[..., 1, 1] = -r * np.cos(th)
-        return pts
-
-    return positions
-
-
-_SPECIAL: dict[str, Callable[[Any], Positions]] = {
-    "cart_pole": _cart_pole_positions,
-    "elastic_pendulum": _elastic_pendulum_positions,
-}
-
-
 def positions_for(model: str, system: Any = None) -> Positions:
-    """The ``positions(q)`` function of a planar model from the zoo.
+    """The ``positions(q)`` function of a model, from the drawing it carries.
 
-    Conventions come from the models' docstrings: pendulums measure angles from the
-    downward vertical (absolute, or relative with ``coordinates="relative"``); the planar
-    arms and the acrobot measure joint angles from the horizontal; the cart-pole is drawn
-    as the cart point and the pole tip (pole length 2 l, θ from upright); the elastic
-    pendulum as the pivot and the mass. Link lengths are read from ``system.defaults``
-    (``l1 … ln``), 1 when absent. Spatial models (spherical, Furuta) have no planar
-    picture.
+    Every zoo model carries its geometry (``system.drawing``, a
+    :class:`lagdyn.geometry.Drawing`: its points as expressions in q and the parameters,
+    which are pivots and which are carts); the parameter values are ``system.defaults``.
+    Spatial models (spherical pendulum, Furuta pendulum) are projected onto the picture plane
+    of an oblique view. Nothing is inferred from coordinate names.
 
     Parameters
     ----------
     model : str
-        A zoo name (``double_pendulum``, ``n_link_pendulum``, ``two_link_planar``,
-        ``planar_arm``, ``acrobot``, ``cart_pole``, ``elastic_pendulum``, ...).
+        A zoo name; used to build the system when ``system`` is omitted, and in messages.
     system : LagrangianSystem, optional
-        The built system (for its coordinates and default lengths); built from the zoo
-        when omitted.
+        The built system.
 
     Returns
     -------
     callable
-        ``positions(q) -> (..., k, 2)``.
+        ``positions(q) -> (..., k, 2)``, with the drawing as its ``drawing`` attribute.
 
     Raises
     ------
     LagdynError
-        For a model whose geometry lagdyn does not know.
+        For a model without a drawing (attach one with :func:`lagdyn.geometry.attach`, or
+        pass your own ``positions(q)`` to :func:`animate`).
 
     Examples
     --------
@@ -220,36 +168,21 @@ def positions_for(model: str, system: Any = None) -> Positions:
     [[0.0, 0.0], [0.0, -1.0], [0.0, -2.0]]
     >>> positions_for("cart_pole")([1.0, 0.0]).tolist()
     [[1.0, 0.0], [1.0, 1.0]]
+    >>> positions_for("furuta_pendulum")([0.0, 0.0]).shape
+    (3, 2)
     """
     if system is None:
-        from . import zoo
+        from .zoo import get
 
-        system = zoo.get(model)
-    if model in _SPECIAL:
-        return _SPECIAL[model](system)
-    n = int(system.n)
-    names = [str(s)[:-3] if str(s).endswith("(t)") else str(s) for s in system.q]
-    if model in _CONVENTIONS:
-        relative, reference = _CONVENTIONS[model]
-        if reference == "down" and names[0].startswith(("phi", "u")):
-            relative = True  # built with coordinates="relative"
-    elif all(nm == f"theta{i + 1}" for i, nm in enumerate(names)):
-        relative, reference = False, "down"
-    elif all(nm == f"phi{i + 1}" for i, nm in enumerate(names)):
-        relative, reference = True, "down"
-    else:
+        system = get(model)
+    drawing = drawing_of(system)
+    if drawing is None:
         raise LagdynError(
-            f"positions_for: no known planar geometry for model {model!r}; pass your own "
-            "positions(q) -> (..., k, 2)"
+            f"model {model!r} carries no drawing geometry; attach one with "
+            "lagdyn.geometry.attach(system, Drawing(...)) or pass your own "
+            "positions(q) -> (..., k, 2) to lagdyn.plot.animate"
         )
-    by_name = _defaults_by_name(system)
-    lengths = np.array([by_name.get(f"l{i}", 1.0) for i in range(1, n + 1)])
-
-    def positions(q: Any) -> np.ndarray:
-        return chain_positions(q, lengths, relative=relative, reference=reference)  # type: ignore[arg-type]
-
-    positions.__doc__ = f"Planar positions of {model} (relative={relative}, {reference})."
-    return positions
+    return drawing.positions(system.q, dict(getattr(system, "defaults", {}) or {}))
 
 
 # --------------------------------------------------------------------------- static plots
@@ -261,7 +194,7 @@ def plot_timeseries(result: SimulationResult, *, figsize: tuple[float, float] = 
     Examples
     --------
     >>> import numpy as np, lagdyn as ld
-    >>> from lagdyn.simulate import simulate
+    >>> from lagdyn.simulation import simulate
     >>> from lagdyn.plot import plot_timeseries
     >>> res = simulate(ld.zoo.double_pendulum(), [1.0, 0.0, 0.0, 0.0], np.linspace(0, 1, 51))
     >>> len(plot_timeseries(res).axes)
@@ -324,7 +257,7 @@ def plot_energy(
     Examples
     --------
     >>> import numpy as np, lagdyn as ld
-    >>> from lagdyn.simulate import simulate
+    >>> from lagdyn.simulation import simulate
     >>> from lagdyn.plot import plot_energy
     >>> res = simulate(ld.zoo.double_pendulum(), [1.0, 0.0, 0.0, 0.0], np.linspace(0, 1, 51))
     >>> plot_energy(res, log=True).axes[0].get_yscale()
@@ -371,7 +304,7 @@ def plot_phase(result: SimulationResult, coordinate: int | None = None, *, ax: A
     Examples
     --------
     >>> import numpy as np, lagdyn as ld
-    >>> from lagdyn.simulate import simulate
+    >>> from lagdyn.simulation import simulate
     >>> from lagdyn.plot import plot_phase
     >>> x0 = np.array([[a, 0.0, 0.0, 0.0] for a in (0.2, 0.4)])
     >>> res = simulate(ld.zoo.double_pendulum(), x0, np.linspace(0, 1, 51))
@@ -440,7 +373,7 @@ def plot_chain(
     Examples
     --------
     >>> import numpy as np, lagdyn as ld
-    >>> from lagdyn.simulate import simulate
+    >>> from lagdyn.simulation import simulate
     >>> from lagdyn.plot import plot_chain, positions_for
     >>> res = simulate(ld.zoo.double_pendulum(), [1.0, 0.0, 0.0, 0.0], np.linspace(0, 1, 51))
     >>> fig = plot_chain(res, positions_for("double_pendulum"), count=4)
@@ -545,12 +478,18 @@ def animate(
     BackendUnavailableError
         Without matplotlib, pillow (GIF) or ffmpeg (MP4).
     LagdynError
-        For another suffix.
+        For another suffix, or a directory that does not exist (none is created).
+
+    Notes
+    -----
+    When ``positions`` carries a :class:`lagdyn.geometry.Drawing` (as the functions from
+    :func:`positions_for` do), its links are drawn, its pivots marked and its carts drawn
+    as boxes on a rail; otherwise consecutive points are joined.
 
     Examples
     --------
     >>> import numpy as np, lagdyn as ld, tempfile, pathlib
-    >>> from lagdyn.simulate import simulate
+    >>> from lagdyn.simulation import simulate
     >>> from lagdyn.plot import animate, positions_for
     >>> res = simulate(ld.zoo.double_pendulum(), [1.0, 0.0, 0.0, 0.0], np.linspace(0, 0.5, 51))
     >>> out = pathlib.Path(tempfile.mkdtemp()) / "dp.gif"
@@ -561,6 +500,8 @@ def animate(
     suffix = out.suffix.lower()
     if suffix not in (".gif", ".mp4"):
         raise LagdynError(f"animate: unsupported file type {out.suffix!r}; use .gif or .mp4")
+    if not out.parent.is_dir():
+        raise LagdynError(f"animate: the directory {str(out.parent)!r} does not exist")
     fig = _figure(figsize, dpi=dpi)
     from matplotlib import animation
     from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -591,6 +532,24 @@ def animate(
     ax.set_yticks([])
     if title:
         fig.suptitle(title, fontsize="medium")
+    drawing = getattr(positions, "drawing", None)
+    k_pts = pts.shape[2]
+    links = drawing.links if drawing is not None else [(i, i + 1) for i in range(k_pts - 1)]
+    pivots = drawing.pivots if drawing is not None else ()
+    carts = drawing.carts if drawing is not None else ()
+    # one polyline per member: the links, separated by NaN breaks
+    order = [i for a, b in links for i in (a, b, -1)] or list(range(k_pts))
+    sel = np.array([max(i, 0) for i in order])
+    gap = np.array([i < 0 for i in order])
+    span = max(x1 - x0, y1 - y0)
+    for i in pivots:  # fixed points: a pivot marker (taken from the first frame)
+        ax.plot(pts[0, 0, i, 0], pts[0, 0, i, 1], marker="^", ms=11, color="0.25", zorder=3)
+    if carts:
+        ax.axhline(float(pts[0, 0, carts[0], 1]), color="0.6", lw=1, zorder=0)  # the rail
+    from matplotlib.patches import Rectangle
+
+    boxes: list[list[Any]] = []
+    w, hgt = 0.12 * span, 0.06 * span
     rods, trails = [], []
     for m in range(pts.shape[0]):
         color = f"C{m % 10}"
@@ -598,14 +557,20 @@ def animate(
         (rod,) = ax.plot([], [], "-o", lw=2, ms=5, color=color)
         rods.append(rod)
         trails.append(trl)
+        boxes.append(
+            [ax.add_patch(Rectangle((0, 0), w, hgt, fc="none", ec=color, lw=2)) for _ in carts]
+        )
     clock = ax.text(0.02, 0.95, "", transform=ax.transAxes, fontsize="small", va="top")
     dt = float(np.median(np.diff(t))) if t.shape[0] > 1 else 1.0
     tail = max(round(trail / dt), 0) if trail > 0 else 0
-    out.parent.mkdir(parents=True, exist_ok=True)
     with writer.saving(fig, str(out), dpi):
         for k in idx:
             for m in range(pts.shape[0]):
-                rods[m].set_data(pts[m, k, :, 0], pts[m, k, :, 1])
+                xy = pts[m, k, sel, :].copy()
+                xy[gap] = np.nan
+                rods[m].set_data(xy[:, 0], xy[:, 1])
+                for box, i in zip(boxes[m], carts):
+                    box.set_xy((pts[m, k, i, 0] - w / 2, pts[m, k, i, 1] - hgt / 2))
                 if tail:
                     lo = max(0, k - tail)
                     trails[m].set_data(pts[m, lo : k + 1, -1, 0], pts[m, lo : k + 1, -1, 1])
@@ -642,7 +607,7 @@ def plot_chaos(
     delta : float
         Initial separation, added to the first angle.
     t, dt, method, substeps
-        Passed to :func:`lagdyn.simulate.simulate` (``t`` is the final time).
+        Passed to :func:`lagdyn.simulate` (``t`` is the final time).
 
     Returns
     -------
@@ -656,12 +621,12 @@ def plot_chaos(
     >>> fig.axes[0].get_yscale(), bool(fig.lyapunov > 0)
     ('log', True)
     """
-    from .simulate import simulate
+    from .simulation.api import simulate
 
     if model is None:
-        from . import zoo
+        from .zoo import double_pendulum
 
-        model = zoo.double_pendulum()
+        model = double_pendulum()
     n = int(model.n)
     if x0 is None:
         base = np.zeros(2 * n)

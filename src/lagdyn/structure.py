@@ -35,17 +35,15 @@ import random
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import symengine as se
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
+from ._common import SystemLike
 from .errors import LagdynError, ShapeError
 from .symbols import t
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .system import LagrangianSystem
 
 __all__ = [
     "StructureReport",
@@ -157,7 +155,7 @@ def is_zero(expr: sp.Expr, q: Sequence[sp.Expr] | None = None) -> bool:
 
 def _trig_is_zero(expr: sp.Expr, qsyms: Sequence[sp.Symbol]) -> bool | None:
     try:
-        from . import _trigpoly
+        import lagdyn._trigpoly as _trigpoly
     except ImportError:  # pragma: no cover
         return None
     return _trigpoly.is_zero(expr, list(qsyms))
@@ -198,7 +196,7 @@ def _as_matrix(M: Any, what: str) -> sp.ImmutableMatrix:
 
 
 # ---------------------------------------------------------------------------- skew-symmetry
-def is_skew_symmetric(system: LagrangianSystem, C: sp.MatrixBase | None = None) -> bool:
+def is_skew_symmetric(system: SystemLike, C: sp.MatrixBase | None = None) -> bool:
     r"""Exact proof that :math:`N = \dot M - 2C` is skew-symmetric.
 
     With ``C=None`` the system's own Christoffel C is checked (always skew, so this
@@ -228,7 +226,7 @@ def is_skew_symmetric(system: LagrangianSystem, C: sp.MatrixBase | None = None) 
     if Cm.shape != (n, n):
         raise ShapeError(f"C has shape {Cm.shape}, expected ({n}, {n})")
     try:
-        from . import _trigpoly
+        import lagdyn._trigpoly as _trigpoly
     except ImportError:  # pragma: no cover
         verdict = None
     else:
@@ -252,7 +250,7 @@ def is_skew_symmetric(system: LagrangianSystem, C: sp.MatrixBase | None = None) 
 
 
 # ---------------------------------------------------------------------------- passivity
-def is_passive(system: LagrangianSystem) -> bool:
+def is_passive(system: SystemLike) -> bool:
     r"""Exact proof of the energy balance :math:`dE/dt = \dot q^T(\tau + Q)` along motions.
 
     E is recomputed from the Lagrangian as :math:`E = \dot q^T \partial L/\partial\dot q - L`
@@ -473,7 +471,7 @@ def _is_positive(expr: sp.Expr, qsyms: Sequence[sp.Symbol]) -> bool:
 
 def _canonical(expr: sp.Expr, qsyms: Sequence[sp.Symbol]) -> sp.Expr:
     try:
-        from . import _trigpoly
+        import lagdyn._trigpoly as _trigpoly
     except ImportError:  # pragma: no cover
         return sp.expand(expr)
     out = _trigpoly.canonical(expr, list(qsyms))
@@ -530,7 +528,7 @@ class StructureReport:
         ]
 
 
-def check(system: LagrangianSystem) -> StructureReport:
+def check(system: SystemLike) -> StructureReport:
     """Run every structure proof on ``system``.
 
     Examples

@@ -49,7 +49,10 @@ import symengine as se
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
-from . import _convert
+import lagdyn._convert as _convert
+
+from ._common import numeric_rank as _numeric_rank
+from ._common import validate_coordinates as _validate_coordinates
 from .errors import (
     CoordinateError,
     LagdynError,
@@ -65,42 +68,6 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["LagrangianSystem"]
 
 log = logging.getLogger("lagdyn")
-
-
-def _validate_coordinates(q: Any) -> tuple[sp.Expr, ...]:
-    """Coordinates as a tuple of distinct functions of ``t``; raise once naming every culprit."""
-    if isinstance(q, sp.Basic) and not isinstance(q, sp.MatrixBase):
-        q = [q]
-    try:
-        items = list(q)
-    except TypeError:
-        raise CoordinateError(
-            f"coordinates must be a sequence of functions of t, got {type(q).__name__}"
-        ) from None
-    if not items:
-        raise CoordinateError("no coordinates given")
-    problems: list[str] = []
-    for item in items:
-        if isinstance(item, str):
-            problems.append(
-                f"{item!r} is a string: create coordinates with ld.coordinates({item!r})"
-            )
-        elif isinstance(item, sp.Symbol):
-            problems.append(
-                f"{item} is a plain Symbol: coordinates must be functions of t, "
-                f"use ld.coordinates({item.name!r})"
-            )
-        elif isinstance(item, sp.Derivative):
-            problems.append(f"{item} is a rate, not a coordinate")
-        elif not (isinstance(item, AppliedUndef) and item.args == (t,)):
-            problems.append(f"{item} is not a function of t alone (use ld.coordinates)")
-    names = [str(i) for i in items]
-    dups = sorted({n for n in names if names.count(n) > 1})
-    if dups:
-        problems.append(f"duplicated coordinate(s) {', '.join(dups)}")
-    if problems:
-        raise CoordinateError("invalid coordinates: " + "; ".join(problems))
-    return tuple(items)
 
 
 def _as_expr(value: Any, what: str) -> sp.Expr:
@@ -520,7 +487,7 @@ class LagrangianSystem:
     def _fast(self) -> Any:
         """The canonical trig-polynomial derivation, or None when M is not representable."""
         try:
-            from . import _trigpoly
+            import lagdyn._trigpoly as _trigpoly
         except ImportError:  # pragma: no cover - the module ships with lagdyn
             return None
         return _trigpoly.derive(self._M_dyn, self._V_dyn, self._q, self.qd)
@@ -901,22 +868,3 @@ class LagrangianSystem:
         ((_ldq0, _ldq1), (_ldv0, _ldv1))
         """
         return self._qs, self._vs
-
-
-def _numeric_rank(rows: list[list[float]], tol: float = 1e-9) -> int:
-    """Rank of a small float matrix by Gaussian elimination with partial pivoting."""
-    a = [r[:] for r in rows]
-    n_rows, n_cols = len(a), len(a[0]) if a else 0
-    scale = max((abs(x) for r in a for x in r), default=0.0) or 1.0
-    rank = 0
-    for c in range(n_cols):
-        piv = max(range(rank, n_rows), key=lambda r: abs(a[r][c]), default=None)
-        if piv is None or abs(a[piv][c]) <= tol * scale:
-            continue
-        a[rank], a[piv] = a[piv], a[rank]
-        for r in range(rank + 1, n_rows):
-            f = a[r][c] / a[rank][c]
-            for cc in range(c, n_cols):
-                a[r][cc] -= f * a[rank][cc]
-        rank += 1
-    return rank

@@ -48,8 +48,9 @@ from typing import Any
 
 import numpy as np
 
+import lagdyn.numeric._codegen as _codegen
+
 from ..errors import BackendUnavailableError, LagdynError
-from . import _codegen
 from ._cache import DiskCache, seal, sha256_bytes
 
 __all__ = ["Backend", "Kernels", "get", "names", "register"]

@@ -51,17 +51,15 @@ Examples
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Mapping
+from typing import Any, Literal
 
 import numpy as np
 
 from ..errors import ConstraintError, LagdynError, ShapeError
+from ..simulation.integrators import Actuation, check_grid, integrate
+from ..simulation.result import ConstrainedSimulationResult
 from .expressions import lambdify_expressions
-
-if TYPE_CHECKING:  # pragma: no cover
-    from ..constraints import ConstrainedSystem
 
 __all__ = ["ConstrainedNumericModel", "ConstrainedSimulationResult"]
 
@@ -95,7 +93,7 @@ class ConstrainedNumericModel:
 
     def __init__(
         self,
-        system: ConstrainedSystem,
+        system: Any,
         params: Mapping[Any, float] | None = None,
         *,
         backend: str = "numpy",
@@ -278,6 +276,7 @@ class ConstrainedNumericModel:
         rhs = np.concatenate([f, gamma], axis=-1)
         if self.redundant == "lstsq":
             x = np.einsum("...ij,...j->...i", np.linalg.pinv(K), rhs)
+            self._check_consistent(J, x[..., :n], gamma)
         else:
             self._check_rank(J)
             x = np.linalg.solve(K, rhs[..., None])[..., 0]
@@ -298,6 +297,8 @@ class ConstrainedNumericModel:
         else:
             lam = np.linalg.solve(S, r[..., None])[..., 0]
         qdd = Minvf + np.einsum("...ij,...j->...i", MinvJt, lam)
+        if self.redundant == "lstsq":
+            self._check_consistent(J, qdd, gamma)
         return qdd, lam
 
     def _penalty(
@@ -311,6 +312,8 @@ class ConstrainedNumericModel:
         tol: float,
         max_iter: int,
     ) -> tuple[np.ndarray, np.ndarray]:
+        if self.redundant != "lstsq":
+            self._check_rank(J)  # as for kkt and schur: the penalty would hide it
         Jt = np.swapaxes(J, -1, -2)
         JtJ = Jt @ J
         if stiffness is None:
@@ -338,6 +341,19 @@ class ConstrainedNumericModel:
             f"augmented Lagrangian did not converge in {max_iter} iterations "
             f"(residual {np.max(np.abs(resid)):.3g}); raise stiffness or max_iter"
         )
+
+    def _check_consistent(self, J: np.ndarray, qdd: np.ndarray, gamma: np.ndarray) -> None:
+        """With ``redundant="lstsq"``: refuse a least-squares compromise between rows that
+        demand incompatible accelerations (dependent but inconsistent constraints)."""
+        resid = np.einsum("...ij,...j->...i", J, qdd) - gamma
+        scale = 1.0 + np.max(np.abs(gamma), initial=0.0) + np.max(np.abs(J), initial=0.0)
+        worst = float(np.max(np.abs(resid), initial=0.0))
+        if not worst <= 1e-8 * scale:
+            raise ConstraintError(
+                f"inconsistent constraints: J_c q̈ = γ has no solution (residual {worst:.3g}); "
+                "the dependent rows contradict each other, so redundant='lstsq' would only "
+                "give a least-squares compromise"
+            )
 
     def _check_rank(self, J: np.ndarray) -> None:
         """Raise naming the dependent rows when J_c is rank-deficient at some state."""
@@ -377,6 +393,12 @@ class ConstrainedNumericModel:
         Gauss–Newton steps ``q ← q − M⁻¹J_cᵀ(J_c M⁻¹ J_cᵀ)⁻¹Φ`` (the least change in the
         kinetic metric) until ``max|Φ| ≤ tol``; then the same projection of q̇.
 
+        Raises
+        ------
+        ConstraintError
+            ``max|Φ| > tol`` after ``max_iter`` steps, or J_c rank-deficient at the result
+            (unless ``redundant="lstsq"``): never a silently unprojected state.
+
         Examples
         --------
         >>> import numpy as np, lagdyn as ld
@@ -388,12 +410,25 @@ class ConstrainedNumericModel:
         """
         q_arr = np.array(q, dtype=float)
         qd_arr = np.array(qd, dtype=float)
-        for _ in range(max_iter):
+        worst = float("inf")
+        for _ in range(max_iter + 1):
             phi = np.asarray(self.kinematics.phi(q_arr, params=params))
-            if np.max(np.abs(phi), initial=0.0) <= tol:
+            worst = float(np.max(np.abs(phi), initial=0.0))
+            if worst <= tol:
                 break
             q_arr = q_arr - self._metric_step(q_arr, phi, params)
+        if not worst <= tol:
+            J = np.asarray(self.kinematics.J(q_arr, params=params))
+            if self.redundant != "lstsq":
+                self._check_rank(J)  # names the dependent rows when J_c is singular there
+            raise ConstraintError(
+                f"project: max |Φ| = {worst:.3g} > tol {tol:.3g} after {max_iter} Gauss–Newton "
+                "steps (a singular configuration or constraints that cannot all hold); "
+                "start closer to the constraint manifold or raise max_iter"
+            )
         J = np.asarray(self.kinematics.J(q_arr, params=params))
+        if self.redundant != "lstsq":
+            self._check_rank(J)
         phid = np.einsum("...ij,...j->...i", J, qd_arr)
         qd_arr = qd_arr - self._metric_step(q_arr, phid, params)
         return q_arr, qd_arr
@@ -418,8 +453,11 @@ class ConstrainedNumericModel:
         baumgarte: tuple[float, float] | None = None,
         project: bool = False,
         params: Any = None,
+        substeps: int = 1,
+        rtol: float = 1e-10,
+        atol: float = 1e-12,
         **solve_options: Any,
-    ) -> Any:
+    ) -> ConstrainedSimulationResult:
         r"""Integrate the constrained motion and report |Φ| and |Φ̇| along it.
 
         Parameters
@@ -431,16 +469,23 @@ class ConstrainedNumericModel:
             Strictly increasing output times; fixed-step methods take one step per
             interval.
         tau : array_like (n,) or callable ``tau(t, q, qd)``, optional
-        method : {"rk4"} or "scipy-<name>" (e.g. ``"scipy-DOP853"``, extra ``sim``)
+        method : {"rk4", "midpoint"} or "scipy-<name>" (e.g. ``"scipy-DOP853"``, extra ``sim``)
+            The integrators of :func:`lagdyn.simulate` (one stack); midpoint iterates in
+            (q, q̇).
         solver : the KKT method used at every stage (see :meth:`solve`)
         baumgarte : (alpha, beta), optional
         project : bool
-            Project (q, q̇) onto the constraint manifold after every step (rk4 only).
+            Project (q, q̇) onto the constraint manifold after every step (fixed-step
+            methods only).
+        substeps : int
+            Fixed steps per grid interval.
+        rtol, atol : float
+            Tolerances of the scipy methods.
 
         Returns
         -------
         ConstrainedSimulationResult
-            A :class:`~lagdyn.simulate.SimulationResult` with ``phi`` (Φ) and, in
+            A :class:`~lagdyn.simulation.SimulationResult` with ``phi`` (Φ) and, in
             addition, ``phi_dot`` (Φ̇) and ``lam`` (λ at the grid points).
 
         Examples
@@ -452,48 +497,51 @@ class ConstrainedNumericModel:
         >>> bool(np.abs(res.phi).max() < 1e-9)
         True
         """
-        from ..simulate import _check_grid
-
-        grid = _check_grid(t, None)
+        grid = check_grid(t, None)
         x = np.array(x0, dtype=float)
         if x.ndim == 0 or x.shape[-1] != 2 * self.n:
             raise ShapeError(f"x0 must have shape (..., {2 * self.n}), got {x.shape}")
+        if not np.all(np.isfinite(x)):
+            raise LagdynError("x0 contains NaN or infinite values")
         n = self.n
-        torque = _torque(tau, n)
+        torque = Actuation(tau, grid, n, tuple(x.shape[:-1]))
 
-        def accel(ti: float, q: np.ndarray, qd: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        def solve(ti: float, q: np.ndarray, qd: np.ndarray, u: Any) -> tuple[Any, Any]:
             return self.solve(
-                q,
-                qd,
-                torque(ti, q, qd),
-                method=solver,
-                baumgarte=baumgarte,
-                params=params,
-                t=ti,
-                **solve_options,
+                q, qd, u, method=solver, baumgarte=baumgarte, params=params, t=ti, **solve_options
             )
 
+        def accel(ti: float, q: np.ndarray, qd: np.ndarray, u: np.ndarray) -> np.ndarray:
+            return solve(ti, q, qd, u)[0]
+
+        def projection(q: np.ndarray, qd: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            return self.project(q, qd, params=params)
+
         start = time.perf_counter()
-        if method == "rk4":
-            states = [x]
-            for k in range(len(grid) - 1):
-                x = _rk4_step(accel, grid[k], x, grid[k + 1] - grid[k], n)
-                if project:
-                    qp, qdp = self.project(x[..., :n], x[..., n:], params=params)
-                    x = np.concatenate([qp, qdp], axis=-1)
-                states.append(x)
-            traj = np.stack(states, axis=-2)
-        elif method.startswith("scipy-"):
-            traj = self._scipy(accel, x, grid, method[len("scipy-") :])
-        else:
-            raise LagdynError(f"method must be 'rk4' or 'scipy-<name>', got {method!r}")
-        q, qd = traj[..., :n], traj[..., n:]
-        lam = np.stack(
-            [accel(grid[k], q[..., k, :], qd[..., k, :])[1] for k in range(len(grid))], axis=-2
+        xs, steps = integrate(
+            method,
+            accel,
+            torque,
+            x,
+            grid,
+            n,
+            substeps=substeps,
+            rtol=rtol,
+            atol=atol,
+            after_step=projection if project else None,
         )
+        traj = np.moveaxis(xs, 0, -2)  # (n_t, ..., 2n) -> (..., n_t, 2n)
+        q, qd = traj[..., :n], traj[..., n:]
         taus = np.stack(
             [
                 np.broadcast_to(torque(grid[k], q[..., k, :], qd[..., k, :]), q[..., k, :].shape)
+                for k in range(len(grid))
+            ],
+            axis=-2,
+        )
+        lam = np.stack(
+            [
+                solve(grid[k], q[..., k, :], qd[..., k, :], taus[..., k, :])[1]
                 for k in range(len(grid))
             ],
             axis=-2,
@@ -512,78 +560,11 @@ class ConstrainedNumericModel:
             + ("+baumgarte" if baumgarte else "")
             + ("+projection" if project else ""),
             names=tuple(str(qi.func.__name__) for qi in self.q),
-            steps=len(grid) - 1,
+            steps=steps,
             wall_time=time.perf_counter() - start,
             phi_dot=self.phi_dot(q, qd, params=params),
             lam=lam,
         )
-
-    def _scipy(
-        self,
-        accel: Callable[[float, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]],
-        x0: np.ndarray,
-        grid: np.ndarray,
-        name: str,
-    ) -> np.ndarray:
-        try:
-            from scipy.integrate import solve_ivp
-        except ImportError as exc:  # pragma: no cover - scipy is in the test extra
-            from ..errors import BackendUnavailableError
-
-            raise BackendUnavailableError(
-                "scipy integrators need scipy: pip install 'lagdyn[sim]'"
-            ) from exc
-        n = self.n
-        batch = x0.shape[:-1]
-        flat0 = x0.reshape(-1)
-
-        def rhs(ti: float, y: np.ndarray) -> np.ndarray:
-            x = y.reshape(*batch, 2 * n)
-            qdd, _ = accel(ti, x[..., :n], x[..., n:])
-            return np.concatenate([x[..., n:], qdd], axis=-1).reshape(-1)
-
-        sol = solve_ivp(
-            rhs, (grid[0], grid[-1]), flat0, method=name, t_eval=grid, rtol=1e-10, atol=1e-12
-        )
-        if not sol.success:
-            raise LagdynError(f"scipy {name} failed: {sol.message}")
-        return np.moveaxis(sol.y.reshape(*batch, 2 * n, len(grid)), -1, -2)
-
-
-def _rk4_step(
-    accel: Callable[[float, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]],
-    t: float,
-    x: np.ndarray,
-    h: float,
-    n: int,
-) -> np.ndarray:
-    def f(ti: float, xi: np.ndarray) -> np.ndarray:
-        qdd, _ = accel(ti, xi[..., :n], xi[..., n:])
-        return np.concatenate([xi[..., n:], qdd], axis=-1)
-
-    k1 = f(t, x)
-    k2 = f(t + h / 2, x + h / 2 * k1)
-    k3 = f(t + h / 2, x + h / 2 * k2)
-    k4 = f(t + h, x + h * k3)
-    return x + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
-
-
-def _torque(tau: Any, n: int) -> Callable[[float, np.ndarray, np.ndarray], np.ndarray]:
-    if tau is None:
-        return lambda t, q, qd: np.zeros(n)
-    if callable(tau):
-
-        def call(t: float, q: np.ndarray, qd: np.ndarray) -> np.ndarray:
-            out = np.asarray(tau(t, q, qd), dtype=float)
-            if out.shape[-1:] != (n,):
-                raise ShapeError(f"tau(t, q, qd) must return shape (..., {n}), got {out.shape}")
-            return out
-
-        return call
-    const = np.asarray(tau, dtype=float)
-    if const.shape[-1:] != (n,):
-        raise ShapeError(f"tau must have shape (..., {n}), got {const.shape}")
-    return lambda t, q, qd: const
 
 
 def _dependent_rows(J: np.ndarray) -> list[int]:
@@ -597,48 +578,3 @@ def _dependent_rows(J: np.ndarray) -> list[int]:
         else:
             dependent.append(i)
     return dependent
-
-
-def _result_base() -> type:
-    from ..simulate import SimulationResult
-
-    return SimulationResult
-
-
-@dataclass(frozen=True, repr=False, eq=False)
-class ConstrainedSimulationResult(_result_base()):  # type: ignore[misc]
-    """A :class:`~lagdyn.simulate.SimulationResult` with Φ̇ and λ along the run.
-
-    Attributes
-    ----------
-    phi_dot : ndarray, shape (..., n_t, m)
-    lam : ndarray, shape (..., n_t, m)
-
-    Examples
-    --------
-    >>> import numpy as np, lagdyn as ld
-    >>> dp = ld.zoo.double_pendulum()
-    >>> num = ld.ConstrainedSystem(dp, [dp.q[0] - dp.q[1]]).lambdify(dp.defaults)
-    >>> res = num.simulate([0.3, 0.3, 0.0, 0.0], np.linspace(0, 0.1, 11))
-    >>> res.lam.shape, res.phi_dot.shape
-    ((11, 1), (11, 1))
-    """
-
-    phi_dot: np.ndarray | None = None
-    lam: np.ndarray | None = None
-
-    def constraint_report(self) -> dict[str, float]:
-        """Largest |Φ| and |Φ̇| over the run.
-
-        Examples
-        --------
-        >>> import numpy as np, lagdyn as ld
-        >>> dp = ld.zoo.double_pendulum()
-        >>> num = ld.ConstrainedSystem(dp, [dp.q[0] - dp.q[1]]).lambdify(dp.defaults)
-        >>> rep = num.simulate([0.3, 0.3, 0.0, 0.0], np.linspace(0, 0.1, 11)).constraint_report()
-        >>> sorted(rep)
-        ['max_abs_phi', 'max_abs_phi_dot']
-        """
-        phi = np.zeros(1) if self.phi is None else np.abs(self.phi)
-        phid = np.zeros(1) if self.phi_dot is None else np.abs(self.phi_dot)
-        return {"max_abs_phi": float(phi.max()), "max_abs_phi_dot": float(phid.max())}

@@ -21,8 +21,10 @@ from typing import Any
 
 import sympy as sp
 
+import lagdyn.numeric._codegen as _codegen
+import lagdyn.numeric.backends as backends
+
 from ..errors import LagdynError
-from . import _codegen, backends
 from ._cache import DiskCache
 from .lambdify import BackendName, split_parameters
 from .model import _KernelModel

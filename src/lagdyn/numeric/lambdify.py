@@ -9,8 +9,10 @@ from typing import Any, Literal
 
 import sympy as sp
 
+import lagdyn.numeric._codegen as _codegen
+import lagdyn.numeric.backends as backends
+
 from ..errors import LagdynError
-from . import _codegen, backends
 from ._cache import DiskCache
 from .model import NumericModel
 

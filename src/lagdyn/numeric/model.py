@@ -22,8 +22,9 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
+import lagdyn.numeric._codegen as _codegen
+
 from ..errors import LagdynError, ShapeError, UnboundParameterError
-from . import _codegen
 from .backends import Kernels
 
 __all__ = ["NumericModel"]

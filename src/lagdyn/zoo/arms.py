@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from ..geometry import Drawing, attach
 from ..symbols import coordinates, parameters, t
 from ..system import LagrangianSystem
 
@@ -59,4 +60,7 @@ def two_link_planar() -> LagrangianSystem:
     T = (m1 * v1.dot(v1) + m2 * v2.dot(v2) + I1 * w1**2 + I2 * w2**2) / 2
     U = g * (m1 * c1[1] + m2 * c2[1])
     defaults = {m1: 1.0, m2: 1.0, l1: 1.0, lc1: 0.5, lc2: 0.5, I1: 1 / 12, I2: 1 / 12, g: 9.81}
-    return LagrangianSystem.from_energies(T, U, [q1, q2], defaults=defaults)
+    system = LagrangianSystem.from_energies(T, U, [q1, q2], defaults=defaults)
+    elbow = (l1 * sp.cos(q1), l1 * sp.sin(q1))
+    tip = (elbow[0] + 2 * lc2 * sp.cos(q1 + q2), elbow[1] + 2 * lc2 * sp.sin(q1 + q2))
+    return attach(system, Drawing.chain([(0, 0), elbow, tip]))

@@ -12,6 +12,7 @@ from typing import Literal
 import sympy as sp
 
 from ..errors import LagdynError
+from ..geometry import Drawing, attach
 from ..kinematics import RigidBody2D, from_bodies, from_particles
 from ..symbols import coordinates as _coords
 from ..symbols import parameters
@@ -100,7 +101,8 @@ def n_link_pendulum(
         x, y = x + li * sp.sin(th), y - li * sp.cos(th)
         positions.append((x, y))
     defaults = {**dict.fromkeys(m, 1.0), **dict.fromkeys(lengths, 1.0), g: 9.81}
-    return from_particles(positions, m, q, gravity=(0, -g), defaults=defaults)
+    system = from_particles(positions, m, q, gravity=(0, -g), defaults=defaults)
+    return attach(system, Drawing.chain([(0, 0), *positions]))
 
 
 def planar_arm(n: int = 3) -> LagrangianSystem:
@@ -156,13 +158,16 @@ def planar_arm(n: int = 3) -> LagrangianSystem:
     inertia = parameters(_names("I", n))
     (g,) = parameters("g")
     bodies = []
+    joints: list[tuple[sp.Expr, sp.Expr]] = [(sp.Integer(0), sp.Integer(0))]
     x, y, th = sp.Integer(0), sp.Integer(0), sp.Integer(0)
     for k in range(n):
         th = th + q[k]
         com = (x + lc[k] * sp.cos(th), y + lc[k] * sp.sin(th))
         bodies.append(RigidBody2D(m[k], inertia[k], com, th))
-        if k < n - 1:
-            x, y = x + lengths[k] * sp.cos(th), y + lengths[k] * sp.sin(th)
+        # the last link has no length parameter: it is drawn to twice its centre of mass
+        reach = lengths[k] if k < n - 1 else 2 * lc[k]
+        x, y = x + reach * sp.cos(th), y + reach * sp.sin(th)
+        joints.append((x, y))
     defaults = {
         **dict.fromkeys(m, 1.0),
         **dict.fromkeys(lengths, 1.0),
@@ -170,4 +175,5 @@ def planar_arm(n: int = 3) -> LagrangianSystem:
         **dict.fromkeys(inertia, 1 / 12),
         g: 9.81,
     }
-    return from_bodies(bodies, q, gravity=(0, -g), defaults=defaults)
+    system = from_bodies(bodies, q, gravity=(0, -g), defaults=defaults)
+    return attach(system, Drawing.chain(joints))

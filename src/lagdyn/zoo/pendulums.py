@@ -7,6 +7,7 @@ from typing import Literal
 import sympy as sp
 
 from ..errors import LagdynError
+from ..geometry import Drawing, attach
 from ..symbols import coordinates as _coords
 from ..symbols import parameters, t
 from ..system import LagrangianSystem
@@ -68,4 +69,5 @@ def double_pendulum(
     T = (m1 * v1.dot(v1) + m2 * v2.dot(v2)) / 2
     U = g * (m1 * p1[1] + m2 * p2[1])
     defaults = {m1: 1.0, m2: 1.0, l1: 1.0, l2: 1.0, g: 10.0}
-    return LagrangianSystem.from_energies(T, U, q, defaults=defaults)
+    system = LagrangianSystem.from_energies(T, U, q, defaults=defaults)
+    return attach(system, Drawing.chain([(0, 0), tuple(p1), tuple(p2)]))

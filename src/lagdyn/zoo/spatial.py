@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from ..geometry import Drawing, attach
 from ..kinematics import from_particles
 from ..symbols import coordinates, parameters
 from ..system import LagrangianSystem
@@ -48,7 +49,8 @@ def spherical_pendulum() -> LagrangianSystem:
     m, ell, g = parameters("m l g")
     p = (ell * sp.sin(th) * sp.cos(ph), ell * sp.sin(th) * sp.sin(ph), -ell * sp.cos(th))
     defaults = {m: 1.0, ell: 1.0, g: 9.81}
-    return from_particles([p], [m], [th, ph], gravity=(0, 0, -g), defaults=defaults)
+    system = from_particles([p], [m], [th, ph], gravity=(0, 0, -g), defaults=defaults)
+    return attach(system, Drawing.chain([(0, 0, 0), p]))
 
 
 def elastic_pendulum() -> LagrangianSystem:
@@ -90,4 +92,5 @@ def elastic_pendulum() -> LagrangianSystem:
     p = (r * sp.sin(th), -r * sp.cos(th))
     spring = k * (r - l0) ** 2 / 2
     defaults = {m: 1.0, k: 40.0, l0: 1.0, g: 9.81}
-    return from_particles([p], [m], [r, th], gravity=(0, -g), potential=spring, defaults=defaults)
+    system = from_particles([p], [m], [r, th], gravity=(0, -g), potential=spring, defaults=defaults)
+    return attach(system, Drawing.chain([(0, 0), p]))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from ..geometry import Drawing, attach
 from ..kinematics import Particle, RigidBody2D, RigidBody3D, from_bodies
 from ..symbols import coordinates, parameters
 from ..system import LagrangianSystem
@@ -69,7 +70,9 @@ def cart_pole() -> LagrangianSystem:
     cart = Particle(mc, (x, 0))
     pole = RigidBody2D(mp, Ip, (x + ell * sp.sin(th), ell * sp.cos(th)), -th)
     defaults = {mc: 1.0, mp: 0.1, ell: 0.5, Ip: 0.1 * 1.0**2 / 12, g: 9.81}
-    return from_bodies([cart, pole], [x, th], gravity=(0, -g), defaults=defaults)
+    system = from_bodies([cart, pole], [x, th], gravity=(0, -g), defaults=defaults)
+    tip = (x + 2 * ell * sp.sin(th), 2 * ell * sp.cos(th))  # the pole's far end
+    return attach(system, Drawing.chain([(x, 0), tip], pivots=(), carts=(0,)))
 
 
 def acrobot() -> LagrangianSystem:
@@ -117,7 +120,10 @@ def acrobot() -> LagrangianSystem:
         m2, I2, (l1 * sp.cos(q1) + lc2 * sp.cos(th2), l1 * sp.sin(q1) + lc2 * sp.sin(th2)), th2
     )
     defaults = {m1: 1.0, m2: 1.0, l1: 1.0, lc1: 0.5, lc2: 1.0, I1: 0.083, I2: 0.33, g: 9.8}
-    return from_bodies([link1, link2], [q1, q2], gravity=(0, -g), defaults=defaults)
+    system = from_bodies([link1, link2], [q1, q2], gravity=(0, -g), defaults=defaults)
+    elbow = (l1 * sp.cos(q1), l1 * sp.sin(q1))
+    tip = (elbow[0] + 2 * lc2 * sp.cos(th2), elbow[1] + 2 * lc2 * sp.sin(th2))
+    return attach(system, Drawing.chain([(0, 0), elbow, tip]))
 
 
 def furuta_pendulum() -> LagrangianSystem:
@@ -183,4 +189,7 @@ def furuta_pendulum() -> LagrangianSystem:
         J2: 0.00075,
         g: 9.81,
     }
-    return from_bodies([arm, pend], [th1, th2], gravity=(0, 0, -g), defaults=defaults)
+    system = from_bodies([arm, pend], [th1, th2], gravity=(0, 0, -g), defaults=defaults)
+    arm_end = R1 * sp.Matrix([L1, 0, 0])
+    tip = arm_end + R2 * sp.Matrix([0, 0, 2 * lc2])  # the pendulum's far end
+    return attach(system, Drawing.chain([(0, 0, 0), tuple(arm_end), tuple(tip)]))

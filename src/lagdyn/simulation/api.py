@@ -1,0 +1,280 @@
+"""The :func:`simulate` entry point (see :mod:`lagdyn.simulation` for the methods).
+
+Examples
+--------
+>>> import numpy as np, lagdyn as ld
+>>> from lagdyn.simulation import simulate
+>>> res = simulate(ld.zoo.double_pendulum(), [0.5, 0.0, 0.0, 0.0], np.linspace(0, 1, 11))
+>>> res.q.shape
+(11, 2)
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import time
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from ..errors import LagdynError, ShapeError
+from .integrators import Actuation, check_grid, integrate
+from .result import SimulationResult
+
+__all__ = ["DynamicsModel", "simulate"]
+
+log = logging.getLogger("lagdyn")
+
+Method = str  # "rk4", "midpoint" or "scipy-<name>"
+
+
+@runtime_checkable
+class DynamicsModel(Protocol):
+    """What :func:`simulate` needs from a model (a :class:`~lagdyn.numeric.NumericModel` fits).
+
+    ``n`` degrees of freedom; ``forward_dynamics(q, qd, tau)`` and ``energy(q, qd)``
+    batched over leading axes (``(..., n)`` → ``(..., n)`` and ``(...)``). Optional
+    ``M(q)`` and ``C(q, qd)`` enable the symplectic form of the midpoint method.
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> from lagdyn.simulation import DynamicsModel
+    >>> sys = ld.zoo.double_pendulum()
+    >>> isinstance(sys.lambdify(sys.defaults), DynamicsModel)
+    True
+    """
+
+    n: int
+
+    def forward_dynamics(self, q: Any, qd: Any, tau: Any = None) -> Any:
+        """q̈ of shape ``(..., n)``."""
+
+    def energy(self, q: Any, qd: Any) -> Any:
+        """E of shape ``(...)``."""
+
+
+def _as_model(model: Any, params: Mapping[Any, float] | None) -> Any:
+    if hasattr(model, "forward_dynamics") and hasattr(model, "energy") and hasattr(model, "n"):
+        if params is not None:
+            raise LagdynError(
+                "params= applies to a LagrangianSystem; this model is already numeric "
+                "(bind parameters when lambdifying it)"
+            )
+        return model
+    if hasattr(model, "lambdify") and hasattr(model, "defaults"):
+        values = {**dict(model.defaults or {}), **dict(params or {})}
+        return model.lambdify(values)
+    raise LagdynError(
+        f"simulate needs a LagrangianSystem or a numeric model with n, forward_dynamics and "
+        f"energy; got {type(model).__name__}"
+    )
+
+
+def _names(model: Any, n: int) -> tuple[str, ...]:
+    q = getattr(model, "q", None)
+    if q is not None and len(q) == n:
+        out = []
+        for s in q:
+            text = str(s)
+            out.append(text[:-3] if text.endswith("(t)") else text)
+        return tuple(out)
+    return tuple(f"q{i}" for i in range(n))
+
+
+def _accepts_t(fn: Any) -> bool:
+    try:
+        return "t" in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+# --------------------------------------------------------------------------- main entry
+def simulate(
+    model: Any,
+    x0: Any,
+    t: Any,
+    *,
+    tau: Any = None,
+    method: Method = "rk4",
+    substeps: int = 1,
+    dt: float | None = None,
+    params: Mapping[Any, float] | None = None,
+    tol: float = 1e-12,
+    max_iter: int = 50,
+    rtol: float = 1e-9,
+    atol: float = 1e-11,
+    phi: Callable[[np.ndarray], Any] | None = None,
+    progress: bool | None = None,
+) -> SimulationResult:
+    r"""Integrate the equations of motion from ``x0`` over the grid ``t``.
+
+    Parameters
+    ----------
+    model : NumericModel, LagrangianSystem or DynamicsModel
+        A numeric model (``n``, batched ``forward_dynamics(q, qd, tau)``,
+        ``energy(q, qd)``) or a system, lambdified with its ``defaults`` updated by
+        ``params``.
+    x0 : array_like, shape (..., 2n)
+        Initial states ``[q, q̇]``; leading axes are a batch simulated together.
+    t : array_like, shape (n_t,), or float
+        Strictly increasing output times (the first is the initial time), or a final time
+        ``T`` for the grid ``0, dt, ..., T`` (``dt`` default 0.01).
+    tau : None, array_like or callable, optional
+        Actuation: constant ``(..., n)``; over time ``(n_t, n)`` or ``(n_t, ..., n)``
+        (linear between grid points); or feedback ``tau(t, q, qd) -> (..., n)``.
+    method : {"rk4", "midpoint"} or "scipy-<name>"
+        See the module documentation.
+    substeps : int
+        Fixed-step methods take this many steps per grid interval.
+    dt : float, optional
+        Step of the grid when ``t`` is a scalar final time.
+    params : mapping, optional
+        Parameter values overriding ``system.defaults`` when ``model`` is a system.
+    tol, max_iter : float, int
+        Convergence of the implicit midpoint fixed-point iteration (per-component
+        change ≤ ``tol · (1 + |value|)``).
+    rtol, atol : float
+        Tolerances of the scipy methods.
+    phi : callable, optional
+        Constraint function ``phi(q) -> (..., m)`` recorded on the grid
+        (:attr:`SimulationResult.phi`); by default the model's own ``phi`` if it has one.
+    progress : bool, optional
+        Show a progress bar (tqdm if installed, else stderr). Default: only when stderr
+        is a terminal and the run takes more than 10 000 steps.
+
+    Returns
+    -------
+    SimulationResult
+
+    Raises
+    ------
+    ShapeError
+        ``x0`` not of shape ``(..., 2n)``, a tau of the wrong shape, a ``t`` that is not 1-D.
+    LagdynError
+        Non-increasing or non-finite ``t``, an unknown method, a midpoint iteration that
+        does not converge.
+    BackendUnavailableError
+        A scipy method without scipy installed.
+
+    Examples
+    --------
+    >>> import numpy as np, lagdyn as ld
+    >>> from lagdyn.simulation import simulate
+    >>> sys = ld.zoo.double_pendulum()
+    >>> num = sys.lambdify(sys.defaults)
+    >>> t = np.linspace(0.0, 2.0, 201)
+    >>> x0 = np.array([[0.5, 0.0, 0.0, 0.0], [0.5, 0.1, 0.0, 0.0]])   # a batch of two
+    >>> res = simulate(num, x0, t, method="midpoint")
+    >>> res.q.shape
+    (2, 201, 2)
+    >>> bool(np.abs(res.energy_drift).max() < 1e-3)
+    True
+    >>> pd_ctrl = lambda t, q, qd: -5.0 * q - 1.0 * qd               # feedback torque
+    >>> res = simulate(num, x0[0], t, tau=pd_ctrl)                    # rk4 by default
+    >>> bool(np.abs(res.passivity_residual).max() < 1e-3 * np.abs(res.work).max())
+    True
+    """
+    started = time.perf_counter()
+    num = _as_model(model, params)
+    n = int(num.n)
+    grid = check_grid(t, dt)
+    x = np.asarray(x0, dtype=float)
+    if x.ndim == 0 or x.shape[-1] != 2 * n:
+        raise ShapeError(
+            f"x0 has shape {x.shape}; expected (..., 2n) = (..., {2 * n}) holding [q, qd] "
+            f"for the {n} coordinates"
+        )
+    if not np.all(np.isfinite(x)):
+        raise LagdynError("x0 contains NaN or infinite values")
+    batch = tuple(x.shape[:-1])
+    tau_src = Actuation(tau, grid, n, batch)
+    phi_fn = phi if phi is not None else getattr(num, "phi", None)
+    if phi_fn is not None and not callable(phi_fn):
+        phi_fn = None
+
+    fd_t = _accepts_t(num.forward_dynamics)
+
+    def accel(time_: float, q: np.ndarray, qd: np.ndarray, u: np.ndarray) -> np.ndarray:
+        if fd_t:
+            return np.asarray(num.forward_dynamics(q, qd, u, t=float(time_)), dtype=float)
+        return np.asarray(num.forward_dynamics(q, qd, u), dtype=float)
+
+    xs, steps = integrate(
+        method,
+        accel,
+        tau_src,
+        x,
+        grid,
+        n,
+        model=num,
+        substeps=substeps,
+        tol=tol,
+        max_iter=max_iter,
+        rtol=rtol,
+        atol=atol,
+        progress=progress,
+    )
+
+    # xs: (n_t, ..., 2n) → batch first
+    q_t, qd_t = xs[..., :n], xs[..., n:]
+    if not np.all(np.isfinite(xs)):
+        log.warning("simulate: the state became NaN or infinite (unstable step or blow-up)")
+    energy = np.asarray(num.energy(q_t, qd_t), dtype=float)
+    kinetic = energy - np.asarray(num.energy(q_t, np.zeros_like(qd_t)), dtype=float)
+    taus = np.empty_like(q_t)
+    for k, tk in enumerate(grid):
+        taus[k] = tau_src(float(tk), q_t[k], qd_t[k])
+    forces = _generalized_forces(num, grid, q_t, qd_t)
+    phis = None
+    if phi_fn is not None:
+        phis = np.asarray(phi_fn(q_t), dtype=float)
+        if phis.ndim == q_t.ndim - 1:
+            phis = phis[..., None]
+    lead = q_t.ndim - 2  # number of batch axes
+
+    def batch_first(a: np.ndarray, trailing: int) -> np.ndarray:
+        return np.moveaxis(a, 0, a.ndim - 1 - trailing) if lead else a
+
+    return SimulationResult(
+        t=grid,
+        q=batch_first(q_t, 1),
+        qd=batch_first(qd_t, 1),
+        energy=np.moveaxis(energy, 0, -1) if lead else energy,
+        kinetic=np.moveaxis(kinetic, 0, -1) if lead else kinetic,
+        tau=batch_first(taus, 1),
+        Q=None if forces is None else batch_first(forces, 1),
+        phi=None if phis is None else batch_first(phis, 1),
+        method=method,
+        names=_names(num, n),
+        steps=int(steps),
+        wall_time=time.perf_counter() - started,
+    )
+
+
+def _generalized_forces(
+    num: Any, grid: np.ndarray, q_t: np.ndarray, qd_t: np.ndarray
+) -> np.ndarray | None:
+    """Q along the run as ``C q̇ + g − h`` (h = C q̇ + G q̇ + g − Q the model's bias).
+
+    What is recorded is Q − G q̇; the gyroscopic term G q̇ does no work (G is skew), so the
+    power q̇ᵀQ and the passivity balance are exact. None when the model lacks C, g or bias.
+    """
+    if not all(callable(getattr(num, k, None)) for k in ("C", "g", "bias")):
+        return None
+    try:
+        C = np.asarray(num.C(q_t, qd_t), dtype=float)
+        g = np.asarray(num.g(q_t), dtype=float)
+        h = np.stack(
+            [
+                np.broadcast_to(
+                    np.asarray(num.bias(q_t[k], qd_t[k], t=float(tk)), float), g[k].shape
+                )
+                for k, tk in enumerate(grid)
+            ]
+        )
+    except TypeError:  # a model whose bias takes no time
+        return None
+    return np.einsum("...ij,...j->...i", C, qd_t) + g - h

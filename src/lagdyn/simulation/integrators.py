@@ -1,0 +1,422 @@
+"""The integrators behind :func:`lagdyn.simulate` and ``ConstrainedNumericModel.simulate``.
+
+One stack for free and constrained motion: each runner takes an acceleration function
+``accel(t, q, qd, tau) -> qdd`` (batched over leading axes), an :class:`Actuation` and the
+grid, and returns the states ``(n_t, ..., 2n)``. Internal: the public entry points are
+:func:`lagdyn.simulate` and :meth:`lagdyn.numeric.constrained.ConstrainedNumericModel.simulate`.
+
+Examples
+--------
+>>> import numpy as np
+>>> from lagdyn.simulation.integrators import Actuation, Progress, run_rk4
+>>> grid = np.linspace(0.0, 1.0, 11)
+>>> accel = lambda t, q, qd, u: -q          # harmonic oscillator
+>>> xs = run_rk4(accel, Actuation(None, grid, 1, ()), np.array([1.0, 0.0]), grid, 1, 1,
+...              Progress(10, False, ""))
+>>> bool(abs(xs[-1, 0] - np.cos(1.0)) < 1e-5)
+True
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..errors import BackendUnavailableError, LagdynError, ShapeError
+
+__all__: list[str] = []  # internal; see lagdyn.simulation
+
+TauCallable = Callable[[float, np.ndarray, np.ndarray], Any]
+StepHook = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
+
+
+class Progress:
+    """A progress bar: tqdm when installed, a plain stderr line otherwise."""
+
+    def __init__(self, total: int, enabled: bool, desc: str) -> None:
+        self.total = total
+        self.enabled = enabled
+        self._bar: Any = None
+        self._last = -1
+        self._desc = desc
+        if not enabled:
+            return
+        try:
+            tqdm = importlib.import_module("tqdm").tqdm
+        except ImportError:
+            return
+        self._bar = tqdm(total=total, desc=desc, unit="step", leave=False)
+
+    def update(self, done: int) -> None:
+        if not self.enabled:
+            return
+        if self._bar is not None:
+            self._bar.update(done - self._bar.n)
+            return
+        pct = int(100 * done / max(self.total, 1))
+        if pct // 5 != self._last // 5:
+            self._last = pct
+            sys.stderr.write(f"\r{self._desc}: {pct:3d}% ({done}/{self.total} steps)")
+            sys.stderr.flush()
+
+    def close(self) -> None:
+        if not self.enabled:
+            return
+        if self._bar is not None:
+            self._bar.close()
+        else:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+class Actuation:
+    """Evaluates the actuation at any time and state, with shape checks."""
+
+    def __init__(self, tau: Any, t: np.ndarray, n: int, batch: tuple[int, ...]) -> None:
+        self.n = n
+        self.t = t
+        self.callable: TauCallable | None = None
+        self.series: np.ndarray | None = None
+        self.const: np.ndarray | None = None
+        target = (*batch, n)
+        if tau is None:
+            self.const = np.zeros(target)
+        elif callable(tau):
+            self.callable = tau
+        else:
+            try:
+                arr = np.asarray(tau, dtype=float)
+            except (TypeError, ValueError) as exc:
+                raise ShapeError(f"tau must be numeric, an array or a callable: {exc}") from exc
+            if arr.ndim >= 2 and arr.shape[0] == t.shape[0] and arr.shape[-1] == n:
+                if not broadcasts(arr.shape[1:], target):
+                    raise ShapeError(
+                        f"tau over time has shape {arr.shape}; expected (n_t, n) = "
+                        f"({t.shape[0]}, {n}) or (n_t, ..., n) with ... broadcasting to the "
+                        f"batch shape {batch}"
+                    )
+                self.series = arr
+            elif broadcasts(arr.shape, target):
+                self.const = np.broadcast_to(arr, target).copy()
+            else:
+                raise ShapeError(
+                    f"tau has shape {arr.shape}; expected a constant broadcasting to {target}, "
+                    f"an array over time (n_t, ..., n) with n_t = {t.shape[0]}, or a callable "
+                    "tau(t, q, qd)"
+                )
+            if not np.all(np.isfinite(arr)):
+                raise LagdynError("tau contains NaN or infinite values")
+
+    @property
+    def is_zero(self) -> bool:
+        return self.const is not None and not np.any(self.const)
+
+    def __call__(self, time: float, q: np.ndarray, qd: np.ndarray) -> np.ndarray:
+        if self.const is not None:
+            return self.const
+        if self.series is not None:
+            return self._interp(time)
+        assert self.callable is not None
+        out = self.callable(time, q, qd)
+        try:
+            arr = np.asarray(out, dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise ShapeError(f"tau(t, q, qd) returned a non-numeric value: {exc}") from exc
+        if arr.ndim == 0 or arr.shape[-1] != self.n or not broadcasts(arr.shape, q.shape):
+            raise ShapeError(
+                f"tau(t, q, qd) returned shape {arr.shape}; expected (..., {self.n}) "
+                f"broadcasting to the state shape {q.shape}"
+            )
+        return np.broadcast_to(arr, q.shape)
+
+    def _interp(self, time: float) -> np.ndarray:
+        assert self.series is not None
+        t = self.t
+        i = int(np.clip(np.searchsorted(t, time, side="right") - 1, 0, t.shape[0] - 2))
+        w = (time - t[i]) / (t[i + 1] - t[i])
+        w = min(max(w, 0.0), 1.0)
+        return (1.0 - w) * self.series[i] + w * self.series[i + 1]
+
+
+def broadcasts(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
+    try:
+        return np.broadcast_shapes(shape, target) == tuple(target)
+    except ValueError:
+        return False
+
+
+def check_grid(t: Any, dt: float | None) -> np.ndarray:
+    arr = np.asarray(t, dtype=float)
+    if arr.ndim == 0:
+        if dt is None:
+            dt = 0.01
+        if not (np.isfinite(arr) and arr > 0):
+            raise LagdynError(f"a scalar t is the final time and must be positive, got {t!r}")
+        if not (dt > 0):
+            raise LagdynError(f"dt must be positive, got {dt!r}")
+        steps = max(1, math.ceil(float(arr) / dt - 1e-9))
+        return np.linspace(0.0, float(arr), steps + 1)
+    if dt is not None:
+        raise LagdynError("dt= is only used with a scalar final time t")
+    if arr.ndim != 1 or arr.shape[0] < 2:
+        raise ShapeError(f"t must be a 1-D grid of at least 2 times, got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise LagdynError("t contains NaN or infinite values")
+    bad = np.nonzero(np.diff(arr) <= 0)[0]
+    if bad.size:
+        i = int(bad[0])
+        raise LagdynError(
+            f"t must be strictly increasing; t[{i}] = {arr[i]!r} ≥ t[{i + 1}] = {arr[i + 1]!r}"
+        )
+    return arr
+
+
+AccelFn = Callable[[float, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+
+
+def run_rk4(
+    accel: AccelFn,
+    tau: Actuation,
+    x0: np.ndarray,
+    grid: np.ndarray,
+    n: int,
+    substeps: int,
+    bar: Progress,
+    after_step: StepHook | None = None,
+) -> np.ndarray:
+    out = np.empty((grid.shape[0], *x0.shape))
+    out[0] = x0
+    q, v = x0[..., :n].copy(), x0[..., n:].copy()
+    done = 0
+    for k in range(grid.shape[0] - 1):
+        t0 = float(grid[k])
+        h = (float(grid[k + 1]) - t0) / substeps
+        for s in range(substeps):
+            ts = t0 + s * h
+            a1 = accel(ts, q, v, tau(ts, q, v))
+            q2, v2 = q + 0.5 * h * v, v + 0.5 * h * a1
+            a2 = accel(ts + 0.5 * h, q2, v2, tau(ts + 0.5 * h, q2, v2))
+            q3, v3 = q + 0.5 * h * v2, v + 0.5 * h * a2
+            a3 = accel(ts + 0.5 * h, q3, v3, tau(ts + 0.5 * h, q3, v3))
+            q4, v4 = q + h * v3, v + h * a3
+            a4 = accel(ts + h, q4, v4, tau(ts + h, q4, v4))
+            q = q + (h / 6.0) * (v + 2.0 * v2 + 2.0 * v3 + v4)
+            v = v + (h / 6.0) * (a1 + 2.0 * a2 + 2.0 * a3 + a4)
+            if after_step is not None:
+                q, v = after_step(q, v)
+        out[k + 1, ..., :n] = q
+        out[k + 1, ..., n:] = v
+        done += substeps
+        bar.update(done)
+    return out
+
+
+def run_midpoint(
+    num: Any,
+    accel: AccelFn,
+    tau: Actuation,
+    x0: np.ndarray,
+    grid: np.ndarray,
+    n: int,
+    substeps: int,
+    tol: float,
+    max_iter: int,
+    bar: Progress,
+    after_step: StepHook | None = None,
+) -> np.ndarray:
+    canonical = callable(getattr(num, "M", None)) and callable(getattr(num, "C", None))
+    out = np.empty((grid.shape[0], *x0.shape))
+    out[0] = x0
+    q, v = x0[..., :n].copy(), x0[..., n:].copy()
+
+    def mass(qq: np.ndarray) -> np.ndarray:
+        return np.asarray(num.M(qq), dtype=float)
+
+    def pdot(tm: float, qm: np.ndarray, vm: np.ndarray, Mm: np.ndarray) -> np.ndarray:
+        a = accel(tm, qm, vm, tau(tm, qm, vm))
+        Cm = np.asarray(num.C(qm, vm), dtype=float)
+        return (
+            np.einsum("...ij,...j->...i", Mm, a)
+            + np.einsum("...ij,...j->...i", Cm, vm)
+            + np.einsum("...ji,...j->...i", Cm, vm)
+        )
+
+    def solve(Mm: np.ndarray, p: np.ndarray) -> np.ndarray:
+        return np.linalg.solve(Mm, p[..., None])[..., 0]
+
+    done = 0
+    for k in range(grid.shape[0] - 1):
+        t0 = float(grid[k])
+        h = (float(grid[k + 1]) - t0) / substeps
+        for _ in range(substeps):
+            tm = t0 + 0.5 * h
+            if canonical:  # in (q, p = M q̇): symplectic for natural systems
+                M0 = mass(q)
+                p = np.einsum("...ij,...j->...i", M0, v)
+
+                def momentum_rates(
+                    qm: np.ndarray, pm: np.ndarray, tm: float = tm
+                ) -> tuple[Any, Any]:
+                    Mm = mass(qm)
+                    vm = solve(Mm, pm)
+                    return vm, pdot(tm, qm, vm, Mm)
+
+                f0 = pdot(t0, q, v, M0)
+                q1, p1 = midpoint_solve(q, p, h, v, f0, momentum_rates, t0, tol, max_iter)
+                q, v = q1, solve(mass(q1), p1)
+            else:  # in (q, q̇)
+
+                def velocity_rates(
+                    qm: np.ndarray, vm: np.ndarray, tm: float = tm
+                ) -> tuple[Any, Any]:
+                    return vm, accel(tm, qm, vm, tau(tm, qm, vm))
+
+                a0 = accel(t0, q, v, tau(t0, q, v))
+                q, v = midpoint_solve(q, v, h, v, a0, velocity_rates, t0, tol, max_iter)
+            if after_step is not None:
+                q, v = after_step(q, v)
+            t0 += h
+        out[k + 1, ..., :n] = q
+        out[k + 1, ..., n:] = v
+        done += substeps
+        bar.update(done)
+    return out
+
+
+def midpoint_solve(
+    q: np.ndarray,
+    y: np.ndarray,
+    h: float,
+    v0: np.ndarray,
+    f0: np.ndarray,
+    rates: Callable[[np.ndarray, np.ndarray], tuple[Any, Any]],
+    t0: float,
+    tol: float,
+    max_iter: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Fixed-point iteration of ``q1 = q + h v(m)``, ``y1 = y + h f(m)`` at the midpoint ``m``,
+    from the explicit predictor ``(q + h v0, y + h f0)``; ``rates(qm, ym) -> (v, f)``."""
+    q1, y1 = q + h * v0, y + h * f0
+    err = float("inf")
+    for _ in range(max_iter):
+        vm, fm = rates(0.5 * (q + q1), 0.5 * (y + y1))
+        q_new, y_new = q + h * vm, y + h * fm
+        err = max(
+            float(np.max(np.abs(q_new - q1) / (1.0 + np.abs(q_new)))),
+            float(np.max(np.abs(y_new - y1) / (1.0 + np.abs(y_new)))),
+        )
+        q1, y1 = q_new, y_new
+        if not np.isfinite(err):
+            break
+        if err <= tol:
+            return q1, y1
+    no_convergence(t0, h, max_iter, err, tol)
+    return q1, y1  # not reached: no_convergence raises
+
+
+def no_convergence(t0: float, h: float, max_iter: int, err: float, tol: float) -> None:
+    raise LagdynError(
+        f"implicit midpoint: the fixed-point iteration did not converge at t = {t0:.6g} "
+        f"(step {h:.3g}, {max_iter} iterations, change {err:.3g} > tol {tol:.3g}); "
+        "use a smaller step (substeps=...) or raise max_iter"
+    )
+
+
+def run_scipy(
+    name: str,
+    accel: AccelFn,
+    tau: Actuation,
+    x0: np.ndarray,
+    grid: np.ndarray,
+    n: int,
+    rtol: float,
+    atol: float,
+) -> tuple[np.ndarray, int]:
+    try:
+        from scipy.integrate import solve_ivp
+    except ImportError as exc:
+        raise BackendUnavailableError(
+            f"method 'scipy-{name}' needs scipy: pip install 'lagdyn[sim]'"
+        ) from exc
+    shape = x0.shape
+
+    def fun(time_: float, y: np.ndarray) -> np.ndarray:
+        xx = y.reshape(shape)
+        q, v = xx[..., :n], xx[..., n:]
+        a = accel(time_, q, v, tau(time_, q, v))
+        return np.concatenate([v, np.broadcast_to(a, v.shape)], axis=-1).reshape(-1)
+
+    try:
+        sol = solve_ivp(
+            fun,
+            (float(grid[0]), float(grid[-1])),
+            x0.reshape(-1),
+            method=name,
+            t_eval=grid,
+            rtol=rtol,
+            atol=atol,
+        )
+    except ValueError as exc:
+        if "method" in str(exc).lower() or "must be" in str(exc).lower():
+            raise LagdynError(f"scipy solve_ivp rejected method {name!r}: {exc}") from exc
+        raise
+    if not sol.success:
+        raise LagdynError(f"scipy solve_ivp ({name}) failed: {sol.message}")
+    xs = sol.y.T.reshape(grid.shape[0], *shape)
+    return xs, int(sol.nfev)
+
+
+def integrate(
+    method: str,
+    accel: AccelFn,
+    tau: Actuation,
+    x0: np.ndarray,
+    grid: np.ndarray,
+    n: int,
+    *,
+    model: Any = None,
+    substeps: int = 1,
+    tol: float = 1e-12,
+    max_iter: int = 50,
+    rtol: float = 1e-9,
+    atol: float = 1e-11,
+    progress: bool | None = None,
+    after_step: StepHook | None = None,
+) -> tuple[np.ndarray, int]:
+    """Run ``method`` ("rk4", "midpoint", "scipy-<name>"): states ``(n_t, ..., 2n)`` and steps.
+
+    ``model`` (optional) provides ``M(q)`` and ``C(q, qd)`` for the canonical midpoint form;
+    ``after_step(q, qd) -> (q, qd)`` is applied after every fixed step (projection).
+    """
+    if not isinstance(method, str):
+        raise LagdynError(f"method must be a string, got {method!r}")
+    if isinstance(substeps, bool) or not isinstance(substeps, int) or substeps < 1:
+        raise LagdynError(f"substeps must be a positive integer, got {substeps!r}")
+    if method.startswith("scipy-"):
+        if after_step is not None:
+            raise LagdynError("projection after every step needs a fixed-step method (rk4)")
+        return run_scipy(method[6:], accel, tau, x0, grid, n, rtol, atol)
+    if method not in ("rk4", "midpoint"):
+        raise LagdynError(
+            f"unknown method {method!r}: use 'rk4', 'midpoint' or 'scipy-<name>' "
+            "(e.g. 'scipy-RK45', 'scipy-DOP853', 'scipy-Radau')"
+        )
+    total = (grid.shape[0] - 1) * substeps
+    if progress is None:
+        progress = total > 10_000 and sys.stderr.isatty()
+    bar = Progress(total, bool(progress), f"lagdyn {method}")
+    try:
+        if method == "rk4":
+            xs = run_rk4(accel, tau, x0, grid, n, substeps, bar, after_step)
+        else:
+            xs = run_midpoint(
+                model, accel, tau, x0, grid, n, substeps, tol, max_iter, bar, after_step
+            )
+    finally:
+        bar.close()
+    return xs, total
