@@ -114,7 +114,9 @@ def test_derive_simplify(capsys):
 def test_derive_progress_on_stderr(capsys):
     assert main(["derive", "double_pendulum", "--progress"]) == 0
     err = capsys.readouterr().err
-    assert err.startswith("lagdyn: double_pendulum: deriving M… C… g… proofs… done")
+    assert err.startswith(
+        "lagdyn: double_pendulum: building the system… deriving M… C… g… proofs… done"
+    )
     assert main(["derive", "double_pendulum", "--no-progress"]) == 0
     assert capsys.readouterr().err == ""
 

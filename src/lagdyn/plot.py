@@ -186,10 +186,18 @@ def positions_for(model: str, system: Any = None) -> Positions:
 
 
 # --------------------------------------------------------------------------- static plots
-def plot_timeseries(result: SimulationResult, *, figsize: tuple[float, float] = (7, 6)) -> Any:
+def plot_timeseries(
+    result: SimulationResult,
+    *,
+    figsize: tuple[float, float] = (7, 6),
+    title: str | None = None,
+    units: tuple[str, str, str] = ("s", "SI", "J"),
+) -> Any:
     """Three panels against time: q, q̇, and E(t) − E(0) with the passivity residual.
 
-    Batched results draw every member (thin lines).
+    Batched results draw every member (thin lines). ``title`` (e.g. the model name) heads
+    the figure; ``units`` are those of time, of the coordinates and of energy, shown on the
+    axes (SI by default: rad or m per coordinate, as the model defines them).
 
     Examples
     --------
@@ -215,23 +223,25 @@ def plot_timeseries(result: SimulationResult, *, figsize: tuple[float, float] = 
         ax_e.plot(
             res.t, res.energy_drift, color="C0", lw=lw, label="E(t) − E(0)" if m == 0 else None
         )
-        if np.any(res.tau):
+        if np.any(res.tau) or (res.Q is not None and np.any(res.Q)):
             ax_e.plot(
                 res.t,
                 res.passivity_residual,
                 color="C3",
                 lw=lw,
                 ls="--",
-                label="E − E(0) − ∫q̇ᵀτ dt" if m == 0 else None,
+                label="E − E(0) − ∫q̇ᵀ(τ + Q) dt" if m == 0 else None,
             )
-    ax_q.set_ylabel("q")
-    ax_v.set_ylabel("q̇")
-    ax_e.set_ylabel("energy")
-    ax_e.set_xlabel("t")
+    t_unit, q_unit, e_unit = units
+    ax_q.set_ylabel(f"q [{q_unit}]")
+    ax_v.set_ylabel(f"q̇ [{q_unit}/{t_unit}]")
+    ax_e.set_ylabel(f"energy [{e_unit}]")
+    ax_e.set_xlabel(f"t [{t_unit}]")
     for ax in (ax_q, ax_v, ax_e):
         ax.grid(alpha=0.3)
         ax.legend(loc="upper right", fontsize="small")
-    ax_q.set_title(f"{result.method}: {result.t.shape[0]} samples")
+    head = f"{title}: " if title else ""
+    ax_q.set_title(f"{head}{result.method}, {result.t.shape[0]} samples")
     return fig
 
 

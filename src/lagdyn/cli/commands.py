@@ -278,11 +278,13 @@ def _cmd_derive(args: argparse.Namespace, out: TextIO) -> int:
         )
     if args.standalone and args.format != "latex":
         raise _UsageError("--standalone needs --latex")
-    t0 = time.perf_counter()
-    system = factory()
-    t_build = time.perf_counter() - t0
     progress = _Progress(_show_progress(args), label)
+    t0 = time.perf_counter()
     try:
+        # building splits L into M, b, U: the long silent phase of large models
+        progress.step("building the system")
+        system = factory()
+        t_build = time.perf_counter() - t0
         t_derive = _derive(system, progress)
         view: Any = system
         if args.simplify:
@@ -407,10 +409,11 @@ def _json(label: str, system: Any) -> dict[str, Any]:
 
 def _cmd_check(args: argparse.Namespace, out: TextIO) -> int:
     label, factory = _model(args)
-    system = factory()
     progress = _Progress(_show_progress(args), label)
     try:
         t0 = time.perf_counter()
+        progress.step("building the system")
+        system = factory()
         _derive(system, progress)
         progress.step("proofs")
         report = structure.check(system)

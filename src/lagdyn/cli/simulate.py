@@ -243,7 +243,7 @@ def simulate_cli(
         from .. import plot
 
         if args.png:
-            fig = plot.plot_timeseries(res)
+            fig = plot.plot_timeseries(res, title=name)
             fig.savefig(args.png, dpi=100)
             print(f"wrote {args.png}", file=stream)
         for path in (args.gif, args.mp4):

@@ -506,13 +506,13 @@ class ConstrainedNumericModel:
         n = self.n
         torque = Actuation(tau, grid, n, tuple(x.shape[:-1]))
 
-        def solve(ti: float, q: np.ndarray, qd: np.ndarray, u: Any) -> tuple[Any, Any]:
+        def solve(ti: float, q: np.ndarray, qd: np.ndarray, tau: Any) -> tuple[Any, Any]:
             return self.solve(
-                q, qd, u, method=solver, baumgarte=baumgarte, params=params, t=ti, **solve_options
+                q, qd, tau, method=solver, baumgarte=baumgarte, params=params, t=ti, **solve_options
             )
 
-        def accel(ti: float, q: np.ndarray, qd: np.ndarray, u: np.ndarray) -> np.ndarray:
-            return solve(ti, q, qd, u)[0]
+        def accel(ti: float, q: np.ndarray, qd: np.ndarray, tau: np.ndarray) -> np.ndarray:
+            return solve(ti, q, qd, tau)[0]
 
         def projection(q: np.ndarray, qd: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             return self.project(q, qd, params=params)

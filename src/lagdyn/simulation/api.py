@@ -197,10 +197,10 @@ def simulate(
 
     fd_t = _accepts_t(num.forward_dynamics)
 
-    def accel(time_: float, q: np.ndarray, qd: np.ndarray, u: np.ndarray) -> np.ndarray:
+    def accel(time_: float, q: np.ndarray, qd: np.ndarray, tau: np.ndarray) -> np.ndarray:
         if fd_t:
-            return np.asarray(num.forward_dynamics(q, qd, u, t=float(time_)), dtype=float)
-        return np.asarray(num.forward_dynamics(q, qd, u), dtype=float)
+            return np.asarray(num.forward_dynamics(q, qd, tau, t=float(time_)), dtype=float)
+        return np.asarray(num.forward_dynamics(q, qd, tau), dtype=float)
 
     xs, steps = integrate(
         method,

@@ -10,7 +10,7 @@ Examples
 >>> import numpy as np
 >>> from lagdyn.simulation.integrators import Actuation, Progress, run_rk4
 >>> grid = np.linspace(0.0, 1.0, 11)
->>> accel = lambda t, q, qd, u: -q          # harmonic oscillator
+>>> accel = lambda t, q, qd, tau: -q          # harmonic oscillator
 >>> xs = run_rk4(accel, Actuation(None, grid, 1, ()), np.array([1.0, 0.0]), grid, 1, 1,
 ...              Progress(10, False, ""))
 >>> bool(abs(xs[-1, 0] - np.cos(1.0)) < 1e-5)
