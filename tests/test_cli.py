@@ -116,7 +116,9 @@ def test_derive_simplify(capsys):
 def test_derive_progress_on_stderr(capsys):
     assert main(["derive", "double_pendulum", "--progress"]) == 0
     err = capsys.readouterr().err
-    assert err.startswith("lagdyn: double_pendulum: deriving M… C… g… proofs… done")
+    assert err.startswith(
+        "lagdyn: double_pendulum: building the system… deriving M… C… g… proofs… done"
+    )
     assert main(["derive", "double_pendulum", "--no-progress"]) == 0
     assert capsys.readouterr().err == ""
 
@@ -172,7 +174,7 @@ def test_bench(capsys):
         and "numeric" not in out.split("proofs:")[0]
     )
     # "numeric:" alone is also printed when the numerics fail or are skipped
-    assert "proofs: all passed" in out and "forward dynamics, 100 states" in out
+    assert "proofs: all proofs passed" in out and "forward dynamics, 100 states" in out
 
 
 def test_bench_without_defaults_skips_numerics(capsys):

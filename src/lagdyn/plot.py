@@ -654,7 +654,7 @@ def plot_chaos(
         rate = float(np.polyfit(res.t[fit_mask], np.log(dist[fit_mask]), 1)[0])
     fig = _figure((7, 5), layout="constrained")
     ax_d, ax_q = fig.subplots(2, 1, sharex=True)
-    ax_d.semilogy(res.t, dist, color="C0", lw=1.2, label="‖x_a(t) − x_b(t)‖")
+    ax_d.semilogy(res.t, dist, color="C0", lw=1.2, label="‖x_a(t) − x_b(t)‖ (state space)")
     if np.isfinite(rate):
         tt = res.t[fit_mask]
         c = np.polyfit(res.t[fit_mask], np.log(dist[fit_mask]), 1)[1]
@@ -666,9 +666,11 @@ def plot_chaos(
     ax_d.grid(alpha=0.3, which="both")
     ax_d.legend(fontsize="small")
     name = res.names[0] if res.names else "q0"
-    ax_q.plot(res.t, res.q[0, :, 0], color="C1", lw=1, label=f"{name} (a)")
-    ax_q.plot(res.t, res.q[1, :, 0], color="C2", lw=1, ls="--", label=f"{name} (b)")
-    ax_q.set_xlabel("t")
+    ax_q.plot(res.t, res.q[0, :, 0], color="C1", lw=1, label=f"{name}: run a, from x0")
+    ax_q.plot(
+        res.t, res.q[1, :, 0], color="C2", lw=1, ls="--", label=f"{name}: run b, {name} + {delta:g}"
+    )
+    ax_q.set_xlabel("t [s]")
     ax_q.set_ylabel(name)
     ax_q.grid(alpha=0.3)
     ax_q.legend(fontsize="small")
