@@ -6,6 +6,7 @@ from . import (
     export,
     kinematics,
     plot,  # numpy only at import; matplotlib is imported inside
+    robot,
     structure,
     zoo,
 )
@@ -74,6 +75,7 @@ __all__ = [
     "parameters",
     "plot",
     "rayleigh_forces",
+    "robot",
     "simulate",
     "structure",
     "t",
