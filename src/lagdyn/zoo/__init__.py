@@ -26,6 +26,7 @@ from . import mechanisms
 from .arms import two_link_planar
 from .chains import n_link_pendulum, planar_arm
 from .pendulums import double_pendulum
+from .robots import panda, planar_3r, puma560, spatial_3r, ur5
 from .spatial import elastic_pendulum, spherical_pendulum
 from .underactuated import acrobot, cart_pole, furuta_pendulum
 
@@ -162,3 +163,8 @@ register(
     elastic_pendulum,
     "planar spring pendulum, length r and angle from the downward vertical",
 )
+register("puma560", puma560, "PUMA 560 (6R), standard DH, Armstrong-Khatib-Burdick parameters")
+register("ur5", ur5, "Universal Robots UR5 (6R) from ur_description's URDF")
+register("panda", panda, "Franka Emika Panda (7R), modified DH, Gaz et al. 2019 parameters")
+register("planar_3r", planar_3r, "planar 3R arm of uniform unit rods, standard DH")
+register("spatial_3r", spatial_3r, "spatial 3R elbow arm of unit rods, standard DH")

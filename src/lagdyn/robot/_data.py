@@ -1,0 +1,58 @@
+"""Locating robot description files of the optional ``example-robot-data`` package.
+
+The package (extra ``robot``) installs its URDFs under
+``<site-packages>/cmeel.prefix/share/example-robot-data/robots``; nothing is downloaded.
+
+Examples
+--------
+>>> from lagdyn.robot._data import urdf_path
+>>> try:
+...     path = urdf_path("ur_description", "ur5_robot.urdf")
+... except ImportError:
+...     path = None
+>>> path is None or path.name == "ur5_robot.urdf"
+True
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+from pathlib import Path
+
+from ..errors import BackendUnavailableError, LagdynError
+
+__all__ = ["urdf_path"]
+
+
+def urdf_path(package: str, filename: str) -> Path:
+    """The path of ``robots/<package>/urdf/<filename>`` in example-robot-data.
+
+    Raises
+    ------
+    BackendUnavailableError
+        example-robot-data is not installed (``pip install 'lagdyn[robot]'``).
+    LagdynError
+        The file is not in the installed package.
+
+    Examples
+    --------
+    >>> from lagdyn.robot._data import urdf_path
+    >>> try:
+    ...     urdf_path("no_such_description", "x.urdf")
+    ... except ImportError:
+    ...     pass
+    ... except Exception as exc:
+    ...     print(type(exc).__name__)
+    LagdynError
+    """
+    try:
+        dist = importlib.metadata.distribution("example-robot-data")
+    except importlib.metadata.PackageNotFoundError:
+        raise BackendUnavailableError(
+            "example-robot-data is not installed: pip install 'lagdyn[robot]'"
+        ) from None
+    root = Path(str(dist.locate_file("cmeel.prefix/share/example-robot-data/robots")))
+    path = root / package / "urdf" / filename
+    if not path.is_file():
+        raise LagdynError(f"{package}/urdf/{filename} is not in example-robot-data ({root})")
+    return path

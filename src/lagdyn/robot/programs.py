@@ -1,0 +1,778 @@
+r"""Symbolic recursive dynamics of a :class:`~lagdyn.robot.Chain`, emitted as programs.
+
+A :class:`Program` is straight-line code: a list of assignments ``(symbol, expression)``
+with named intermediates, then flat output expressions (row-major, ``shape``). Its inputs
+are plain real symbols: ``q`` (``_ldq{i}``), ``qd`` (``_ldv{i}``, the same symbols as
+:attr:`LagrangianSystem.plain_symbols`), ``qdd`` (``_lda{i}``) and ``tau`` (``_ldu{i}``);
+every other free symbol is a parameter. This is the IR the code generator prints; closed
+forms are the special case of an empty body.
+
+Customization happens while the program is built: every intermediate is a sympy expression
+of earlier symbols, so products with structural zeros and ones (DH entries that are 0,
+axes along coordinate axes, parameters bound to numbers) are simplified away by sympy before
+an assignment is made, identical right-hand sides are shared, and ``-x`` or numbers are never
+given a name. Algorithms (Featherstone's notation, spatial vectors kept as pairs of
+3-vectors in link frames, barycentric inertias m, h = m c, I about the link origin):
+
+- :func:`rnea`: recursive Newton–Euler, τ = M q̈ + C q̇ + g (+ friction when asked); h with
+  ``qdd=False``, g with ``qd=False, qdd=False``;
+- :func:`crba`: composite-rigid-body algorithm, M (armature on the diagonal);
+- :func:`forward_dynamics`: CRBA + RNEA (q̈ = 0) + LDLᵀ solve, q̈ = M⁻¹(τ − h);
+- :func:`coriolis`: the Christoffel-consistent C(q, q̇) of Echeandia & Wensing (2021),
+  :math:`C = \sum_i J_i^T (B_i J_i + I_i \dot J_i)` with
+  :math:`B(I, v) = \tfrac12[(v\times^*) I - I (v\times) + (I v)\bar\times]`, accumulated
+  recursively like Pinocchio's ``computeCoriolisMatrix`` (Ṁ − 2C is skew).
+
+Examples
+--------
+>>> import numpy as np, lagdyn as ld
+>>> from lagdyn.robot import programs
+>>> arm = ld.zoo.get("planar_3r")
+>>> prog = programs.rnea(arm.chain, qd=False, qdd=False)     # gravity torques
+>>> f = prog.lambdify(arm.defaults)
+>>> np.round(f(q=np.zeros(3)), 4)
+array([44.145, 19.62 ,  4.905])
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import sympy as sp
+
+from ..errors import UnboundParameterError
+from .chain import Chain
+
+__all__ = [
+    "Program",
+    "coriolis",
+    "crba",
+    "energy",
+    "forward_dynamics",
+    "input_symbols",
+    "rnea",
+]
+
+Vec = list[sp.Expr]
+INPUTS = ("q", "qd", "qdd", "tau")
+_PREFIX = {"q": "_ldq", "qd": "_ldv", "qdd": "_lda", "tau": "_ldu"}
+
+
+def input_symbols(n: int) -> dict[str, tuple[sp.Symbol, ...]]:
+    """The plain input symbols of a program for ``n`` joints, by input name.
+
+    Examples
+    --------
+    >>> from lagdyn.robot.programs import input_symbols
+    >>> input_symbols(2)["qdd"]
+    (_lda0, _lda1)
+    """
+    return {k: tuple(sp.Symbol(f"{p}{i}", real=True) for i in range(n)) for k, p in _PREFIX.items()}
+
+
+@dataclass(frozen=True)
+class Program:
+    """A straight-line program: ``body`` assignments then flat ``outputs`` of ``shape``.
+
+    Attributes
+    ----------
+    name : str
+        What it computes (``"tau"``, ``"M"``, ``"h"``, ``"g"``, ``"qdd"``, ``"C"``).
+    inputs : dict
+        The input symbols it may use, by name (``q``, ``qd``, ``qdd``, ``tau``).
+    body : tuple of (Symbol, Expr)
+        Assignments in order; each right-hand side uses inputs, parameters and earlier symbols.
+    outputs : tuple of Expr
+        Row-major outputs.
+    shape : tuple of int
+        ``(n,)`` or ``(n, n)``.
+    seconds : float
+        Time taken to build it.
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> from lagdyn.robot import programs
+    >>> prog = programs.crba(ld.zoo.get("planar_3r").chain)
+    >>> prog.shape, prog.count_ops() > 0
+    ((3, 3), True)
+    """
+
+    name: str
+    inputs: dict[str, tuple[sp.Symbol, ...]]
+    body: tuple[tuple[sp.Symbol, sp.Expr], ...]
+    outputs: tuple[sp.Expr, ...]
+    shape: tuple[int, ...]
+    seconds: float = 0.0
+
+    @property
+    def parameters(self) -> tuple[sp.Symbol, ...]:
+        """The free symbols that are neither inputs nor intermediates, sorted by name.
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> from lagdyn.robot import programs
+        >>> programs.rnea(ld.zoo.get("puma560").chain).parameters
+        (g,)
+        """
+        known: set[sp.Basic] = {s for syms in self.inputs.values() for s in syms}
+        known |= {s for s, _ in self.body}
+        free: set[sp.Basic] = set()
+        for _, e in self.body:
+            free |= e.free_symbols
+        for e in self.outputs:
+            free |= e.free_symbols
+        return tuple(sorted((s for s in free - known), key=str))
+
+    def count_ops(self, *, cse: bool = True) -> int:
+        """Operation count (sympy ``count_ops``) of body and outputs, after a joint CSE.
+
+        Rational coefficients are counted as numbers (as floats), not as divisions.
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> from lagdyn.robot import programs
+        >>> programs.rnea(ld.zoo.get("planar_3r").chain, qd=False, qdd=False).count_ops()
+        50
+        """
+        exprs = [_floats(e) for _, e in self.body] + [_floats(e) for e in self.outputs]
+        if cse:
+            repl, red = sp.cse(exprs, symbols=sp.numbered_symbols("_cse"), order="none")
+            exprs = [e for _, e in repl] + list(red)
+        return int(sum(sp.count_ops(e) for e in exprs))
+
+    def inline(self) -> sp.ImmutableMatrix:
+        """The outputs as closed forms in the inputs (every intermediate substituted).
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> from lagdyn.robot import programs
+        >>> chain = ld.zoo.get("planar_3r").chain
+        >>> programs.crba(chain).inline()[2, 2]
+        1/3
+        """
+        sub: dict[sp.Basic, sp.Expr] = {}
+        for s, e in self.body:
+            sub[s] = e.xreplace(sub)
+        return sp.ImmutableMatrix(*self._shape2, [e.xreplace(sub) for e in self.outputs])
+
+    @property
+    def _shape2(self) -> tuple[int, int]:
+        return (self.shape[0], self.shape[1] if len(self.shape) > 1 else 1)
+
+    def source(self, params: Mapping[sp.Symbol, float] | None = None) -> str:
+        """Python/numpy source of a batched function ``f(q, qd, qdd, tau)`` (sympy printer).
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> from lagdyn.robot import programs
+        >>> arm = ld.zoo.get("planar_3r")
+        >>> print(programs.rnea(arm.chain, qd=False, qdd=False).source(arm.defaults)
+        ...       .splitlines()[0])
+        def _program(q=None, qd=None, qdd=None, tau=None):
+        """
+        from sympy.printing.numpy import NumPyPrinter
+
+        values = {sp.Symbol(str(k), **_assumptions(k)): v for k, v in dict(params or {}).items()}
+        values.update(dict(params or {}))
+        missing = [s for s in self.parameters if s not in values]
+        if missing:
+            raise UnboundParameterError(missing, f"program {self.name!r}")
+        bind = {s: sp.Float(float(values[s]), 17) for s in self.parameters}
+        printer = NumPyPrinter({"fully_qualified_modules": True, "order": "none"})
+        lines = ["def _program(q=None, qd=None, qdd=None, tau=None):"]
+        used: set[sp.Basic] = set()
+        for _, e in self.body:
+            used |= e.free_symbols
+        for e in self.outputs:
+            used |= e.free_symbols
+        lines.append("    _shape, _dtype = (), numpy.float64")
+        for name in INPUTS:
+            syms = self.inputs[name]
+            if any(s in used for s in syms):
+                lines.append(f"    {name} = numpy.asarray({name})")
+                lines.append(f"    _dtype = numpy.result_type(_dtype, {name}.dtype)")
+                lines.append(f"    _shape = numpy.broadcast_shapes(_shape, {name}.shape[:-1])")
+            for i, s in enumerate(syms):
+                if s in used:
+                    lines.append(f"    {s.name} = {name}[..., {i}]")
+        for s, e in self.body:
+            lines.append(f"    {s.name} = {printer.doprint(e.xreplace(bind))}")
+        lines.append(f"    _out = numpy.zeros(_shape + {self.shape!r}, dtype=_dtype)")
+        for k, e in enumerate(self.outputs):
+            if e == 0:
+                continue
+            idx = (k,) if len(self.shape) == 1 else divmod(k, self.shape[1])
+            lines.append(
+                f"    _out[(..., {', '.join(map(str, idx))})] = {printer.doprint(e.xreplace(bind))}"
+            )
+        lines.append("    return _out")
+        return "\n".join(lines) + "\n"
+
+    def lambdify(self, params: Mapping[sp.Symbol, float] | None = None) -> Callable[..., Any]:
+        """A batched numpy function ``f(q=..., qd=..., qdd=..., tau=...)`` of this program.
+
+        Arrays have shape ``(..., n)``; the result ``(...,) + shape``, float64 (complex when an
+        input is complex, e.g. for complex-step derivatives). Every parameter must be bound in
+        ``params``.
+
+        Raises
+        ------
+        UnboundParameterError
+            A parameter without a value.
+
+        Examples
+        --------
+        >>> import numpy as np, lagdyn as ld
+        >>> from lagdyn.robot import programs
+        >>> arm = ld.zoo.get("planar_3r")
+        >>> M = programs.crba(arm.chain).lambdify(arm.defaults)
+        >>> M(q=np.zeros((5, 3))).shape
+        (5, 3, 3)
+        """
+        import numpy
+
+        namespace: dict[str, Any] = {"numpy": numpy}
+        code = compile(self.source(params), f"<lagdyn program {self.name}>", "exec")
+        exec(code, namespace)
+        fn: Callable[..., Any] = namespace["_program"]
+        return fn
+
+
+def _floats(e: sp.Expr) -> sp.Expr:
+    rats = {r: sp.Float(r, 17) for r in e.atoms(sp.Rational) if not r.is_Integer}
+    return e.xreplace(rats) if rats else e
+
+
+def _assumptions(sym: Any) -> dict[str, bool]:
+    return {"positive": True} if getattr(sym, "is_positive", False) else {"real": True}
+
+
+# ---------------------------------------------------------------------- program builder
+class _Builder:
+    """Hands out named intermediates; shares identical right-hand sides; inlines trivia."""
+
+    def __init__(self) -> None:
+        self.body: list[tuple[sp.Symbol, sp.Expr]] = []
+        self._seen: dict[sp.Expr, sp.Symbol] = {}
+
+    def let(self, e: Any) -> sp.Expr:
+        e = sp.sympify(e)
+        if _cheap(e):
+            return e
+        hit = self._seen.get(e)
+        if hit is not None:
+            return hit
+        neg = self._seen.get(-e)
+        if neg is not None:
+            return -neg
+        s = sp.Symbol(f"x{len(self.body)}", real=True)
+        self.body.append((s, e))
+        self._seen[e] = s
+        return s
+
+    def vec(self, v: Sequence[Any]) -> Vec:
+        return [self.let(x) for x in v]
+
+
+def _cheap(e: sp.Expr) -> bool:
+    if e.is_Atom:
+        return True
+    return bool(e.is_Mul and len(e.args) == 2 and e.args[0].is_Number and e.args[1].is_Atom)
+
+
+def _cross(a: Vec, b: Vec) -> Vec:
+    return [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+
+
+def _dot(a: Vec, b: Vec) -> sp.Expr:
+    return sp.Add(*(x * y for x, y in zip(a, b)))
+
+
+def _add(*vs: Vec) -> Vec:
+    return [sp.Add(*xs) for xs in zip(*vs)]
+
+
+def _scale(c: Any, v: Vec) -> Vec:
+    return [c * x for x in v]
+
+
+def _mv(R: list[list[sp.Expr]], v: Vec) -> Vec:
+    return [sp.Add(*(R[i][k] * v[k] for k in range(3))) for i in range(3)]
+
+
+def _mtv(R: list[list[sp.Expr]], v: Vec) -> Vec:
+    return [sp.Add(*(R[k][i] * v[k] for k in range(3))) for i in range(3)]
+
+
+_ZERO: Vec = [sp.Integer(0)] * 3
+
+
+@dataclass
+class _Kinematics:
+    R: list[list[list[sp.Expr]]]
+    p: list[Vec]
+    sw: list[Vec]
+    sv: list[Vec]
+
+
+def _kinematics(chain: Chain, b: _Builder, q: Sequence[sp.Symbol]) -> _Kinematics:
+    """Per-link rotation and offset (parent → link) with cos/sin of q named once."""
+    Rs, ps, sws, svs = [], [], [], []
+    for i, link in enumerate(chain.links):
+        R, p = link.transform(q[i])
+        if link.joint == "revolute":
+            trig = {sp.cos(q[i]): b.let(sp.cos(q[i])), sp.sin(q[i]): b.let(sp.sin(q[i]))}
+            R, p = R.xreplace(trig), p.xreplace(trig)
+        Rs.append([[b.let(sp.expand(R[r, c])) for c in range(3)] for r in range(3)])
+        ps.append(b.vec([sp.expand(x) for x in p]))
+        sw, sv = link.motion_subspace
+        sws.append([sp.nsimplify(x) if x.is_Float else x for x in sw])
+        svs.append(list(sv))
+    return _Kinematics(Rs, ps, sws, svs)
+
+
+def _finish(
+    name: str, b: _Builder, outputs: Sequence[sp.Expr], shape: tuple[int, ...], start: float
+) -> Program:
+    n = shape[0]
+    outs = tuple(sp.sympify(o) for o in outputs)
+    return Program(
+        name,
+        input_symbols(n),
+        _prune(b.body, outs),
+        outs,
+        shape,
+        time.perf_counter() - start,
+    )
+
+
+def _prune(
+    body: Sequence[tuple[sp.Symbol, sp.Expr]], outputs: Sequence[sp.Expr]
+) -> tuple[tuple[sp.Symbol, sp.Expr], ...]:
+    """Drop assignments that no output needs (dead code)."""
+    need: set[sp.Basic] = set()
+    for e in outputs:
+        need |= e.free_symbols
+    kept = []
+    for s, e in reversed(body):
+        if s in need:
+            kept.append((s, e))
+            need |= e.free_symbols
+    return tuple(reversed(kept))
+
+
+# ---------------------------------------------------------------------- algorithms
+def _rnea_into(
+    chain: Chain,
+    b: _Builder,
+    kin: _Kinematics,
+    qd: Sequence[sp.Expr],
+    qdd: Sequence[sp.Expr],
+    gravity: bool,
+) -> tuple[Vec, list[tuple[Vec, Vec]]]:
+    """RNEA on an existing builder; returns τ (without friction) and link velocities."""
+    n = chain.n
+    links = chain.links
+    w: list[Vec] = []
+    v: list[Vec] = []
+    dw: list[Vec] = []
+    dv: list[Vec] = []
+    nf: list[Vec] = []
+    ff: list[Vec] = []
+    g0 = [-x for x in chain.gravity] if gravity else _ZERO
+    for i, link in enumerate(links):
+        R, p, sw, sv = kin.R[i], kin.p[i], kin.sw[i], kin.sv[i]
+        if link.parent >= 0:
+            wl, vl, dwl, dvl = w[link.parent], v[link.parent], dw[link.parent], dv[link.parent]
+        else:
+            wl, vl, dwl, dvl = _ZERO, _ZERO, _ZERO, g0
+        wi = b.vec(_add(_mtv(R, wl), _scale(qd[i], sw)))
+        vi = b.vec(_add(_mtv(R, _add(vl, _cross(wl, p))), _scale(qd[i], sv)))
+        swq, svq = _scale(qd[i], sw), _scale(qd[i], sv)
+        dwi = b.vec(_add(_mtv(R, dwl), _scale(qdd[i], sw), _cross(wi, swq)))
+        dvi = b.vec(
+            _add(
+                _mtv(R, _add(dvl, _cross(dwl, p))),
+                _scale(qdd[i], sv),
+                _cross(wi, svq),
+                _cross(vi, swq),
+            )
+        )
+        w.append(wi)
+        v.append(vi)
+        dw.append(dwi)
+        dv.append(dvi)
+        m, h, I = link.mass, list(link.first_moment), link.inertia
+        Il = [[I[r, c] for c in range(3)] for r in range(3)]
+        Lw = b.vec(_add(_mv(Il, wi), _cross(h, vi)))
+        Lv = b.vec(_add(_scale(m, vi), _scale(-1, _cross(h, wi))))
+        nf.append(b.vec(_add(_mv(Il, dwi), _cross(h, dvi), _cross(wi, Lw), _cross(vi, Lv))))
+        ff.append(b.vec(_add(_scale(m, dvi), _scale(-1, _cross(h, dwi)), _cross(wi, Lv))))
+    tau: Vec = [sp.Integer(0)] * n
+    for i in range(n - 1, -1, -1):
+        link = links[i]
+        tau[i] = b.let(_dot(kin.sw[i], nf[i]) + _dot(kin.sv[i], ff[i]) + link.armature * qdd[i])
+        if link.parent >= 0:
+            R, p = kin.R[i], kin.p[i]
+            fr = b.vec(_mv(R, ff[i]))
+            nr = _add(_mv(R, nf[i]), _cross(p, fr))
+            j = link.parent
+            ff[j] = b.vec(_add(ff[j], fr))
+            nf[j] = b.vec(_add(nf[j], nr))
+    return tau, list(zip(w, v))
+
+
+def rnea(
+    chain: Chain, *, qd: bool = True, qdd: bool = True, gravity: bool = True, friction: bool = False
+) -> Program:
+    """Recursive Newton–Euler: the joint forces τ = M q̈ + C q̇ + g as a program.
+
+    ``qdd=False`` gives h = C q̇ + g, ``qd=False, qdd=False`` gives g, ``gravity=False``
+    drops g. ``friction=True`` adds the friction forces F_v q̇ + F_c sign(q̇) that the
+    actuators must overcome.
+
+    Examples
+    --------
+    >>> import numpy as np, lagdyn as ld
+    >>> from lagdyn.robot import programs
+    >>> puma = ld.zoo.get("puma560")
+    >>> g = programs.rnea(puma.chain, qd=False, qdd=False).lambdify(puma.defaults)
+    >>> np.round(g(q=np.zeros(6)), 4) + 0.0
+    array([ 0.    , 37.4837,  0.2489,  0.    ,  0.    ,  0.    ])
+    """
+    start = time.perf_counter()
+    n = chain.n
+    ins = input_symbols(n)
+    zero = [sp.Integer(0)] * n
+    b = _Builder()
+    kin = _kinematics(chain, b, ins["q"])
+    tau, _ = _rnea_into(
+        chain, b, kin, ins["qd"] if qd else zero, ins["qdd"] if qdd else zero, gravity
+    )
+    if friction and qd:
+        tau = [
+            tau[i] + link.viscous * ins["qd"][i] + link.coulomb * sp.sign(ins["qd"][i])
+            for i, link in enumerate(chain.links)
+        ]
+    name = "tau" if qdd else ("h" if qd else "g")
+    return _finish(name, b, tau, (n,), start)
+
+
+def _inertia_add(
+    b: _Builder,
+    R: list[list[sp.Expr]],
+    p: Vec,
+    child: tuple[sp.Expr, Vec, list[list[sp.Expr]]],
+    parent: tuple[sp.Expr, Vec, list[list[sp.Expr]]],
+) -> tuple[sp.Expr, Vec, list[list[sp.Expr]]]:
+    """Parent composite + child inertia moved into the parent frame (barycentric form)."""
+    m, h, I = child
+    mp, hp, Ip = parent
+    Rh = b.vec(_mv(R, h))
+    # R I Rᵀ, symmetric: six entries
+    RI = [[sp.Add(*(R[r][k] * I[k][c] for k in range(3))) for c in range(3)] for r in range(3)]
+    RI = [[b.let(x) for x in row] for row in RI]
+    out = [[sp.Integer(0)] * 3 for _ in range(3)]
+    pp = _dot(p, p)
+    ph = _dot(p, Rh)
+    for r in range(3):
+        for c in range(r, 3):
+            e = sp.Add(*(RI[r][k] * R[c][k] for k in range(3)))
+            # − m[p]×² − [p]×[Rh]× − [Rh]×[p]× = m(p·p 1 − p pᵀ) + 2(p·Rh) 1 − p Rhᵀ − Rh pᵀ
+            e += -m * p[r] * p[c] - p[r] * Rh[c] - Rh[r] * p[c]
+            if r == c:
+                e += m * pp + 2 * ph
+            out[r][c] = b.let(Ip[r][c] + e)
+            out[c][r] = out[r][c]
+    mo = b.let(mp + m)
+    ho = b.vec(_add(hp, Rh, _scale(m, p)))
+    return mo, ho, out
+
+
+def _composites(
+    chain: Chain, b: _Builder, kin: _Kinematics
+) -> Callable[[int], tuple[sp.Expr, Vec, list[list[sp.Expr]]]]:
+    """Composite inertias, filled leaf to root by the returned step function."""
+    comp: list[tuple[sp.Expr, Vec, list[list[sp.Expr]]]] = []
+    for link in chain.links:
+        I = link.inertia
+        comp.append(
+            (link.mass, list(link.first_moment), [[I[r, c] for c in range(3)] for r in range(3)])
+        )
+
+    def done(i: int) -> tuple[sp.Expr, Vec, list[list[sp.Expr]]]:
+        """Link ``i``'s composite is complete: add it to its parent and return it."""
+        j = chain.links[i].parent
+        if j >= 0:
+            comp[j] = _inertia_add(b, kin.R[i], kin.p[i], comp[i], comp[j])
+        return comp[i]
+
+    return done
+
+
+def _apply_inertia(
+    inertia: tuple[sp.Expr, Vec, list[list[sp.Expr]]], sw: Vec, sv: Vec
+) -> tuple[Vec, Vec]:
+    m, h, I = inertia
+    return _add(_mv(I, sw), _cross(h, sv)), _add(_scale(m, sv), _scale(-1, _cross(h, sw)))
+
+
+def _force_up(b: _Builder, R: list[list[sp.Expr]], p: Vec, fn: Vec, ff: Vec) -> tuple[Vec, Vec]:
+    fr = b.vec(_mv(R, ff))
+    return b.vec(_add(_mv(R, fn), _cross(p, fr))), fr
+
+
+def _crba_into(chain: Chain, b: _Builder, kin: _Kinematics) -> list[list[sp.Expr]]:
+    n = chain.n
+    M: list[list[sp.Expr]] = [[sp.Integer(0)] * n for _ in range(n)]
+    done = _composites(chain, b, kin)
+    for i in range(n - 1, -1, -1):
+        link = chain.links[i]
+        m, h, I = done(i)
+        Fn, Ff = _apply_inertia((m, h, I), kin.sw[i], kin.sv[i])
+        Fn, Ff = b.vec(Fn), b.vec(Ff)
+        M[i][i] = b.let(_dot(kin.sw[i], Fn) + _dot(kin.sv[i], Ff) + link.armature)
+        j = i
+        while chain.links[j].parent >= 0:
+            Fn, Ff = _force_up(b, kin.R[j], kin.p[j], Fn, Ff)
+            j = chain.links[j].parent
+            M[i][j] = M[j][i] = b.let(_dot(kin.sw[j], Fn) + _dot(kin.sv[j], Ff))
+    return M
+
+
+def crba(chain: Chain) -> Program:
+    """Composite-rigid-body algorithm: the mass matrix M(q) as a program, shape (n, n).
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> from lagdyn.robot import programs
+    >>> M = programs.crba(ld.zoo.get("planar_3r").chain)
+    >>> M.outputs[8], M.body[:2]   # q1 never appears: its cos and sin were pruned
+    (1/3, ((x2, cos(_ldq1)), (x3, sin(_ldq1))))
+    """
+    start = time.perf_counter()
+    n = chain.n
+    b = _Builder()
+    kin = _kinematics(chain, b, input_symbols(n)["q"])
+    M = _crba_into(chain, b, kin)
+    return _finish("M", b, [x for row in M for x in row], (n, n), start)
+
+
+def forward_dynamics(chain: Chain, *, friction: bool = False) -> Program:
+    r"""Forward dynamics q̈ = M⁻¹(τ − h) by CRBA, RNEA with q̈ = 0 and an LDLᵀ solve.
+
+    With ``friction=True`` the friction forces are subtracted from τ first.
+
+    Examples
+    --------
+    >>> import numpy as np, lagdyn as ld
+    >>> from lagdyn.robot import programs
+    >>> arm = ld.zoo.get("planar_3r")
+    >>> f = programs.forward_dynamics(arm.chain).lambdify(arm.defaults)
+    >>> hanging = np.array([-np.pi / 2, 0, 0])   # straight down: an equilibrium
+    >>> np.round(f(q=hanging, qd=np.zeros(3), tau=np.zeros(3)), 6) + 0.0
+    array([0., 0., 0.])
+    """
+    start = time.perf_counter()
+    n = chain.n
+    ins = input_symbols(n)
+    b = _Builder()
+    kin = _kinematics(chain, b, ins["q"])
+    M = _crba_into(chain, b, kin)
+    h, _ = _rnea_into(chain, b, kin, ins["qd"], [sp.Integer(0)] * n, True)
+    rhs = [ins["tau"][i] - h[i] for i in range(n)]
+    if friction:
+        for i, link in enumerate(chain.links):
+            rhs[i] -= link.viscous * ins["qd"][i] + link.coulomb * sp.sign(ins["qd"][i])
+    qdd = _ldlt_solve(b, M, [b.let(r) for r in rhs])
+    return _finish("qdd", b, qdd, (n,), start)
+
+
+def _ldlt_solve(b: _Builder, M: list[list[sp.Expr]], rhs: Vec) -> Vec:
+    """Solve M x = rhs by an unrolled LDLᵀ factorization (structural zeros stay zero)."""
+    n = len(M)
+    L: list[list[sp.Expr]] = [[sp.Integer(0)] * n for _ in range(n)]
+    D: Vec = [sp.Integer(0)] * n
+    Dinv: Vec = [sp.Integer(0)] * n
+    for j in range(n):
+        D[j] = b.let(M[j][j] - sp.Add(*(L[j][k] ** 2 * D[k] for k in range(j))))
+        Dinv[j] = b.let(1 / D[j])
+        for i in range(j + 1, n):
+            L[i][j] = b.let(
+                (M[i][j] - sp.Add(*(L[i][k] * L[j][k] * D[k] for k in range(j)))) * Dinv[j]
+            )
+    y: Vec = [sp.Integer(0)] * n
+    for i in range(n):
+        y[i] = b.let(rhs[i] - sp.Add(*(L[i][k] * y[k] for k in range(i))))
+    x: Vec = [sp.Integer(0)] * n
+    for i in range(n - 1, -1, -1):
+        x[i] = b.let(y[i] * Dinv[i] - sp.Add(*(L[k][i] * x[k] for k in range(i + 1, n))))
+    return x
+
+
+# ---------------------------------------------------------------------- Coriolis matrix
+def _sk(v: Vec) -> sp.Matrix:
+    return sp.Matrix([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])
+
+
+def _blocks(a: sp.Matrix, b: sp.Matrix, c: sp.Matrix, d: sp.Matrix) -> sp.Matrix:
+    return sp.Matrix(sp.BlockMatrix([[a, b], [c, d]]))
+
+
+def coriolis(chain: Chain) -> Program:
+    r"""The Christoffel-consistent Coriolis matrix C(q, q̇) as a program, shape (n, n).
+
+    :math:`C = \sum_i J_i^T (B_i J_i + I_i \dot J_i)` (Echeandia & Wensing 2021), where
+    :math:`B(I, v) = \tfrac12[(v\times^*)I - I(v\times) + (Iv)\bar\times]`, and
+    :math:`(f\bar\times) v = v\times^* f`; summed over subtrees as in Pinocchio's
+    ``computeCoriolisMatrix``: with composites :math:`B^c_i, I^c_i` and
+    :math:`\dot S_j = v_j \times S_j`, :math:`C_{ji} = S_j\cdot(B^c_i S_i + I^c_i \dot S_i)`
+    and :math:`C_{ij} = (B^{cT}_i S_i)\cdot S_j + (I^c_i S_i)\cdot \dot S_j` for ancestors
+    j of i. :math:`C\dot q = h - g` and :math:`\dot M - 2C` is skew.
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> from lagdyn.robot import programs
+    >>> arm = ld.zoo.get("planar_3r")
+    >>> C = programs.coriolis(arm.chain).inline()
+    >>> import sympy as sp
+    >>> [sp.simplify(C[i, j] - arm.plain(arm.C[i, j])) for i in range(3) for j in range(3)]
+    [0, 0, 0, 0, 0, 0, 0, 0, 0]
+    """
+    start = time.perf_counter()
+    n = chain.n
+    ins = input_symbols(n)
+    qd = ins["qd"]
+    b = _Builder()
+    kin = _kinematics(chain, b, ins["q"])
+    w: list[Vec] = []
+    v: list[Vec] = []
+    Sd: list[tuple[Vec, Vec]] = []
+    for i, link in enumerate(chain.links):
+        R, p, sw, sv = kin.R[i], kin.p[i], kin.sw[i], kin.sv[i]
+        wl, vl = (w[link.parent], v[link.parent]) if link.parent >= 0 else (_ZERO, _ZERO)
+        wi = b.vec(_add(_mtv(R, wl), _scale(qd[i], sw)))
+        vi = b.vec(_add(_mtv(R, _add(vl, _cross(wl, p))), _scale(qd[i], sv)))
+        w.append(wi)
+        v.append(vi)
+        Sd.append((b.vec(_cross(wi, sw)), b.vec(_add(_cross(wi, sv), _cross(vi, sw)))))
+    # per-link B(I_i, v_i) in the link frame
+    Bc: list[sp.Matrix] = []
+    for i, link in enumerate(chain.links):
+        m, h, I = link.mass, list(link.first_moment), link.inertia
+        I6 = _blocks(sp.Matrix(I), _sk(h), -_sk(h), m * sp.eye(3))
+        vel = sp.Matrix(w[i] + v[i])
+        crm = _blocks(_sk(w[i]), sp.zeros(3), _sk(v[i]), _sk(w[i]))
+        Iv = list(I6 * vel)
+        bar = _blocks(-_sk(Iv[:3]), -_sk(Iv[3:]), -_sk(Iv[3:]), sp.zeros(3))
+        B = (-crm.T * I6 - I6 * crm + bar) / 2
+        Bc.append(sp.Matrix(6, 6, [b.let(sp.expand(x)) for x in B]))
+    C: list[list[sp.Expr]] = [[sp.Integer(0)] * n for _ in range(n)]
+    done = _composites(chain, b, kin)
+    for i in range(n - 1, -1, -1):
+        link = chain.links[i]
+        m, h, I = done(i)
+        Bi = Bc[i]
+        if link.parent >= 0:
+            R = sp.Matrix(kin.R[i])
+            X = _blocks(R.T, sp.zeros(3), -R.T * _sk(kin.p[i]), R.T)
+            up = X.T * Bi * X
+            Bc[link.parent] = sp.Matrix(
+                6, 6, [b.let(sp.expand(x + y)) for x, y in zip(Bc[link.parent], up)]
+            )
+        S = kin.sw[i] + kin.sv[i]
+        In, If = _apply_inertia((m, h, I), Sd[i][0], Sd[i][1])
+        BS = list(Bi * sp.Matrix(S))
+        F1n, F1f = b.vec(_add(BS[:3], In)), b.vec(_add(BS[3:], If))
+        BtS = list(Bi.T * sp.Matrix(S))
+        F2n, F2f = b.vec(BtS[:3]), b.vec(BtS[3:])
+        F3n, F3f = (b.vec(x) for x in _apply_inertia((m, h, I), kin.sw[i], kin.sv[i]))
+        C[i][i] = b.let(_dot(S, F1n + F1f))
+        j = i
+        while chain.links[j].parent >= 0:
+            R, p = kin.R[j], kin.p[j]
+            F1n, F1f = _force_up(b, R, p, F1n, F1f)
+            F2n, F2f = _force_up(b, R, p, F2n, F2f)
+            F3n, F3f = _force_up(b, R, p, F3n, F3f)
+            j = chain.links[j].parent
+            Sj = kin.sw[j] + kin.sv[j]
+            C[j][i] = b.let(_dot(Sj, F1n + F1f))
+            C[i][j] = b.let(_dot(Sj, F2n + F2f) + _dot(Sd[j][0] + Sd[j][1], F3n + F3f))
+    return _finish("C", b, [x for row in C for x in row], (n, n), start)
+
+
+def energy(chain: Chain) -> Program:
+    r"""The total energy E = T + U of the chain as a program, shape (1,).
+
+    Per link, with body velocities (ω, v) from the forward pass,
+    :math:`T_i = \tfrac12(\omega^T I \omega + 2 v\cdot(\omega\times h) + m\,v\cdot v)`, and
+    :math:`U_i = -g\cdot(m\,p + R h)` from the world placement (R, p) of its frame.
+
+    Examples
+    --------
+    >>> import numpy as np, lagdyn as ld
+    >>> from lagdyn.robot import programs
+    >>> arm = ld.zoo.get("planar_3r")
+    >>> E = programs.energy(arm.chain).lambdify(arm.defaults)
+    >>> float(E(q=np.zeros(3), qd=np.zeros(3))[0])
+    0.0
+    """
+    start = time.perf_counter()
+    n = chain.n
+    ins = input_symbols(n)
+    qd = ins["qd"]
+    b = _Builder()
+    kin = _kinematics(chain, b, ins["q"])
+    w: list[Vec] = []
+    v: list[Vec] = []
+    Rw: list[list[list[sp.Expr]]] = []
+    pw: list[Vec] = []
+    eye = [[sp.Integer(int(r == c)) for c in range(3)] for r in range(3)]
+    T = sp.Integer(0)
+    U = sp.Integer(0)
+    for i, link in enumerate(chain.links):
+        R, p, sw, sv = kin.R[i], kin.p[i], kin.sw[i], kin.sv[i]
+        if link.parent >= 0:
+            wl, vl, Rl, pl = w[link.parent], v[link.parent], Rw[link.parent], pw[link.parent]
+        else:
+            wl, vl, Rl, pl = _ZERO, _ZERO, eye, _ZERO
+        wi = b.vec(_add(_mtv(R, wl), _scale(qd[i], sw)))
+        vi = b.vec(_add(_mtv(R, _add(vl, _cross(wl, p))), _scale(qd[i], sv)))
+        Ri = [
+            [b.let(sp.Add(*(Rl[r][k] * R[k][c] for k in range(3)))) for c in range(3)]
+            for r in range(3)
+        ]
+        pi = b.vec(_add(pl, _mv(Rl, p)))
+        w.append(wi)
+        v.append(vi)
+        Rw.append(Ri)
+        pw.append(pi)
+        m, h, I = link.mass, list(link.first_moment), link.inertia
+        Il = [[I[r, c] for c in range(3)] for r in range(3)]
+        T += b.let(
+            (_dot(wi, _mv(Il, wi)) + 2 * _dot(vi, _cross(wi, h)) + m * _dot(vi, vi)) / 2
+            + link.armature * qd[i] ** 2 / 2
+        )
+        U -= b.let(_dot(list(chain.gravity), _add(_scale(m, pi), _mv(Ri, h))))
+    return _finish_scalar("E", b, T + U, n, start)
+
+
+def _finish_scalar(name: str, b: _Builder, out: sp.Expr, n: int, start: float) -> Program:
+    outs = (sp.sympify(out),)
+    return Program(
+        name, input_symbols(n), _prune(b.body, outs), outs, (1,), time.perf_counter() - start
+    )

@@ -1,0 +1,268 @@
+"""The closed-form route: a chain as a :class:`LagrangianSystem` (:class:`RobotSystem`).
+
+Examples
+--------
+>>> import lagdyn as ld
+>>> arm = ld.zoo.get("spatial_3r")
+>>> type(arm).__name__, arm.chain.n
+('RobotSystem', 3)
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Any
+
+import symengine as se
+import sympy as sp
+
+import lagdyn._convert as _convert
+import lagdyn.robot.programs as programs
+
+from ..symbols import t as _time
+from ..system import LagrangianSystem, _validate_coordinates
+from .chain import Chain
+
+__all__ = ["RobotSystem", "build"]
+
+Mat = sp.ImmutableMatrix
+_EYE = sp.ImmutableMatrix.eye(3)
+_ZERO3 = sp.ImmutableMatrix.zeros(3, 1)
+
+
+class RobotSystem(LagrangianSystem):
+    """A :class:`LagrangianSystem` built from a :class:`~lagdyn.robot.Chain`, closed form lazy.
+
+    Everything of a ``LagrangianSystem`` works (M, C, g, proofs, LaTeX, ``lambdify``); the
+    closed-form mass matrix and potential (:func:`closed_form`) are only assembled on first
+    use, so building a 7-DOF arm and its recursive programs never pays for them. ``chain``
+    holds the links; :meth:`program` builds the recursive programs of
+    :mod:`lagdyn.robot.programs` (cached).
+
+    Parameters
+    ----------
+    chain : Chain
+        The links, coordinates, gravity and defaults.
+    friction : bool
+        Include the joints' viscous and Coulomb friction as generalized forces.
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> arm = ld.zoo.get("planar_3r")
+    >>> arm.program("M").shape
+    (3, 3)
+    """
+
+    def __init__(self, chain: Chain, *, friction: bool = False) -> None:
+        self.chain = chain
+        self.friction = friction
+        q = _validate_coordinates(chain.q)
+        self._q = q
+        self.defaults = dict(chain.defaults)
+        forces = None
+        if friction:
+            forces = [
+                -link.viscous * x.diff(_time) - link.coulomb * sp.sign(x.diff(_time))
+                for link, x in zip(chain.links, q)
+            ]
+            if all(f == 0 for f in forces):
+                forces = None
+        self._forces_in = self._validate_forces(forces)
+        self._qs, self._vs = _convert.state_symbols(self.n)
+        self._fwd, self._bwd = _convert.substitution(self._q, self.qd, self._qs, self._vs)
+        self._symtab = _convert.SymbolTable.from_symbols(
+            set(chain.parameters), extra={s.name: d for s, d in self._bwd.items()}
+        )
+
+    @cached_property
+    def _closed(self) -> tuple[sp.ImmutableMatrix, sp.Expr]:
+        return closed_form(self.chain)
+
+    @property
+    def _M_dyn(self) -> sp.ImmutableMatrix:
+        return self._closed[0]
+
+    @property
+    def _V_dyn(self) -> sp.Expr:
+        return self._closed[1]
+
+    @property
+    def _b_dyn(self) -> sp.ImmutableMatrix:
+        return sp.ImmutableMatrix.zeros(self.n, 1)
+
+    @cached_property
+    def _L(self) -> sp.Expr:
+        v = sp.Matrix(self.qd)
+        return (v.T * self._M_dyn * v)[0, 0] / 2 - self._V_dyn
+
+    @cached_property
+    def parameters(self) -> tuple[sp.Symbol, ...]:
+        """The chain's symbols (inertial, geometric, gravity, friction), sorted by name.
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> ld.zoo.get("panda").parameters
+        (g,)
+        """
+        return self.chain.parameters
+
+    def recursive_model(self, params: Any = None) -> Any:
+        """Batched numpy numerics from the recursive programs (no closed form needed).
+
+        See :class:`lagdyn.robot.numeric.RecursiveModel`; ``params`` default to ``defaults``.
+
+        Examples
+        --------
+        >>> import numpy as np, lagdyn as ld
+        >>> arm = ld.zoo.get("planar_3r")
+        >>> arm.recursive_model().forward_dynamics(np.zeros(3), np.zeros(3)).shape
+        (3,)
+        """
+        from .numeric import RecursiveModel
+
+        return RecursiveModel(self, params)
+
+    def program(self, name: str) -> programs.Program:
+        """The recursive program ``name``: ``"tau"``, ``"h"``, ``"g"``, ``"M"``, ``"qdd"``, ``"C"``.
+
+        Raises
+        ------
+        LagdynError
+            An unknown name.
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> ld.zoo.get("planar_3r").program("g").name
+        'g'
+        """
+        from ..errors import LagdynError
+
+        cache: dict[str, programs.Program] = self.__dict__.setdefault("_programs", {})
+        if name not in cache:
+            c, fr = self.chain, self.friction
+            makers: dict[str, Any] = {
+                "tau": lambda: programs.rnea(c, friction=fr),
+                "h": lambda: programs.rnea(c, qdd=False),
+                "g": lambda: programs.rnea(c, qd=False, qdd=False),
+                "M": lambda: programs.crba(c),
+                "qdd": lambda: programs.forward_dynamics(c, friction=fr),
+                "C": lambda: programs.coriolis(c),
+            }
+            if name not in makers:
+                raise LagdynError(f"unknown program {name!r}; known: {', '.join(makers)}")
+            cache[name] = makers[name]()
+        return cache[name]
+
+
+def build(chain: Chain, *, friction: bool = False) -> RobotSystem:
+    """The :class:`RobotSystem` of ``chain`` (closed form assembled lazily).
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> from lagdyn.robot.system import build
+    >>> build(ld.zoo.get("planar_3r").chain).n
+    3
+    """
+    return RobotSystem(chain, friction=friction)
+
+
+def closed_form(chain: Chain, *, plain: bool = False) -> tuple[sp.ImmutableMatrix, sp.Expr]:
+    r"""The closed-form mass matrix M(q) and potential U(q) of a chain (geometric Jacobians).
+
+    Per link, with the world placement (R, p) of its frame, the world first moment
+    :math:`h_w = R h` and inertia :math:`I_w = R I R^T` about the frame origin,
+
+    .. math:: M = \sum_i m J_p^T J_p + J_\omega^T I_w J_\omega
+              - J_p^T [h_w]_\times J_\omega + J_\omega^T [h_w]_\times J_p,
+
+    plus the armatures on the diagonal; :math:`U = -\sum_i g\cdot(m p + h_w)`. The
+    entries are nested products (nothing is expanded); symmetry holds by construction. The
+    arithmetic runs in symengine. ``plain=True`` returns them in the plain symbols ``_ldq{i}``
+    instead of q(t).
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> from lagdyn.robot.system import closed_form
+    >>> closed_form(ld.zoo.get("planar_3r").chain)[0][2, 2]
+    1/3
+    """
+    n = chain.n
+    qs, _ = _convert.state_symbols(n)
+    table = _convert.SymbolTable.from_symbols(
+        chain.parameters, extra={s.name: s if plain else x for s, x in zip(qs, chain.q)}
+    )
+    M, U, _ = closed_form_symengine(chain)
+    entries = {(i, j): table.to_sympy(M[i, j]) for i in range(n) for j in range(i, n)}
+    Msym = sp.ImmutableMatrix(n, n, lambda i, j: entries[min(i, j), max(i, j)])
+    return Msym, table.to_sympy(U)
+
+
+def _se_mat(m: Any) -> Any:
+    return se.DenseMatrix(m.rows, m.cols, [se.sympify(x) for x in m])
+
+
+def _se_cross(a: Any, b: Any) -> Any:
+    return se.DenseMatrix(
+        3,
+        1,
+        [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]],
+    )
+
+
+def closed_form_symengine(chain: Chain) -> tuple[Any, Any, list[Any]]:
+    """The closed form of :func:`closed_form` as symengine objects in plain symbols.
+
+    Returns ``(M, U, q)``: an n × n ``symengine.DenseMatrix``, the potential, and the plain
+    coordinate symbols ``_ldq{i}``; fast to evaluate with ``symengine.Lambdify``.
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> from lagdyn.robot.system import closed_form_symengine
+    >>> M, U, q = closed_form_symengine(ld.zoo.get("planar_3r").chain)
+    >>> M.shape, float(M[2, 2].subs({x: 0.3 for x in q}))
+    ((3, 3), 0.3333333333333333)
+    """
+    n = chain.n
+    qs = [se.Symbol(s.name) for s in _convert.state_symbols(n)[0]]
+    eye, zero = se.eye(3), se.zeros(3, 1)
+    frames: list[tuple[Any, Any]] = []
+    axes: list[Any] = []
+    origins: list[Any] = []
+    for i, link in enumerate(chain.links):
+        R, p = (_se_mat(m) for m in link.transform(sp.Symbol(qs[i].name, real=True)))
+        Rp, pp = frames[link.parent] if link.parent >= 0 else (eye, zero)
+        RA, pA = (_se_mat(m) for m in link.pre)
+        axes.append(Rp * RA * _se_mat(link.axis))
+        origins.append(pp + Rp * pA)
+        frames.append((Rp * R, pp + Rp * p))
+    g = _se_mat(chain.gravity)
+    M = se.zeros(n, n)
+    U = se.Integer(0)
+    for i, link in enumerate(chain.links):
+        R, p = frames[i]
+        m = se.sympify(link.mass)
+        Jp = se.zeros(3, n)
+        Jw = se.zeros(3, n)
+        for j in chain.ancestors(i):
+            if chain.links[j].joint == "revolute":
+                col, wcol = _se_cross(axes[j], p - origins[j]), axes[j]
+            else:
+                col, wcol = axes[j], zero
+            for r in range(3):
+                Jp[r, j] = col[r]
+                Jw[r, j] = wcol[r]
+        hw = R * _se_mat(link.first_moment)
+        Iw = R * _se_mat(link.inertia) * R.T
+        S = se.DenseMatrix(3, 3, [0, -hw[2], hw[1], hw[2], 0, -hw[0], -hw[1], hw[0], 0])
+        crossterm = Jw.T * S * Jp
+        M = M + Jp.T * Jp * m + Jw.T * Iw * Jw + crossterm + crossterm.T
+        U = U - (g.T * (p * m + hw))[0, 0]
+    for i, link in enumerate(chain.links):
+        M[i, i] = M[i, i] + se.sympify(link.armature)
+    return M, U, qs

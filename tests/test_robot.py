@@ -1,0 +1,466 @@
+"""Robot chains (lagdyn.robot): builders, recursive programs against the closed form, the zoo arms.
+
+The closed-form route (geometric Jacobians, :func:`lagdyn.robot.system.closed_form`) and the
+recursive programs (RNEA, CRBA, LDLᵀ, Coriolis) share only the link data, so agreement is a
+real cross-check; Christoffel symbols come from LagrangianSystem's own derivation.
+"""
+
+from __future__ import annotations
+
+import functools
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+import pytest
+import symengine as se
+import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import lagdyn as ld
+from lagdyn.robot import programs
+from lagdyn.robot.system import closed_form_symengine
+
+DATA = Path(__file__).parent / "data"
+TREE = DATA / "rrp_tree.urdf"
+FEW = settings(max_examples=5, deadline=None)
+
+
+def closed_numeric(system):
+    """Closed-form M(q), ∂U/∂q and U(q) evaluated by symengine substitution (no derivation path)."""
+    M, U, qs = closed_form_symengine(system.chain)
+    n = system.n
+    bind = {se.Symbol(s.name): v for s, v in system.defaults.items()}
+    Mb = M.subs(bind)
+    gb = [U.subs(bind).diff(s) for s in qs]
+
+    def at(q):
+        return {s: float(x) for s, x in zip(qs, q)}
+
+    return (
+        lambda q: np.array([float(x) for x in Mb.subs(at(q))]).reshape(n, n),
+        lambda q: np.array([float(e.subs(at(q))) for e in gb]),
+        lambda q: float(U.subs(bind).subs(at(q))),
+    )
+
+
+@functools.cache
+def zoo(name):
+    """Zoo arms shared by the tests of this module (their programs are cached on them)."""
+    return ld.zoo.get(name)
+
+
+_COMPILED: dict = {}
+
+
+def compiled(system, name):
+    key = (id(system), name)
+    if key not in _COMPILED:
+        _COMPILED[key] = (system, system.program(name).lambdify(system.defaults))
+    return _COMPILED[key][1]
+
+
+def states(n, seed, count=4):
+    rng = np.random.default_rng(seed)
+    return [tuple(rng.uniform(-2, 2, n) for _ in range(4)) for _ in range(count)]
+
+
+# ---------------------------------------------------------------------- the required figure
+def test_puma560_gravity_torques_at_zero():
+    puma = zoo("puma560")
+    assert puma.defaults[sp.Symbol("g", positive=True)] == 9.81
+    g = compiled(puma, "g")(q=np.zeros(6))
+    np.testing.assert_allclose(g, [0, 37.4837, 0.2489, 0, 0, 0], atol=5e-5)
+    _, g_closed, _ = closed_numeric(puma)
+    np.testing.assert_allclose(g_closed(np.zeros(6)), g, atol=1e-12)
+
+
+# ---------------------------------------------------------------------- exact, n ≤ 3
+def _exact_zero(expr):
+    qs = [sp.Symbol(f"_ldq{i}", real=True) for i in range(3)]
+    return ld.structure.is_zero(expr, [s for s in qs if expr.has(s)])
+
+
+@pytest.mark.parametrize("name", ["planar_3r", "spatial_3r"])
+def test_recursive_equals_closed_form_exactly(name):
+    arm = ld.zoo.get(name)
+    qs, vs = arm.plain_symbols
+    M = programs.crba(arm.chain).inline()
+    assert all(_exact_zero(M[i, j] - arm.plain(arm.M[i, j])) for i in range(3) for j in range(3))
+    C = programs.coriolis(arm.chain).inline()
+    assert all(_exact_zero(C[i, j] - arm.plain(arm.C[i, j])) for i in range(3) for j in range(3))
+    g = programs.rnea(arm.chain, qd=False, qdd=False).inline()
+    assert all(_exact_zero(g[i] - arm.plain(arm.g[i])) for i in range(3))
+    ins = programs.input_symbols(3)
+    tau = programs.rnea(arm.chain).inline()
+    rhs = arm.plain(arm.M) * sp.Matrix(ins["qdd"]) + arm.plain(arm.C) * sp.Matrix(vs)
+    assert all(_exact_zero(tau[i] - rhs[i] - arm.plain(arm.g[i])) for i in range(3))
+
+
+def test_symbolic_parameters_two_link_exact_and_linear():
+    """Ten symbols per link: τ equals the closed form and is linear in the parameters."""
+    arm = ld.robot.from_dh([(0, 0, sp.pi / 2), (0, 1, 0)])
+    assert len(arm.parameters) == 21  # 2 × 10 + g
+    tau = programs.rnea(arm.chain).inline()
+    ins = programs.input_symbols(2)
+    qs, vs = arm.plain_symbols
+    rhs = arm.plain(arm.M) * sp.Matrix(ins["qdd"]) + arm.plain(arm.C) * sp.Matrix(vs)
+    assert all(_exact_zero(tau[i] - rhs[i] - arm.plain(arm.g[i])) for i in range(2))
+    inertial = [s for s in arm.parameters if s.name != "g"]
+    for e in tau:
+        e = sp.expand(e.subs(sp.Symbol("g", positive=True), 1))
+        poly = sp.Poly(e, *inertial)
+        assert poly.total_degree() <= 1  # linear in the barycentric parameters
+
+
+# ---------------------------------------------------------------------- numeric, all arms
+@pytest.mark.parametrize("name", ["puma560", "ur5"])
+def test_recursive_programs_match_closed_form_numerically(name):
+    """M, g against the closed form; τ, q̈, C against M and RNEA; Ṁ − 2C skew (UR5 only:
+    the programs of a 6-DOF arm take seconds to build, the tree below covers C and q̈ too)."""
+    arm = zoo(name)
+    M_closed, g_closed, _ = closed_numeric(arm)
+    M, tau, g = (compiled(arm, k) for k in ("M", "tau", "g"))
+    full = name == "ur5"
+    for q, v, a, u in states(arm.n, 7, 2):
+        Mq = M(q=q)
+        np.testing.assert_allclose(Mq, M_closed(q), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(g(q=q), g_closed(q), rtol=1e-12, atol=1e-12)
+        hq = tau(q=q, qd=v, qdd=np.zeros(arm.n))
+        np.testing.assert_allclose(tau(q=q, qd=v, qdd=a), Mq @ a + hq, rtol=1e-12, atol=1e-11)
+        if not full:
+            continue
+        qdd = compiled(arm, "qdd")(q=q, qd=v, tau=u)
+        np.testing.assert_allclose(qdd, np.linalg.solve(Mq, u - hq), rtol=1e-10)
+        Cq = compiled(arm, "C")(q=q, qd=v)
+        np.testing.assert_allclose(Cq @ v, hq - g(q=q), rtol=1e-12, atol=1e-11)
+        Mdot = M(q=q + 1e-30j * v).imag / 1e-30  # complex step through CRBA: exact Ṁ
+        N = Mdot - 2 * Cq
+        np.testing.assert_allclose(N + N.T, 0, atol=1e-11)
+
+
+def test_batched_program_evaluation():
+    arm = ld.zoo.get("spatial_3r")
+    M = compiled(arm, "M")
+    q = np.random.default_rng(1).uniform(-2, 2, (4, 2, 3))
+    out = M(q=q)
+    assert out.shape == (4, 2, 3, 3)
+    np.testing.assert_allclose(out[3, 1], M(q=q[3, 1]), rtol=0, atol=0)
+
+
+_TREE = {}
+
+
+def tree_model():
+    if not _TREE:
+        tree = ld.robot.from_urdf(TREE, parameters="numeric")
+        _TREE["tree"] = tree
+        _TREE["closed"] = closed_numeric(tree)
+        _TREE["f"] = {k: compiled(tree, k) for k in ("M", "g", "C", "h", "tau")}
+        _TREE["E"] = tree.recursive_model().energy
+    return _TREE
+
+
+@FEW
+@given(st.lists(st.floats(-3, 3), min_size=12, max_size=12))
+def test_tree_urdf_random_states(values):
+    model = tree_model()
+    M_closed, g_closed, U_closed = model["closed"]
+    f = model["f"]
+    x = np.array(values)
+    q, v, a = x[:4], x[4:8], x[8:12]
+    Mq = f["M"](q=q)
+    np.testing.assert_allclose(Mq, M_closed(q), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(f["g"](q=q), g_closed(q), rtol=1e-12, atol=1e-12)
+    assert np.all(np.linalg.eigvalsh(Mq) > 0)
+    C = f["C"](q=q, qd=v)
+    h = f["h"](q=q, qd=v)
+    np.testing.assert_allclose(C @ v, h - g_closed(q), rtol=1e-11, atol=1e-11)
+    Mdot = f["M"](q=q + 1e-30j * v).imag / 1e-30
+    np.testing.assert_allclose(Mdot - 2 * C, -(Mdot - 2 * C).T, atol=1e-11)
+    np.testing.assert_allclose(model["E"](q, v), v @ Mq @ v / 2 + U_closed(q), rtol=1e-12)
+    tau = f["tau"](q=q, qd=v, qdd=a)
+    np.testing.assert_allclose(tau, Mq @ a + h, rtol=1e-11, atol=1e-11)
+
+
+def test_tree_branches_decouple():
+    """The two branches of the tree (slide and roll) share no mass-matrix entry."""
+    tree = ld.robot.from_urdf(TREE, parameters="numeric")
+    M = programs.crba(tree.chain)
+    assert M.outputs[2 * 4 + 3] == 0 and M.outputs[3 * 4 + 2] == 0
+    assert M.outputs[1 * 4 + 3] == 0
+
+
+# ---------------------------------------------------------------------- customization
+def test_programs_have_no_dead_code_and_no_trivial_terms():
+    for name in ("planar_3r", "puma560"):
+        arm = zoo(name)
+        for key in ("tau", "M", "qdd", "C") if name == "planar_3r" else ("tau", "M"):
+            prog = arm.program(key)
+            used: set = set()
+            for e in prog.outputs:
+                used |= e.free_symbols
+            for s, e in reversed(prog.body):
+                assert s in used, f"{name} {key}: {s} = {e} is never used"
+                used |= e.free_symbols
+                assert not e.is_Number
+                assert not e.has(sp.pi)  # cos(π/2) and friends are folded away
+    planar = ld.zoo.get("planar_3r").program("tau")
+    assert not any(e.has(sp.Symbol("_ldq0", real=True)) and e.is_Add for _, e in planar.body[:1])
+    # a planar arm about z needs no rotation about x or y: every sin/cos is of one joint angle
+    funcs = {f for _, e in planar.body for f in e.atoms(sp.sin, sp.cos)}
+    assert len(funcs) == 6
+
+
+def test_numeric_parameters_shrink_the_program():
+    sym = programs.rnea(ld.zoo.get("puma560", parameters="symbolic").chain)
+    num = zoo("puma560").program("tau")
+    assert len(num.body) < len(sym.body)
+    assert num.parameters == (sp.Symbol("g", positive=True),)
+    # link 1 turns about its own z axis at the base: only ZZ1 of its ten parameters remains
+    assert len(sym.parameters) == 52
+
+
+def test_symbolic_defaults_reproduce_numeric_chain():
+    sym = ld.robot.from_urdf(TREE)
+    num = ld.robot.from_urdf(TREE, parameters="numeric")
+    assert sym.defaults.keys() >= set(sym.parameters)
+    for q, v, a, _ in states(4, 3, 2):
+        np.testing.assert_allclose(
+            compiled(sym, "tau")(q=q, qd=v, qdd=a),
+            compiled(num, "tau")(q=q, qd=v, qdd=a),
+            rtol=1e-12,
+        )
+
+
+def test_unbound_parameter_is_named():
+    arm = ld.robot.from_dh([(0, 1, 0)])
+    with pytest.raises(ld.UnboundParameterError, match="M1"):
+        arm.program("M").lambdify({})
+
+
+# ---------------------------------------------------------------------- builders agree
+def test_modified_dh_panda_matches_franka_urdf_frames():
+    """The zoo Panda (modified DH) equals franka_description's URDF (hand stripped)."""
+    from lagdyn.robot._data import urdf_path
+
+    try:
+        path = urdf_path("panda_description", "panda.urdf")
+    except ImportError as exc:
+        pytest.skip(f"example-robot-data not installed: {exc}")
+    root = ET.parse(path).getroot()
+    for elem in list(root):
+        name = elem.get("name", "")
+        if elem.tag in ("link", "joint") and (
+            "hand" in name or "finger" in name or name in ("panda_link8", "panda_joint8")
+        ):
+            root.remove(elem)
+    urdf = ld.robot.from_urdf(ET.tostring(root, encoding="unicode"), parameters="numeric")
+    dh = zoo("panda")
+    M_closed, g_closed, _ = closed_numeric(dh)
+    for q, v, a, _ in states(7, 5, 2):
+        np.testing.assert_allclose(compiled(dh, "M")(q=q), M_closed(q), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(compiled(dh, "g")(q=q), g_closed(q), rtol=1e-12, atol=1e-12)
+        for key, kw in (("M", {"q": q}), ("tau", {"q": q, "qd": v, "qdd": a})):
+            np.testing.assert_allclose(
+                compiled(urdf, key)(**kw), compiled(dh, key)(**kw), rtol=1e-10, atol=1e-12
+            )
+
+
+def test_dh_urdf_and_screws_agree_on_a_spatial_arm():
+    """One 3R arm three ways: modified DH, a hand-written URDF, and screws."""
+    inertia = [
+        {"m": 2, "com": (0.1, 0.0, 0.2), "I": (0.03, 0.02, 0.01, 0.001, 0, 0)},
+        {"m": 1.5, "com": (0.3, 0.02, 0), "I": (0.01, 0.04, 0.04, 0, 0, 0.002)},
+        {"m": 0.7, "com": (0.1, 0, 0.05), "I": (0.002, 0.003, 0.004, 0, 0.0005, 0)},
+    ]
+    dh = ld.robot.from_dh(
+        [(0.4, 0, 0), (0, 0.1, -sp.pi / 2), (0.05, 0.6, 0)],
+        "modified",
+        inertia=inertia,
+        parameters="numeric",
+    )
+
+    def inertial(spec):
+        (xx, yy, zz, xy, yz, xz), c = spec["I"], spec["com"]
+        return (
+            f'<inertial><mass value="{spec["m"]}"/><origin xyz="{c[0]} {c[1]} {c[2]}"/>'
+            f'<inertia ixx="{xx}" ixy="{xy}" ixz="{xz}" iyy="{yy}" iyz="{yz}" izz="{zz}"/>'
+            "</inertial>"
+        )
+
+    xml = f"""<robot name="m3r"><link name="b"/>
+      <joint name="j1" type="revolute"><parent link="b"/><child link="l1"/>
+        <origin xyz="0 0 0.4"/><axis xyz="0 0 1"/></joint>
+      <link name="l1">{inertial(inertia[0])}</link>
+      <joint name="j2" type="revolute"><parent link="l1"/><child link="l2"/>
+        <origin xyz="0.1 0 0" rpy="-1.5707963267949 0 0"/><axis xyz="0 0 1"/></joint>
+      <link name="l2">{inertial(inertia[1])}</link>
+      <joint name="j3" type="revolute"><parent link="l2"/><child link="l3"/>
+        <origin xyz="0.6 0 0.05"/><axis xyz="0 0 1"/></joint>
+      <link name="l3">{inertial(inertia[2])}</link></robot>"""
+    urdf = ld.robot.from_urdf(xml, parameters="numeric")
+    # screws: the home frames are the DH frames at q = 0
+    frames = dh.chain.forward_kinematics([0, 0, 0])
+    screws = []
+    for R, p in frames:
+        w = R[:, 2]
+        screws.append(list(w) + list(-w.cross(p)))
+    scr = ld.robot.from_screws(screws, frames, inertia=inertia, parameters="numeric")
+    for q, v, a, _ in states(3, 11, 3):
+        ref = compiled(dh, "tau")(q=q, qd=v, qdd=a)
+        for other in (urdf, scr):
+            np.testing.assert_allclose(
+                compiled(other, "tau")(q=q, qd=v, qdd=a), ref, rtol=1e-12, atol=1e-12
+            )
+        np.testing.assert_allclose(
+            compiled(scr, "M")(q=q), compiled(dh, "M")(q=q), rtol=1e-12, atol=1e-12
+        )
+
+
+def test_urdf_fixed_joint_merges_inertia():
+    """A point mass on a fixed joint equals the same mass written into the parent's inertial."""
+    base = """<robot name="r"><link name="b"/>
+      <joint name="j" type="revolute"><parent link="b"/><child link="l"/><axis xyz="0 1 0"/></joint>
+      <link name="l"><inertial><mass value="{m}"/><origin xyz="{c}"/>
+        <inertia ixx="{i}" ixy="0" ixz="0" iyy="{i}" iyz="0" izz="0.1"/></inertial></link>{extra}
+      </robot>"""
+    extra = """<joint name="f" type="fixed"><parent link="l"/><child link="tip"/>
+        <origin xyz="0 0 0.5" rpy="0.3 0.2 0.1"/></joint>
+      <link name="tip"><inertial><mass value="1"/>
+        <inertia ixx="0" ixy="0" ixz="0" iyy="0" iyz="0" izz="0"/></inertial></link>"""
+    split = ld.robot.from_urdf(
+        base.format(m=1, c="0 0 0", i=0.1, extra=extra), parameters="numeric"
+    )
+    # merged by hand: mass 2, COM (0, 0, 0.25), Ixx = Iyy = 0.1 + 2 · 0.25²
+    merged = ld.robot.from_urdf(
+        base.format(m=2, c="0 0 0.25", i=0.225, extra=""), parameters="numeric"
+    )
+    assert sp.simplify(split.M[0, 0] - merged.M[0, 0]) == 0
+    assert sp.simplify(split.g[0] - merged.g[0]) == 0
+
+
+def test_urdf_snaps_angles_and_reads_decimals_exactly():
+    tree = ld.robot.from_urdf(TREE, parameters="numeric")
+    R, p = tree.chain.links[1].pre
+    assert R == sp.Matrix([[1, 0, 0], [0, 0, -1], [0, 1, 0]])
+    assert p == sp.Matrix([sp.Rational(1, 20), 0, sp.Rational(1, 5)])
+    assert tree.chain.joint_names == ("yaw", "pitch", "slide", "roll")
+    assert [link.joint for link in tree.chain.links] == [
+        "revolute",
+        "revolute",
+        "prismatic",
+        "revolute",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("xml", "match"),
+    [
+        (
+            '<robot name="r"><link name="a"/><link name="b"/><joint name="j" type="floating">'
+            '<parent link="a"/><child link="b"/></joint></robot>',
+            "floating",
+        ),
+        (
+            '<robot name="r"><link name="a"/><link name="b"/><link name="c"/>'
+            '<joint name="j" type="revolute"><parent link="a"/><child link="b"/></joint>'
+            '<joint name="k" type="revolute"><parent link="a"/><child link="c"/>'
+            '<mimic joint="j"/></joint></robot>',
+            "mimic",
+        ),
+        (
+            '<robot name="r"><link name="a"/><link name="b"/><link name="c"/>'
+            '<joint name="j" type="revolute"><parent link="a"/><child link="b"/></joint>'
+            '<joint name="k" type="revolute"><parent link="c"/><child link="b"/></joint></robot>',
+            "closed loop",
+        ),
+        (
+            '<robot name="r"><link name="a"/><link name="b"/><link name="c"/>'
+            '<joint name="k" type="revolute"><parent link="b"/><child link="c"/></joint>'
+            '<joint name="j" type="revolute"><parent link="a"/><child link="b"/></joint></robot>',
+            "parents first",
+        ),
+        (
+            '<robot name="r"><link name="a"/><joint name="j" type="revolute"><parent link="a"/>'
+            '<child link="zz"/></joint></robot>',
+            "unknown link",
+        ),
+        ("<robot name='r'><link", "malformed"),
+        ("<sdf/>", "not a URDF"),
+        ("/no/such/file.urdf", "not found"),
+    ],
+)
+def test_urdf_rejections(xml, match):
+    with pytest.raises(ld.LagdynError, match=match):
+        ld.robot.from_urdf(xml)
+
+
+def test_bad_dh_and_screw_input():
+    with pytest.raises(ld.LagdynError, match="convention"):
+        ld.robot.from_dh([(0, 1, 0)], "craig")
+    with pytest.raises(ld.LagdynError, match="R or P"):
+        ld.robot.from_dh([(0, 1, 0)], joints="X")
+    with pytest.raises(ld.LagdynError, match="numeric"):
+        ld.robot.from_dh([(0, 1, 0)], parameters="numeric")
+    with pytest.raises(ld.ShapeError):
+        ld.robot.from_dh([(0, 1)])
+    with pytest.raises(ld.LagdynError, match="pitch"):
+        ld.robot.from_screws([(0, 0, 1, 0, 0, 1)], [(sp.eye(3), (0, 0, 0))])
+    with pytest.raises(ld.LagdynError, match="joint type"):
+        ld.robot.Link("x", "spherical", (0, 0, 1))
+
+
+# ---------------------------------------------------------------------- armature and friction
+def test_armature_and_friction():
+    spec = {"m": 1, "com": (-0.5, 0, 0), "armature": 0.3, "viscous": 0.2, "coulomb": 0.1}
+    arm = ld.robot.from_dh([(0, 1, 0)] * 2, inertia=[spec] * 2, parameters="numeric", friction=True)
+    bare = ld.robot.from_dh(
+        [(0, 1, 0)] * 2, inertia=[{"m": 1, "com": (-0.5, 0, 0)}] * 2, parameters="numeric"
+    )
+    assert sp.simplify(arm.M - bare.M - sp.eye(2) * sp.Rational(3, 10)) == sp.zeros(2)
+    qd = arm.qd
+    assert arm.forces[0] == -sp.Rational(1, 5) * qd[0] - sp.Rational(1, 10) * sp.sign(qd[0])
+    q, v, a = np.array([0.3, -0.2]), np.array([0.5, -0.7]), np.array([0.1, 0.4])
+    tau_f = compiled(arm, "tau")(q=q, qd=v, qdd=a)
+    tau_0 = compiled(bare, "tau")(q=q, qd=v, qdd=a)
+    np.testing.assert_allclose(tau_f - tau_0, 0.3 * a + 0.2 * v + 0.1 * np.sign(v), rtol=1e-12)
+    qdd = compiled(arm, "qdd")(q=q, qd=v, tau=tau_f)
+    np.testing.assert_allclose(qdd, a, rtol=1e-10)
+
+
+def test_robot_system_is_a_lagrangian_system():
+    arm = ld.zoo.get("planar_3r")
+    assert isinstance(arm, ld.LagrangianSystem)
+    assert arm.is_skew_symmetric()
+    num = arm.lambdify(arm.defaults)
+    q = np.array([0.1, 0.2, -0.3])
+    np.testing.assert_allclose(num.M(q), compiled(arm, "M")(q=q), rtol=1e-12)
+    assert "q_{1}" in arm.latex() or "q1" in arm.latex()
+    with pytest.raises(ld.LagdynError, match="unknown program"):
+        arm.program("aba")
+
+
+def test_zoo_registers_the_arms():
+    for name in ("puma560", "ur5", "panda", "planar_3r", "spatial_3r"):
+        assert name in ld.zoo.names()
+        assert ld.zoo.summary(name)
+
+
+@pytest.mark.parametrize("convention", ["standard", "modified"])
+def test_prismatic_dh_with_symbolic_geometry_exact(convention):
+    """An RP arm with symbolic lengths: τ from RNEA equals M q̈ + C q̇ + g exactly."""
+    l, d = sp.symbols("l d", positive=True)
+    rows = [
+        {"d": 0, "a": l, "alpha": sp.pi / 2},
+        {"d": d, "a": 0, "alpha": 0, "joint": "P"},
+    ]
+    arm = ld.robot.from_dh(rows, convention)
+    assert [link.joint for link in arm.chain.links] == ["revolute", "prismatic"]
+    tau = programs.rnea(arm.chain).inline()
+    ins = programs.input_symbols(2)
+    qs, vs = arm.plain_symbols
+    rhs = arm.plain(arm.M) * sp.Matrix(ins["qdd"]) + arm.plain(arm.C) * sp.Matrix(vs)
+    rhs += arm.plain(arm.g)
+    assert all(ld.structure.is_zero(tau[i] - rhs[i], [qs[0]]) for i in range(2))
