@@ -48,6 +48,12 @@ class PrinterMixin:
     def _print_Float(self, flt: sp.Float) -> str:
         return float_text(flt)
 
+    def _print_Integer(self, expr: sp.Integer) -> str:
+        # beyond 32 bits an integer literal overflows C's int (and numba's int64 later)
+        if abs(int(expr)) >= 2**31:
+            return float_text(expr)
+        return str(expr.p)
+
     def small_power(self, expr: sp.Pow) -> str | None:
         b, e = expr.as_base_exp()
         if not e.is_Integer or abs(int(e)) > self._powers or int(e) in (0, 1):

@@ -15,13 +15,18 @@ from math import gcd
 
 import sympy as sp
 
-__all__ = ["numeric_form", "shared_trig"]
+__all__ = ["MAX_MULTIPLE", "numeric_form", "shared_trig"]
+
+#: Largest multiple angle rewritten by :func:`numeric_form` (``sin⁸`` and below, the
+#: powers mechanical models produce); higher multiples keep the canonical form, whose
+#: expansion would grow as ``k²`` terms.
+MAX_MULTIPLE = 8
 
 
 def numeric_form(expr: sp.Expr) -> sp.Expr:
     """``expr`` with multiple angles as products of sines and cosines of the base angle.
 
-    Every ``cos(k·φ)``/``sin(k·φ)`` with an integer ``k ≥ 2`` (the gcd of the
+    Every ``cos(k·φ)``/``sin(k·φ)`` with an integer ``2 ≤ k ≤`` :data:`MAX_MULTIPLE` (the gcd of the
     argument's integer coefficients) becomes a polynomial in ``s = sin φ`` and
     ``c = cos φ``; each sum containing one is expanded, in two candidate forms
     (even powers of ``c`` reduced to ``1 − s²``, or of ``s`` to ``1 − c²``), and the
@@ -99,7 +104,7 @@ def _multiple(arg: sp.Expr) -> tuple[int, sp.Expr] | None:
     g = 0
     for v in ints:
         g = gcd(g, abs(v))
-    if g < 2:
+    if g < 2 or g > MAX_MULTIPLE:
         return None
     return g, sp.Add(*[t * (int(c) // g) for t, c in coeffs.items()])
 

@@ -5,9 +5,14 @@ arguments broadcast against each other, and against the batch axes of ``params``
 (``(..., n_free)``) and ``t`` (``(...)``). One state ``(n,)`` gives ``M`` of shape
 ``(n, n)``; ``(B, n)`` gives ``(B, n, n)``.
 
-NaN in gives NaN out: inputs are not screened for NaN or infinity, which propagate
-through the arithmetic (a NaN anywhere in a state makes that state's outputs NaN
-where they depend on it; other states are unaffected).
+Non-finite values and singular states follow IEEE arithmetic on every path (one
+state or a batch; numpy, C, numba or jax) and never raise: inputs are not screened
+for NaN or infinity, which propagate (a NaN anywhere in a state makes that state's
+outputs NaN where they depend on it; other states are unaffected), and a state where
+M is singular (a chart singularity such as θ = 0 of the spherical pendulum) or where
+a function leaves its domain gives ``inf``/``nan`` in the outputs that depend on it.
+Bound parameter values that make M singular everywhere are refused by ``lambdify``
+(:class:`~lagdyn.SingularMassMatrixError`).
 
 Dask arrays (chunked along batch axes) are accepted by every method and give lazy
 dask arrays back (``map_blocks``), so huge state sets run chunk by chunk.
@@ -15,6 +20,7 @@ dask arrays back (``map_blocks``), so huge state sets run chunk by chunk.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Mapping
 from typing import Any
@@ -152,7 +158,10 @@ class _KernelModel:
                         else:
                             break
                     else:
-                        return scalar(*x, t)
+                        try:
+                            return scalar(*x, t)
+                        except _FLOAT_ERRORS:  # IEEE results from the batched path
+                            pass
         r = self._single(kernel, q, qd, u, params, t)
         return r if r is not None else self._evaluate(kernel, q, qd, u, params, t)
 
@@ -190,7 +199,10 @@ class _KernelModel:
         fn = self._single_fns.get(kernel)
         if fn is None:
             return None
-        return fn(*x)
+        try:
+            return fn(*x)
+        except _FLOAT_ERRORS:  # ZeroDivisionError, math domain error: IEEE via the batch path
+            return None
 
     def _arg_names(self, kernel: str) -> tuple[str, str, str]:
         return _ARG_NAMES.get(kernel, ("q", "qd", "u"))
@@ -238,7 +250,7 @@ class _KernelModel:
             self._kernels.batch("M", fq, fqd, fu, fp, ft, out=M)
             self._kernels.batch("bias", fq, fqd, fu, fp, ft, out=h)
             rhs = fu - h
-            out = np.linalg.solve(M, rhs[..., None])[..., 0] if B else np.empty((0, n))
+            out = _solve(M, rhs)
         else:
             shape = self._shapes[kernel]
             out = np.empty((B, *shape))
@@ -515,6 +527,9 @@ class NumericModel(_KernelModel):
 
 
 _F8 = np.dtype(np.float64)
+#: What Python's ``math`` raises where IEEE arithmetic gives inf or nan (the scalar
+#: one-state functions take floats only, so a ValueError there is a domain error).
+_FLOAT_ERRORS = (ArithmeticError, ValueError)
 _ND = np.ndarray
 
 
@@ -532,6 +547,20 @@ def _pack_state(a: Any, shape: tuple[int]) -> list[float] | None:
                 return None
         return [float(v) for v in a]
     return None
+
+
+def _solve(M: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """Stacked solves ``M x = rhs``; a singular state gives NaN (the per-call policy)."""
+    if not len(M):
+        return np.empty(rhs.shape)
+    try:
+        return np.linalg.solve(M, rhs[..., None])[..., 0]
+    except np.linalg.LinAlgError:
+        out = np.full(rhs.shape, np.nan)
+        for b in range(len(M)):
+            with contextlib.suppress(np.linalg.LinAlgError):
+                out[b] = np.linalg.solve(M[b], rhs[b])
+        return out
 
 
 def _flatten(a: np.ndarray, batch: tuple[int, ...], B: int) -> np.ndarray:

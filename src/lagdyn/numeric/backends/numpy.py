@@ -63,6 +63,22 @@ class NumpyKernels(Kernels):
         shape = out.shape[1:]
         step = min(B, self._chunks[name])
         tmp = np.empty((*shape, step))
+        with np.errstate(all="ignore"):  # IEEE inf/nan at singular states, as in C
+            self._chunks_into(fn, q, qd, x, p, t, out, tmp, B, step)
+
+    @staticmethod
+    def _chunks_into(
+        fn: Any,
+        q: np.ndarray,
+        qd: np.ndarray,
+        x: np.ndarray,
+        p: np.ndarray,
+        t: np.ndarray,
+        out: np.ndarray,
+        tmp: np.ndarray,
+        B: int,
+        step: int,
+    ) -> None:
         for s in range(0, B, step):
             e = min(s + step, B)
             o = tmp[..., : e - s]
