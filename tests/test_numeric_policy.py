@@ -94,12 +94,13 @@ def _paths(num, q, qd):
     return [np.asarray(num.forward_dynamics(q, qd)), num.forward_dynamics(q[None], qd[None])[0]]
 
 
-@pytest.mark.parametrize("backend", ["numpy", "c"])
+@pytest.mark.parametrize("backend", ["numpy", "c", "numba", "jax"])
 def test_one_policy_for_singular_states(backend, tmp_path):
     """Item 6: θ = 0 of the spherical pendulum raised ZeroDivisionError on the one-state
     numpy path and gave inf/nan elsewhere; now every path gives IEEE inf/nan, silently."""
-    if backend == "c" and importlib.util.find_spec("cffi") is None:
-        pytest.skip("cffi not installed")
+    module = {"c": "cffi"}.get(backend, backend)
+    if importlib.util.find_spec(module) is None:
+        pytest.skip(f"{module} not installed")
     sph = ld.zoo.spherical_pendulum()
     num = lambdify(sph, sph.defaults, backend=backend, cache_dir=tmp_path)
     q, qd = np.array([0.0, 0.3]), np.array([0.5, 0.7])

@@ -42,7 +42,7 @@ class NumbaKernels(Kernels):
         ns = module.__dict__
         self.kernel_names = frozenset(k[:-2] for k in ns if k.endswith("_1") and callable(ns[k]))
         self.shapes = dict(ns["SHAPES"])
-        jit = numba.njit(cache=False)
+        jit = numba.njit(cache=False, error_model="numpy")  # IEEE inf/nan, as in C
         for k in self.kernel_names:  # the loops call the jitted kernels through the globals
             ns[f"{k}_1"] = jit(ns[f"{k}_1"])
         self._ns = ns
@@ -53,9 +53,9 @@ class NumbaKernels(Kernels):
 
     def _loop(self, name: str) -> Any:
         if name not in self._loops:
-            self._loops[name] = self._numba.njit(parallel=self._threads != 1, cache=False)(
-                self._ns[f"{name}_loop"]
-            )
+            self._loops[name] = self._numba.njit(
+                parallel=self._threads != 1, cache=False, error_model="numpy"
+            )(self._ns[f"{name}_loop"])
         return self._loops[name]
 
     def batch(
