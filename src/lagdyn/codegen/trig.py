@@ -62,10 +62,11 @@ def numeric_form(expr: sp.Expr) -> sp.Expr:
         marks[mark] = (_reduce(part, c, s), _reduce(part, s, c))
 
     def rewrite(e: sp.Expr) -> sp.Expr:
-        forms = []
-        for pick in (0, 1):
-            forms.append(sp.expand(e.xreplace({m: v[pick] for m, v in marks.items()})))
-        return min(forms, key=_constant_terms)
+        first = sp.expand(e.xreplace({m: v[0] for m, v in marks.items()}))
+        if not _constant_terms(first):
+            return first
+        second = sp.expand(e.xreplace({m: v[1] for m, v in marks.items()}))
+        return second if _constant_terms(second) < _constant_terms(first) else first
 
     def has_mark(e: sp.Basic) -> bool:
         return e.is_Add and any(m in e.free_symbols for m in marks)
