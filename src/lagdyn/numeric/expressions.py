@@ -21,10 +21,11 @@ from typing import Any
 
 import sympy as sp
 
+import lagdyn.numeric.backends as backends
+
 from ..codegen import Binding, Program, expression_program
 from ..codegen.cache import DiskCache, cache_key
 from ..errors import LagdynError
-from . import backends
 from .lambdify import BackendName
 from .model import _KernelModel
 

@@ -7,9 +7,10 @@ import os
 from collections.abc import Mapping
 from typing import Any, Literal
 
+import lagdyn.numeric.backends as backends
+
 from ..codegen import Binding, Program, system_program
 from ..codegen.cache import DiskCache, cache_key
-from . import backends
 from .model import NumericModel
 
 __all__ = ["lambdify"]
