@@ -204,9 +204,27 @@ def test_dask_free_parameters_and_errors():
         num.M(da.zeros((10, 3), chunks=5), params=p)
 
 
+def test_jax_does_not_switch_the_process_to_float64():
+    """Issue 11 item 11: building or calling a jax model leaves jax_enable_x64 alone."""
+    jax = pytest.importorskip("jax")
+    before = bool(jax.config.jax_enable_x64)
+    dp = ld.zoo.double_pendulum()
+    num = lambdify(dp, dp.defaults, backend="jax", cache=False)
+    ref = lambdify(dp, dp.defaults, cache=False)
+    q = np.array([[0.3, -0.4], [0.1, 0.2]])
+    # numpy in: float64 inside the call
+    np.testing.assert_allclose(num.M(q), ref.M(q), rtol=1e-15)
+    assert bool(jax.config.jax_enable_x64) == before
+
+
 def test_jax_end_to_end_jit_vmap_grad():
     jax = pytest.importorskip("jax")
-    jnp = pytest.importorskip("jax.numpy")
+    with jax.enable_x64(True):
+        _jax_end_to_end(jax)
+
+
+def _jax_end_to_end(jax):
+    jnp = jax.numpy
     dp = ld.zoo.double_pendulum()
     num = lambdify(dp, dp.defaults, backend="jax", cache=False)
     ref = lambdify(dp, dp.defaults, cache=False)

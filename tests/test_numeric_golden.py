@@ -11,21 +11,21 @@ from pathlib import Path
 import pytest
 
 import lagdyn as ld
-from lagdyn.numeric import _codegen
+from lagdyn.codegen import Binding, Program, c, python, system_program
 
 GOLDEN = Path(__file__).parent / "golden"
 
 
 @pytest.fixture(scope="module")
-def spec() -> _codegen.Spec:
+def spec() -> Program:
     dp = ld.zoo.double_pendulum()
-    return _codegen.build_spec(dp, dp.defaults, [])
+    return system_program(dp, Binding(dp.parameters, dp.defaults))
 
 
 @pytest.mark.parametrize("suffix", ["py", "c"])
 def test_generated_source_golden(spec, suffix, check_golden):
     if suffix == "py":
-        text = _codegen.python_source(spec, "golden")
+        text = python.runtime_source(spec, "golden")
     else:
-        text, _ = _codegen.c_source(spec, "golden", simd=True)
+        text, _ = c.runtime_source(spec, "golden", simd=True)
     check_golden(GOLDEN / f"numeric_double_pendulum.{suffix}", text)  # a missing file fails

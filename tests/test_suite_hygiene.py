@@ -18,7 +18,7 @@ USER_CACHE = Path.home() / ".cache" / "lagdyn"
 
 
 def test_generated_code_goes_to_the_session_cache_not_the_users(lagdyn_cache_dir):
-    from lagdyn.numeric._cache import default_cache_dir
+    from lagdyn.codegen.cache import default_cache_dir
 
     env = os.environ.get("LAGDYN_CACHE_DIR")
     assert env is not None, "conftest.py must set LAGDYN_CACHE_DIR for the session"
@@ -37,7 +37,7 @@ def test_generated_code_goes_to_the_session_cache_not_the_users(lagdyn_cache_dir
 
 
 def test_subprocesses_inherit_the_session_cache(lagdyn_cache_dir):
-    code = "from lagdyn.numeric._cache import default_cache_dir; print(default_cache_dir())"
+    code = "from lagdyn.codegen.cache import default_cache_dir; print(default_cache_dir())"
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout

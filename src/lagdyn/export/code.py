@@ -1,10 +1,10 @@
 r"""Source code of a system's dynamics for other simulators: C99, C++, JAX, numba, Julia, MATLAB.
 
-Every target is printed from the same straight-line programs that
-:mod:`lagdyn.numeric` compiles (one joint ``sympy.cse`` over M, C, g, the energy
-and the bias ``h = C q̇ + G q̇ + g − Q``; Cramer's rule for n = 2 and an unrolled
-LDLᵀ up to n = 8 for forward dynamics), through sympy code printers. Seven
-functions are written, each for one state:
+A thin writer over :mod:`lagdyn.codegen`: every target is printed by that
+language's module from the same program that :mod:`lagdyn.numeric` compiles (one
+joint ``sympy.cse`` over M, C, g, the energy and the bias ``h = C q̇ + G q̇ + g − Q``;
+Cramer's rule for n = 2 and an unrolled LDLᵀ up to n = 8 for forward dynamics).
+Seven functions are written, each for one state:
 
 =====================  ========================  =========================
 function               inputs                    output
@@ -33,8 +33,9 @@ Targets
             arrays (``jax.jit``/``jax.vmap`` them).
 ``numba``   ``NAME_numba.py``: ``@numba.njit`` functions writing into ``out``, plus
             ``*_batch`` loops over a leading axis of states.
-``julia``   ``NAME.jl``: a module with in-place ``M!(out, q, p)`` … (1-based indexing).
-``matlab``  ``NAME_M.m`` …: one MATLAB/Octave function per file.
+``julia``   ``NAME.jl``: a module with in-place ``M!(out, q, p)`` … (1-based indexing;
+            the header describes the 1-based layout).
+``matlab``  ``NAME_M.m`` …: one MATLAB/Octave function per file (1-based).
 
 Examples
 --------
@@ -48,443 +49,32 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+import keyword
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-import sympy as sp
-from sympy.printing.c import C99CodePrinter
-from sympy.printing.cxx import CXX17CodePrinter
-from sympy.printing.julia import JuliaCodePrinter
-from sympy.printing.numpy import JaxPrinter
-from sympy.printing.octave import OctaveCodePrinter
-from sympy.printing.precedence import PRECEDENCE
-from sympy.printing.pycode import PythonCodePrinter
-
+from ..codegen import KERNELS, Binding, export_files, system_program
+from ..codegen.common import ARG
 from ..errors import LagdynError
-from ..numeric._codegen import HEADER, Kernel, Spec, build_spec
 
-__all__ = ["TARGETS", "Target", "export", "generate"]
+__all__ = ["SIGNATURES", "TARGETS", "Target", "export", "generate"]
 
 Target = Literal["c", "cpp", "jax", "numba", "julia", "matlab"]
 TARGETS: tuple[str, ...] = get_args(Target)
-
-#: Arguments of every generated function, in order (``u`` is qdd or tau).
+#: Arguments of every generated function, in order.
 SIGNATURES: dict[str, tuple[str, ...]] = {
-    "M": ("q", "p"),
-    "C": ("q", "qd", "p"),
-    "g": ("q", "p"),
-    "energy": ("q", "qd", "p"),
-    "bias": ("q", "qd", "p", "t"),
-    "inverse_dynamics": ("q", "qd", "qdd", "p", "t"),
-    "forward_dynamics": ("q", "qd", "tau", "p", "t"),
-}
-DESCRIPTIONS = {
-    "M": "mass matrix M(q), n x n row-major",
-    "C": "Coriolis/centrifugal matrix C(q, qd), n x n row-major",
-    "g": "gravity vector g(q) = dV/dq, n entries",
-    "energy": "energy E = qd' M qd / 2 + V",
-    "bias": "bias h = C qd + G qd + g - Q, n entries",
-    "inverse_dynamics": "joint forces tau = M qdd + h, n entries",
-    "forward_dynamics": "accelerations qdd = M^-1 (tau - h), n entries",
+    k: tuple(ARG[i] for i in inputs) for k, inputs in KERNELS.items()
 }
 
 
-# ---------------------------------------------------------------------- printers
-def _int_power(printer: Any, expr: sp.Pow, mul: str = "*") -> str | None:
-    b, e = expr.as_base_exp()
-    if e.is_Integer and 2 <= int(e) <= 4:
-        base = printer.parenthesize(b, PRECEDENCE["Mul"])
-        return "(" + mul.join([base] * int(e)) + ")"
-    if e.is_Integer and -4 <= int(e) <= -1:
-        base = printer.parenthesize(b, PRECEDENCE["Mul"])
-        return "(1.0/(" + mul.join([base] * -int(e)) + "))"
-    return None
-
-
-class _C(C99CodePrinter):
-    def _print_Pow(self, expr: sp.Pow) -> str:
-        return _int_power(self, expr) or str(super()._print_Pow(expr))
-
-    def _print_Float(self, flt: sp.Float) -> str:
-        return repr(float(flt))
-
-
-class _Cxx(CXX17CodePrinter):
-    """Unqualified math calls (``using std::sin`` in the body) so ADL finds custom scalars."""
-
-    _ns = ""
-
-    def _print_Pow(self, expr: sp.Pow) -> str:
-        out = _int_power(self, expr)
-        if out is not None:
-            return out
-        if expr.exp == sp.Rational(1, 2):
-            return f"sqrt({self._print(expr.base)})"
-        return f"pow({self._print(expr.base)}, {self._print(expr.exp)})"
-
-    def _print_Float(self, flt: sp.Float) -> str:
-        return repr(float(flt))
-
-
-class _Julia(JuliaCodePrinter):
-    def _print_Pow(self, expr: sp.Pow) -> str:
-        b, e = expr.as_base_exp()
-        if e.is_Integer:
-            return f"{self.parenthesize(b, PRECEDENCE['Pow'])}^{int(e)}"
-        return str(super()._print_Pow(expr)).replace(".^", "^")
-
-    def _print_Mul(self, expr: sp.Mul) -> str:
-        return str(super()._print_Mul(expr)).replace(".*", "*").replace("./", "/")
-
-    def _print_Rational(self, expr: sp.Rational) -> str:
-        return f"({expr.p}.0/{expr.q}.0)"
-
-    def _print_Float(self, flt: sp.Float) -> str:
-        return repr(float(flt))
-
-
-class _Octave(OctaveCodePrinter):
-    def _print_Float(self, flt: sp.Float) -> str:
-        return repr(float(flt))
-
-
-class _Py(PythonCodePrinter):
-    """``math``-module Python for numba (integer powers as products)."""
-
-    def __init__(self) -> None:
-        super().__init__({"fully_qualified_modules": True, "standard": "python3"})
-
-    def _print_Pow(self, expr: sp.Pow, rational: bool = False) -> str:
-        return _int_power(self, expr) or str(super()._print_Pow(expr, rational=rational))
-
-    def _print_Float(self, flt: sp.Float) -> str:
-        return repr(float(flt))
-
-
-class _Jax(JaxPrinter):
-    def __init__(self) -> None:
-        super().__init__({"fully_qualified_modules": True})
-
-    def _print_Pow(self, expr: sp.Pow, rational: bool = False) -> str:
-        return _int_power(self, expr) or str(super()._print_Pow(expr, rational=rational))
-
-    def _print_Float(self, flt: sp.Float) -> str:
-        return repr(float(flt))
-
-
-# ---------------------------------------------------------------------- programs
-@dataclass
-class _Program:
-    """One kernel, ready to print: inputs it reads, assignments, outputs."""
-
-    name: str
-    args: tuple[str, ...]
-    inputs: list[tuple[sp.Symbol, str, int]]  # (symbol, argument, index)
-    body: list[tuple[sp.Symbol, sp.Expr]]
-    outputs: list[sp.Expr]
-    shape: tuple[int, ...]
-
-
-def _programs(spec: Spec) -> list[_Program]:
-    vectors = {"q": spec.q, "qd": spec.qd, "qdd": spec.u, "tau": spec.u, "p": spec.p}
-    out = []
-    for name, args in SIGNATURES.items():
-        kernel: Kernel | None = spec.kernels.get(name)
-        if kernel is None:
-            continue
-        used: set[sp.Basic] = set()
-        for _, e in kernel.body:
-            used |= sp.sympify(e).free_symbols
-        for e in kernel.outputs:
-            used |= sp.sympify(e).free_symbols
-        inputs = [
-            (s, arg, i)
-            for arg in args
-            if arg != "t"
-            for i, s in enumerate(vectors[arg])
-            if s in used
-        ]
-        allowed = {s for s, _, _ in inputs} | {s for s, _ in kernel.body}
-        if "t" in args:
-            allowed.add(spec.t)
-        stray = {s for s in used if s not in allowed}
-        if stray:  # pragma: no cover  (guards the SIGNATURES table)
-            raise LagdynError(f"kernel {name} reads {stray} outside its arguments {args}")
-        out.append(
-            _Program(name, args, inputs, list(kernel.body), list(kernel.outputs), kernel.shape)
-        )
-    return out
-
-
-def _header_lines(system: Any, spec: Spec, name: str) -> list[str]:
-    n = spec.n
-    lines = [
-        HEADER,
-        f"model {name}: n = {n} coordinates, {len(spec.p)} free parameters",
-        "q[i]: " + ", ".join(f"[{i}] = {qi.func.__name__}" for i, qi in enumerate(system.q)),
-        *spec.comments[1:3],
-        "Memory layout: every argument is a contiguous array of doubles (C: const double*),",
-        f"q, qd, qdd, tau have {n} entries, p has {len(spec.p)} (order above), t is a scalar;",
-        f"matrix outputs are {n} x {n} row-major (out[i*{n} + j]), vector outputs have {n}.",
-        "Functions:",
-        *[f"  {k}({', '.join(v)}): {DESCRIPTIONS[k]}" for k, v in SIGNATURES.items()],
-    ]
-    if "forward_dynamics" not in spec.kernels:
-        lines.append("(forward_dynamics is not generated for n > 8: solve M qdd = tau - bias)")
-    return lines
-
-
-# ---------------------------------------------------------------------- C and C++
-def _c_files(system: Any, spec: Spec, name: str) -> dict[str, str]:
-    pr = _C().doprint
-    up = name.upper()
-    head = "\n".join(" * " + x if x else " *" for x in _header_lines(system, spec, name)[1:])
-    h = [
-        f"/* {HEADER} */",
-        "/*",
-        head,
-        " */",
-        f"#ifndef {up}_H",
-        f"#define {up}_H",
-        "",
-        f"#define {up}_N {spec.n}",
-        f"#define {up}_NP {len(spec.p)}",
-        "",
-        "#ifdef __cplusplus",
-        'extern "C" {',
-        "#endif",
-    ]
-    c = [f"/* {HEADER} */", f'#include "{name}.h"', "#include <math.h>", ""]
-    for prog in _programs(spec):
-        params = ["double t" if a == "t" else f"const double *{a}" for a in prog.args]
-        if prog.shape == ():
-            sig = f"double {name}_{prog.name}({', '.join(params)})"
-        else:
-            sig = f"void {name}_{prog.name}({', '.join([*params, 'double *out'])})"
-        h.append(f"/* {DESCRIPTIONS[prog.name]} */")
-        h.append(sig + ";")
-        body = [sig + " {"]
-        used_args = {a for _, a, _ in prog.inputs}
-        for a in prog.args:
-            if a not in used_args and a != "t":
-                body.append(f"    (void){a};")
-        if "t" in prog.args:
-            body.append("    (void)t;")
-        body += [f"    const double {s} = {a}[{i}];" for s, a, i in prog.inputs]
-        body += [f"    const double {s} = {pr(e)};" for s, e in prog.body]
-        if prog.shape == ():
-            body.append(f"    return {pr(prog.outputs[0])};")
-        else:
-            body += [f"    out[{k}] = {pr(e)};" for k, e in enumerate(prog.outputs)]
-        body.append("}")
-        c += [*body, ""]
-    h += ["", "#ifdef __cplusplus", "}", "#endif", f"#endif /* {up}_H */", ""]
-    return {f"{name}.h": "\n".join(h), f"{name}.c": "\n".join(c)}
-
-
-def _cpp_files(system: Any, spec: Spec, name: str) -> dict[str, str]:
-    pr = _Cxx().doprint
-    up = name.upper()
-    lines = [f"// {HEADER}", *[f"// {x}" for x in _header_lines(system, spec, name)[1:]]]
-    lines += [
-        "// C++: templates on the scalar type T; pointers as in the C layout.",
-        f"#ifndef {up}_HPP",
-        f"#define {up}_HPP",
-        "#include <cmath>",
-        "",
-        f"namespace {name} {{",
-        "",
-        f"constexpr int N = {spec.n};",
-        f"constexpr int NP = {len(spec.p)};",
-        "",
-    ]
-    using = "    using std::sin; using std::cos; using std::tan; using std::exp; using std::log;"
-    using2 = "    using std::sqrt; using std::pow; using std::atan2; using std::abs;"
-    for prog in _programs(spec):
-        params = ["T t" if a == "t" else f"const T *{a}" for a in prog.args]
-        ret = "T" if prog.shape == () else "void"
-        if prog.shape != ():
-            params.append("T *out")
-        lines.append(f"// {DESCRIPTIONS[prog.name]}")
-        lines.append("template <typename T>")
-        lines.append(f"inline {ret} {prog.name}({', '.join(params)}) {{")
-        lines += [using, using2]
-        used_args = {a for _, a, _ in prog.inputs}
-        lines += [f"    (void){a};" for a in prog.args if a not in used_args]
-        lines += [f"    const T {s} = {a}[{i}];" for s, a, i in prog.inputs]
-        lines += [f"    const T {s} = {pr(e)};" for s, e in prog.body]
-        if prog.shape == ():
-            lines.append(f"    return {pr(prog.outputs[0])};")
-        else:
-            lines += [f"    out[{k}] = {pr(e)};" for k, e in enumerate(prog.outputs)]
-        lines += ["}", ""]
-    lines += [f"}}  // namespace {name}", f"#endif  // {up}_HPP", ""]
-    return {f"{name}.hpp": "\n".join(lines)}
-
-
-# ---------------------------------------------------------------------- Python targets
-def _py_header(system: Any, spec: Spec, name: str, what: str) -> list[str]:
-    doc = "\n".join(_header_lines(system, spec, name)[1:])
-    params = ", ".join(repr(str(s)) for s in _free_names(spec, system))
-    coords = ", ".join(repr(qi.func.__name__) for qi in system.q)
-    return [
-        f"# {HEADER}",
-        f'"""{what} of model {name} (lagdyn).\n\n{doc}\n"""',
-        "",
-        f"N = {spec.n}",
-        f"COORDINATES = ({coords}{',' if spec.n == 1 else ''})",
-        f"PARAMETERS = ({params}{',' if len(spec.p) == 1 else ''})",
-    ]
-
-
-def _free_names(spec: Spec, system: Any) -> list[str]:
-    line = spec.comments[1].removeprefix("free parameters: ")
-    if line == "none":
-        return []
-    return [part.split(" = ", 1)[1] for part in line.split(", ")]
-
-
-def _jax_files(system: Any, spec: Spec, name: str) -> dict[str, str]:
-    pr = _Jax().doprint
-    lines = _py_header(system, spec, name, "JAX functions")
-    lines[3:3] = ["import jax", "import jax.numpy", ""]
-    for prog in _programs(spec):
-        lines += ["", "", f"def {prog.name}({', '.join(prog.args)}):"]
-        lines.append(f'    """{DESCRIPTIONS[prog.name]}."""')
-        lines += [f"    {s} = {a}[{i}]" for s, a, i in prog.inputs]
-        lines += [f"    {s} = {pr(e)}" for s, e in prog.body]
-        outs = [pr(e) for e in prog.outputs]
-        if prog.shape == ():
-            lines.append(f"    return jax.numpy.asarray({outs[0]}, dtype=float)")
-        elif len(prog.shape) == 1:
-            lines.append(f"    return jax.numpy.array([{', '.join(outs)}], dtype=float)")
-        else:
-            n = prog.shape[1]
-            rows = ", ".join("[" + ", ".join(outs[r * n : (r + 1) * n]) + "]" for r in range(n))
-            lines.append(f"    return jax.numpy.array([{rows}], dtype=float)")
-    return {f"{name}_jax.py": "\n".join(lines) + "\n"}
-
-
-def _numba_files(system: Any, spec: Spec, name: str) -> dict[str, str]:
-    pr = _Py().doprint
-    lines = _py_header(system, spec, name, "numba functions")
-    note = "numba: out is (n, n) for matrices; the *_batch functions add a leading axis.\n"
-    lines[1] = lines[1][:-3] + note + '"""'
-    lines[3:3] = ["import math", "", "import numba", ""]
-    for prog in _programs(spec):
-        args = list(prog.args)
-        scalar = prog.shape == ()
-        sig = ", ".join(args if scalar else [*args, "out"])
-        lines += ["", "", "@numba.njit(cache=False)", f"def {prog.name}({sig}):"]
-        lines.append(
-            f'    """{DESCRIPTIONS[prog.name]}{"" if scalar else ", written into out"}."""'
-        )
-        lines += [f"    {s} = {a}[{i}]" for s, a, i in prog.inputs]
-        lines += [f"    {s} = {pr(e)}" for s, e in prog.body]
-        if scalar:
-            lines.append(f"    return {pr(prog.outputs[0])}")
-        else:
-            for k, e in enumerate(prog.outputs):
-                idx = (
-                    str(k) if len(prog.shape) == 1 else f"{k // prog.shape[1]}, {k % prog.shape[1]}"
-                )
-                lines.append(f"    out[{idx}] = {pr(e)}")
-            lines.append("    return out")
-        # batched loop: state arrays have a leading axis; p (and t) are shared
-        per_state = [a for a in args if a not in ("p", "t")]
-        call = ", ".join(f"{a}[k]" if a in per_state else a for a in args)
-        batch_sig = ", ".join([*args, "out"])
-        lines += ["", "", "@numba.njit(cache=False)", f"def {prog.name}_batch({batch_sig}):"]
-        lines.append(f'    """{prog.name} over axis 0 of {", ".join(per_state)} (p, t shared)."""')
-        lines.append(f"    for k in range({per_state[0]}.shape[0]):")
-        if scalar:
-            lines.append(f"        out[k] = {prog.name}({call})")
-        else:
-            lines.append(f"        {prog.name}({call}, out[k])")
-        lines.append("    return out")
-    return {f"{name}_numba.py": "\n".join(lines) + "\n"}
-
-
-# ---------------------------------------------------------------------- Julia, MATLAB
-def _julia_files(system: Any, spec: Spec, name: str) -> dict[str, str]:
-    pr = _Julia().doprint
-    module = "".join(part.capitalize() for part in name.split("_")) or "Model"
-    lines = [f"# {x}" for x in _header_lines(system, spec, name)]
-    lines += ["# Julia: 1-based indexing, out[i, j] for matrices; in-place functions end in !.", ""]
-    lines += [f"module {module}", "", f"const N = {spec.n}", f"const NP = {len(spec.p)}", ""]
-    exports = []
-    for prog in _programs(spec):
-        scalar = prog.shape == ()
-        fname = prog.name if scalar else f"{prog.name}!"
-        exports.append(fname)
-        args = list(prog.args) if scalar else ["out", *prog.args]
-        lines.append(f'"""{DESCRIPTIONS[prog.name]}."""')
-        lines.append(f"function {fname}({', '.join(args)})")
-        lines.append("    @inbounds begin")
-        lines += [f"    {s} = {a}[{i + 1}]" for s, a, i in prog.inputs]
-        lines += [f"    {s} = {pr(e)}" for s, e in prog.body]
-        if scalar:
-            lines.append(f"    return {pr(prog.outputs[0])}")
-        else:
-            for k, e in enumerate(prog.outputs):
-                if len(prog.shape) == 1:
-                    idx = str(k + 1)
-                else:
-                    idx = f"{k // prog.shape[1] + 1}, {k % prog.shape[1] + 1}"
-                lines.append(f"    out[{idx}] = {pr(e)}")
-        lines.append("    end")
-        if not scalar:
-            lines.append("    return out")
-        lines += ["end", ""]
-    lines.insert(lines.index(f"module {module}") + 1, f"export {', '.join(exports)}")
-    lines += [f"end  # module {module}", ""]
-    return {f"{name}.jl": "\n".join(lines)}
-
-
-def _matlab_files(system: Any, spec: Spec, name: str) -> dict[str, str]:
-    pr = _Octave().doprint
-    files = {}
-    head = [f"% {x}" for x in _header_lines(system, spec, name)]
-    head.append("% MATLAB/Octave: 1-based indexing; matrices are returned n x n.")
-    for prog in _programs(spec):
-        fname = f"{name}_{prog.name}"
-        lines = [f"function out = {fname}({', '.join(prog.args)})"]
-        lines.append(f"%{fname.upper()} {DESCRIPTIONS[prog.name]}.")
-        lines += head
-        lines += [f"  {s} = {a}({i + 1});" for s, a, i in prog.inputs]
-        lines += [f"  {s} = {pr(e)};" for s, e in prog.body]
-        if prog.shape == ():
-            lines.append(f"  out = {pr(prog.outputs[0])};")
-        else:
-            rows, cols = (prog.shape[0], 1) if len(prog.shape) == 1 else prog.shape
-            lines.append(f"  out = zeros({rows}, {cols});")
-            for k, e in enumerate(prog.outputs):
-                idx = str(k + 1) if len(prog.shape) == 1 else f"{k // cols + 1}, {k % cols + 1}"
-                lines.append(f"  out({idx}) = {pr(e)};")
-        lines += ["end", ""]
-        files[f"{fname}.m"] = "\n".join(lines)
-    return files
-
-
-_WRITERS: dict[str, Callable[[Any, Spec, str], dict[str, str]]] = {
-    "c": _c_files,
-    "cpp": _cpp_files,
-    "jax": _jax_files,
-    "numba": _numba_files,
-    "julia": _julia_files,
-    "matlab": _matlab_files,
-}
-
-
-# ---------------------------------------------------------------------- public API
 def generate(
     system: Any,
     target: Target,
     *,
     name: str = "model",
-    params: Mapping[sp.Symbol, float] | None = None,
+    params: Mapping[Any, float] | None = None,
+    strict: bool = False,
 ) -> dict[str, str]:
     """The source files of ``system`` for ``target``, as ``{file name: text}``.
 
@@ -493,15 +83,20 @@ def generate(
     system : LagrangianSystem
     target : {"c", "cpp", "jax", "numba", "julia", "matlab"}
     name : str
-        Prefix of files and functions (a C identifier).
-    params : mapping of sympy.Symbol to float, optional
-        Parameters to fold into the code as numbers; the others stay in ``p``.
+        Prefix of files and functions (an identifier, not a keyword of the target).
+    params : mapping of sympy.Symbol (or name) to float, optional
+        Parameters to fold into the code as numbers; the others stay in ``p``
+        (parsed as by :func:`lagdyn.numeric.lambdify`).
+    strict : bool
+        Reject names in ``params`` that are not parameters of the system.
 
     Raises
     ------
     LagdynError
-        An unknown target, a name that is not an identifier, or a parameter in
-        ``params`` that the system does not have.
+        An unknown target, a name that is not an identifier (or a reserved word of
+        the target), a value that is not a finite real number.
+    SingularMassMatrixError
+        Bound values that make M singular.
 
     Examples
     --------
@@ -510,18 +105,15 @@ def generate(
     >>> src = generate(dp, "numba", name="dp", params=dp.defaults)["dp_numba.py"]
     >>> "PARAMETERS = ()" in src and "@numba.njit" in src
     True
+    >>> "free parameters: p[0] = g" in generate(dp, "c", name="dp", params={"m1": 1})["dp.h"]
+    True
     """
-    if target not in _WRITERS:
+    if target not in TARGETS:
         raise LagdynError(f"unknown target {target!r}; choose from {', '.join(TARGETS)}")
-    if not name.isidentifier() or name.startswith("_"):
+    if not name.isidentifier() or name.startswith("_") or keyword.iskeyword(name):
         raise LagdynError(f"name {name!r} must be an identifier not starting with '_'")
-    bound = dict(params or {})
-    unknown = [str(s) for s in bound if s not in system.parameters]
-    if unknown:
-        raise LagdynError(f"params names {', '.join(unknown)}, not parameters of the system")
-    free = [s for s in system.parameters if s not in bound]
-    spec = build_spec(system, bound, free)
-    return _WRITERS[target](system, spec, name)
+    binding = Binding(system.parameters, params, strict=strict)
+    return export_files(system_program(system, binding), target, name)
 
 
 def export(
@@ -530,7 +122,8 @@ def export(
     directory: str | Path,
     *,
     name: str = "model",
-    params: Mapping[sp.Symbol, float] | None = None,
+    params: Mapping[Any, float] | None = None,
+    strict: bool = False,
 ) -> list[Path]:
     """Write the files of :func:`generate` into ``directory`` (created if needed).
 
@@ -547,7 +140,7 @@ def export(
     ...     print([p.name for p in paths][:2])
     ['dp_C.m', 'dp_M.m']
     """
-    files = generate(system, target, name=name, params=params)
+    files = generate(system, target, name=name, params=params, strict=strict)
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
     paths = []

@@ -23,8 +23,9 @@ How it works
    (constraint Jacobians, task-space maps) through the same pipeline and returns an
    :class:`ExpressionModel` with one batched method per output.
 5. Generated modules are cached on disk by a hash of their symbolic input (see
-   :mod:`lagdyn.numeric._cache`); a cached file that fails its hash check is never
-   run: it is logged, discarded and regenerated.
+   :mod:`lagdyn.codegen.cache`); a cached file that fails its hash check is never
+   run: it is logged and regenerated. Code generation itself lives in
+   :mod:`lagdyn.codegen`; this package loads and calls what it emits.
 
 Examples
 --------

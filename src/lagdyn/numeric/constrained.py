@@ -103,9 +103,8 @@ class ConstrainedNumericModel:
         self.n = system.n
         self.m = system.m
         self.redundant = system.redundant
-        own = {str(p) for p in system.system.parameters}
-        dyn_params = None if params is None else {k: v for k, v in params.items() if str(k) in own}
-        self.dynamics = system.system.lambdify(dyn_params, backend=backend, **options)
+        # the dynamics' Binding ignores the names only the constraints contain
+        self.dynamics = system.system.lambdify(params, backend=backend, **options)
         self.kinematics = lambdify_expressions(
             system.system,
             {"phi": system.constraints, "J": system.J, "Jdot_qd": system.Jdot_qd},

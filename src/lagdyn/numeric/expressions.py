@@ -21,12 +21,12 @@ from typing import Any
 
 import sympy as sp
 
-import lagdyn.numeric._codegen as _codegen
 import lagdyn.numeric.backends as backends
 
+from ..codegen import Binding, Program, expression_program
+from ..codegen.cache import DiskCache, cache_key
 from ..errors import LagdynError
-from ._cache import DiskCache
-from .lambdify import BackendName, split_parameters
+from .lambdify import BackendName
 from .model import _KernelModel
 
 __all__ = ["ExpressionModel", "lambdify_expressions"]
@@ -81,22 +81,11 @@ class ExpressionModel(_KernelModel):
         *,
         shapes: Mapping[str, tuple[int, ...]],
         uses_qd: Mapping[str, bool],
-        bound: Mapping[sp.Symbol, float],
-        free: list[sp.Symbol],
-        parameters: tuple[sp.Symbol, ...],
+        binding: Binding,
         backend: str,
         key: str,
     ) -> None:
-        super().__init__(
-            system,
-            kernels,
-            shapes=shapes,
-            bound=bound,
-            free=free,
-            backend=backend,
-            key=key,
-            parameters=parameters,
-        )
+        super().__init__(system, kernels, shapes=shapes, binding=binding, backend=backend, key=key)
         self.names: tuple[str, ...] = tuple(shapes)
         self.shapes: dict[str, tuple[int, ...]] = dict(shapes)
         self._uses_qd = dict(uses_qd)
@@ -214,6 +203,7 @@ def lambdify_expressions(
     backend: BackendName | str = "numpy",
     cache: bool = True,
     cache_dir: str | os.PathLike[str] | None = None,
+    strict: bool = False,
     **options: Any,
 ) -> ExpressionModel:
     r"""Batched numeric functions of expressions in a system's q(t), q̇(t), parameters and t.
@@ -231,12 +221,15 @@ def lambdify_expressions(
         column vectors ``(m, 1)`` evaluate to ``(..., m)``, scalar expressions to ``(...)``.
     params : mapping of sympy.Symbol (or name) to float, optional
         Values bound now. Parameters are the system's, followed by any other symbol
-        in ``outputs`` (sorted by name); those not bound are passed per call.
+        in ``outputs`` (sorted by name); those not bound are passed per call. Names
+        that are not parameters are ignored unless ``strict=True``.
     backend : {"numpy", "c", "numba", "jax"}
     cache : bool
         Keep generated modules on disk, keyed by a content hash (default True).
     cache_dir : path-like, optional
         Cache location; default ``$LAGDYN_CACHE_DIR`` or ``~/.cache/lagdyn``.
+    strict : bool
+        Reject names in ``params`` that are not parameters.
     **options
         Backend options, e.g. ``threads=`` for ``backend="c"``.
 
@@ -249,7 +242,7 @@ def lambdify_expressions(
     LagdynError
         An output name that is not an identifier or clashes with a model attribute;
         an expression in anything but q, q̇, t and symbols (e.g. q̈ or another
-        function of t); ``params`` naming an unknown symbol.
+        function of t); a value in ``params`` that is not a finite real number.
     BackendUnavailableError
         The backend's optional dependency or compiler is missing.
 
@@ -310,23 +303,16 @@ def lambdify_expressions(
         uses_qd[name] = bool(syms & vset)
         extra |= {s for s in syms - known if isinstance(s, sp.Symbol)}
     parameters = (*system.parameters, *sorted(extra, key=lambda s: s.name))
-    bound, free = split_parameters(parameters, params)
+    binding = Binding(parameters, params, strict=strict)
     be = backends.get(backend)
-    key = _codegen.expression_cache_key(system, entries, shapes, bound, free, be.name)
+    parts = {f"{name}{shapes[name]}": exprs for name, exprs in entries.items()}
+    key = cache_key(system, "expressions", parts, binding.key(), be.name)
     disk = DiskCache(cache_dir) if cache else None
 
-    def spec() -> _codegen.Spec:
-        return _codegen.build_expression_spec(system, entries, shapes, bound, free)
+    def program() -> Program:
+        return expression_program(system, entries, shapes, binding)
 
-    kernels = be.build(spec, key, disk, **options)
+    kernels = be.build(program, key, disk, **options)
     return ExpressionModel(
-        system,
-        kernels,
-        shapes=shapes,
-        uses_qd=uses_qd,
-        bound=bound,
-        free=free,
-        parameters=parameters,
-        backend=be.name,
-        key=key,
+        system, kernels, shapes=shapes, uses_qd=uses_qd, binding=binding, backend=be.name, key=key
     )

@@ -4,19 +4,16 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, Literal
 
-import sympy as sp
-
-import lagdyn.numeric._codegen as _codegen
 import lagdyn.numeric.backends as backends
 
-from ..errors import LagdynError
-from ._cache import DiskCache
+from ..codegen import Binding, Program, system_program
+from ..codegen.cache import DiskCache, cache_key
 from .model import NumericModel
 
-__all__ = ["lambdify", "split_parameters"]
+__all__ = ["lambdify"]
 
 log = logging.getLogger("lagdyn")
 
@@ -30,6 +27,7 @@ def lambdify(
     backend: BackendName | str = "numpy",
     cache: bool = True,
     cache_dir: str | os.PathLike[str] | None = None,
+    strict: bool = False,
     **options: Any,
 ) -> NumericModel:
     """Generate fast numeric functions of ``system``.
@@ -40,13 +38,17 @@ def lambdify(
     params : mapping of sympy.Symbol (or name) to float, optional
         Parameter values to bind now (folded into the generated code). Parameters
         not given stay free: pass them per call with ``params=`` (see
-        :attr:`NumericModel.free_parameters`).
+        :attr:`NumericModel.free_parameters`). Defaults (``system.defaults``) are
+        never bound implicitly. Names that are not parameters of the system are
+        ignored (see :class:`lagdyn.codegen.Binding`) unless ``strict=True``.
     backend : {"numpy", "c", "numba", "jax"}
         Where the kernels run (see :mod:`lagdyn.numeric.backends`).
     cache : bool
         Keep generated modules on disk, keyed by a content hash (default True).
     cache_dir : path-like, optional
         Cache location; default ``$LAGDYN_CACHE_DIR`` or ``~/.cache/lagdyn``.
+    strict : bool
+        Reject names in ``params`` that are not parameters of the system.
     **options
         Backend options: ``threads=`` for ``backend="c"`` and ``"numba"`` — batched
         calls run on **one thread by default** (shared machines lose more to waiting
@@ -59,7 +61,10 @@ def lambdify(
     Raises
     ------
     LagdynError
-        ``params`` naming something that is not a parameter of ``system``.
+        A value in ``params`` that is not a finite real number (or, with
+        ``strict=True``, a name that is not a parameter of ``system``).
+    SingularMassMatrixError
+        Bound values that make M singular (e.g. every mass zero); the message names them.
     BackendUnavailableError
         The backend's optional dependency or compiler is missing.
 
@@ -73,51 +78,15 @@ def lambdify(
     >>> num.g([0.5, 0.0], params={"g": 9.81}).round(3)
     array([9.406, 0.   ])
     """
-    bound, free = split_parameters(system.parameters, params)
+    binding = Binding(system.parameters, params, strict=strict)
     be = backends.get(backend)
-    key = _codegen.cache_key(system, bound, free, be.name)
+    parts = {"M": system.M, "b": system.b, "U": [system.U], "Q": system.forces}
+    key = cache_key(system, "system", parts, binding.key(), be.name)
     disk = DiskCache(cache_dir) if cache else None
 
-    def spec() -> _codegen.Spec:
-        return _codegen.build_spec(system, bound, free)
+    def program() -> Program:
+        return system_program(system, binding)
 
-    kernels = be.build(spec, key, disk, **options)
-    return NumericModel(system, kernels, bound=bound, free=free, backend=be.name, key=key)
-
-
-def split_parameters(
-    parameters: Sequence[sp.Symbol], params: Mapping[Any, float] | None
-) -> tuple[dict[sp.Symbol, float], list[sp.Symbol]]:
-    """``(bound, free)``: the values in ``params`` checked against ``parameters``.
-
-    Keys are symbols or names; a key that is not a parameter, or a value that is not
-    a real number, raises :class:`~lagdyn.LagdynError` (every unknown name at once).
-    Both results follow the order of ``parameters``.
-
-    Examples
-    --------
-    >>> import sympy as sp
-    >>> a, b = sp.symbols("a b")
-    >>> split_parameters((a, b), {"b": 2})
-    ({b: 2.0}, [a])
-    """
-    by_name = {s.name: s for s in parameters}
-    bound: dict[sp.Symbol, float] = {}
-    unknown = []
-    for key, value in (params or {}).items():
-        name = key.name if isinstance(key, sp.Symbol) else str(key)
-        if name not in by_name:
-            unknown.append(name)
-            continue
-        try:
-            bound[by_name[name]] = float(value)
-        except (TypeError, ValueError):
-            raise LagdynError(f"params[{name}] must be a real number, got {value!r}") from None
-    if unknown:
-        raise LagdynError(
-            f"params: {', '.join(sorted(unknown))} are not parameters of the system "
-            f"(its parameters: {', '.join(by_name) or 'none'})"
-        )
-    bound = {s: bound[s] for s in parameters if s in bound}
-    free = [s for s in parameters if s not in bound]
-    return bound, free
+    # a cache hit needs no program: entries only exist for bindings that passed its checks
+    kernels = be.build(program, key, disk, **options)
+    return NumericModel(system, kernels, binding=binding, backend=be.name, key=key)

@@ -5,9 +5,14 @@ arguments broadcast against each other, and against the batch axes of ``params``
 (``(..., n_free)``) and ``t`` (``(...)``). One state ``(n,)`` gives ``M`` of shape
 ``(n, n)``; ``(B, n)`` gives ``(B, n, n)``.
 
-NaN in gives NaN out: inputs are not screened for NaN or infinity, which propagate
-through the arithmetic (a NaN anywhere in a state makes that state's outputs NaN
-where they depend on it; other states are unaffected).
+Non-finite values and singular states follow IEEE arithmetic on every path (one
+state or a batch; numpy, C, numba or jax) and never raise: inputs are not screened
+for NaN or infinity, which propagate (a NaN anywhere in a state makes that state's
+outputs NaN where they depend on it; other states are unaffected), and a state where
+M is singular (a chart singularity such as θ = 0 of the spherical pendulum) or where
+a function leaves its domain gives ``inf``/``nan`` in the outputs that depend on it.
+Bound parameter values that make M singular everywhere are refused by ``lambdify``
+(:class:`~lagdyn.SingularMassMatrixError`).
 
 Dask arrays (chunked along batch axes) are accepted by every method and give lazy
 dask arrays back (``map_blocks``), so huge state sets run chunk by chunk.
@@ -15,15 +20,16 @@ dask arrays back (``map_blocks``), so huge state sets run chunk by chunk.
 
 from __future__ import annotations
 
+import contextlib
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 import sympy as sp
 
-import lagdyn.numeric._codegen as _codegen
-
+from ..codegen import KERNELS, Binding, output_shape
+from ..codegen.binding import check_real
 from ..errors import LagdynError, ShapeError, UnboundParameterError
 from .backends import Kernels
 
@@ -57,19 +63,16 @@ class _KernelModel:
         kernels: Kernels,
         *,
         shapes: Mapping[str, tuple[int, ...]],
-        bound: Mapping[sp.Symbol, float],
-        free: Sequence[sp.Symbol],
+        binding: Binding,
         backend: str,
         key: str,
-        parameters: Sequence[sp.Symbol] | None = None,
     ) -> None:
         self.n: int = system.n
         self.q: tuple[sp.Expr, ...] = tuple(system.q)
-        self.parameters: tuple[sp.Symbol, ...] = tuple(
-            system.parameters if parameters is None else parameters
-        )
-        self.bound: dict[sp.Symbol, float] = dict(bound)
-        self.free_parameters: tuple[sp.Symbol, ...] = tuple(free)
+        self._binding = binding
+        self.parameters: tuple[sp.Symbol, ...] = binding.parameters
+        self.bound: dict[sp.Symbol, float] = dict(binding.bound)
+        self.free_parameters: tuple[sp.Symbol, ...] = tuple(binding.free)
         self.backend = backend
         self.key = key
         self._kernels = kernels
@@ -98,10 +101,14 @@ class _KernelModel:
         return self._evaluate_numpy(kernel, q, qd, u, params, t)
 
     def _evaluate_jax(self, kernel: str, q: Any, qd: Any, u: Any, params: Any, t: Any) -> Any:
-        """Inputs with jax arrays or tracers on the jax backend: jax in, jax out (grad-able)."""
+        """Inputs with jax arrays or tracers on the jax backend: jax in, jax out (grad-able).
+
+        Computed in the precision of the caller's jax arrays: lagdyn never switches the
+        process to float64; enable it yourself (``jax.enable_x64``) for float64 end to end.
+        """
         kern: Any = self._kernels
         jnp = kern.jnp
-        n, nf = self.n, self._nfree
+        n = self.n
         na, nb, nc = self._arg_names(kernel)
 
         def arr(label: str, a: Any, k: int) -> Any:
@@ -110,32 +117,13 @@ class _KernelModel:
                 raise ShapeError(f"{label} has dtype {x.dtype}, expected real values (..., {k})")
             if x.ndim == 0 or x.shape[-1] != k:
                 raise ShapeError(f"{label} has shape {x.shape}, expected (..., {k})")
-            return x.astype(jnp.float64)
+            return x.astype(jnp.result_type(float))
 
         args = [arr(na, q, n)]
         args.append(jnp.zeros(n) if qd is None else arr(nb, qd, n))
         args.append(jnp.zeros(n) if u is None else arr(nc, u, n))
-        if isinstance(params, Mapping) and params:
-            names = {(k.name if isinstance(k, sp.Symbol) else str(k)): v for k, v in params.items()}
-            unknown = [k for k in names if k not in self._names]
-            if unknown:
-                raise LagdynError(
-                    f"params: {', '.join(unknown)} are not free parameters of this model"
-                )
-            missing = [s for s in self.free_parameters if s.name not in names]
-            if missing:
-                raise UnboundParameterError(missing, where="params= per call")
-            cols = jnp.broadcast_arrays(
-                *(jnp.asarray(names[s.name], dtype=jnp.float64) for s in self.free_parameters)
-            )
-            args.append(jnp.stack(cols, axis=-1))
-        elif params is None or isinstance(params, Mapping):
-            if nf:
-                raise UnboundParameterError(self.free_parameters, where="pass params= per call")
-            args.append(jnp.zeros(0))
-        else:
-            args.append(arr("params", params, nf))
-        args.append(jnp.asarray(t, dtype=jnp.float64)[..., None])
+        args.append(self._binding.values(params, xp=jnp))
+        args.append(jnp.asarray(t, dtype=jnp.result_type(float))[..., None])
         try:
             batch = np.broadcast_shapes(*(a.shape[:-1] for a in args))
         except ValueError:
@@ -170,7 +158,10 @@ class _KernelModel:
                         else:
                             break
                     else:
-                        return scalar(*x, t)
+                        try:
+                            return scalar(*x, t)
+                        except _FLOAT_ERRORS:  # IEEE results from the batched path
+                            pass
         r = self._single(kernel, q, qd, u, params, t)
         return r if r is not None else self._evaluate(kernel, q, qd, u, params, t)
 
@@ -208,70 +199,19 @@ class _KernelModel:
         fn = self._single_fns.get(kernel)
         if fn is None:
             return None
-        return fn(*x)
+        try:
+            return fn(*x)
+        except _FLOAT_ERRORS:  # ZeroDivisionError, math domain error: IEEE via the batch path
+            return None
 
     def _arg_names(self, kernel: str) -> tuple[str, str, str]:
         return _ARG_NAMES.get(kernel, ("q", "qd", "u"))
 
     def _check(self, name: str, a: Any, k: int) -> np.ndarray:
-        arr = np.asarray(a)
-        if arr.dtype.kind not in "fiub" or arr.dtype.kind == "b":
-            kind = "complex" if arr.dtype.kind == "c" else str(arr.dtype)
-            raise ShapeError(
-                f"{name} has dtype {kind}, expected real floating-point values of shape (..., {k})"
-            )
-        if arr.ndim == 0 or arr.shape[-1] != k:
-            raise ShapeError(f"{name} has shape {arr.shape}, expected (..., {k})")
-        return arr.astype(np.float64, copy=False)
+        return check_real(np, name, a, k)
 
     def _params_array(self, params: Any) -> np.ndarray:
-        free = self.free_parameters
-        nf = len(free)
-        if params is None or (isinstance(params, Mapping) and not params):
-            if nf:
-                raise UnboundParameterError(
-                    free, where="pass params= per call or bind them in lambdify"
-                )
-            return np.empty((0,))
-        if isinstance(params, Mapping):
-            given: dict[int, Any] = {}
-            unknown = []
-            for key, value in params.items():
-                name = key.name if isinstance(key, sp.Symbol) else str(key)
-                if name in self._names:
-                    given[self._names[name]] = value
-                else:
-                    unknown.append(name)
-            if unknown:
-                bound = [u for u in unknown if u in {s.name for s in self.bound}]
-                other = [u for u in unknown if u not in bound]
-                msg = []
-                if bound:
-                    msg.append(f"{', '.join(bound)} were bound in lambdify")
-                if other:
-                    msg.append(f"{', '.join(other)} are not parameters of this model")
-                raise LagdynError("params: " + "; ".join(msg))
-            missing = [free[i] for i in range(nf) if i not in given]
-            if missing:
-                raise UnboundParameterError(missing, where="params= per call")
-            cols = [
-                self._check(f"params[{free[i].name}]", np.asarray(given[i])[..., None], 1)
-                for i in range(nf)
-            ]
-            try:
-                cols = list(np.broadcast_arrays(*cols))
-            except ValueError:
-                raise ShapeError(
-                    "params: values have incompatible batch shapes "
-                    + ", ".join(f"{free[i].name}: {np.shape(given[i])}" for i in range(nf))
-                ) from None
-            return np.concatenate(cols, axis=-1)
-        if nf == 0:
-            arr = np.asarray(params)
-            if arr.size == 0:
-                return np.empty((0,))
-            raise LagdynError("params: this model has no free parameters (all bound in lambdify)")
-        return self._check("params", params, nf)
+        return self._binding.values(params)
 
     def _evaluate_numpy(self, kernel: str, q: Any, qd: Any, u: Any, params: Any, t: Any) -> Any:
         n = self.n
@@ -310,7 +250,7 @@ class _KernelModel:
             self._kernels.batch("M", fq, fqd, fu, fp, ft, out=M)
             self._kernels.batch("bias", fq, fqd, fu, fp, ft, out=h)
             rhs = fu - h
-            out = np.linalg.solve(M, rhs[..., None])[..., 0]
+            out = _solve(M, rhs)
         else:
             shape = self._shapes[kernel]
             out = np.empty((B, *shape))
@@ -427,16 +367,13 @@ class NumericModel(_KernelModel):
         system: Any,
         kernels: Kernels,
         *,
-        bound: Mapping[sp.Symbol, float],
-        free: Sequence[sp.Symbol],
+        binding: Binding,
         backend: str,
         key: str,
     ) -> None:
         n = system.n
-        shapes = {k: _codegen.output_shape(k, n) for k in _codegen.KERNELS}
-        super().__init__(
-            system, kernels, shapes=shapes, bound=bound, free=free, backend=backend, key=key
-        )
+        shapes = {k: output_shape(k, n) for k in KERNELS}
+        super().__init__(system, kernels, shapes=shapes, binding=binding, backend=backend, key=key)
         # compiled one-state entry points (float64 arrays in, a fresh ndarray out, or
         # NotImplemented): only when no parameter is passed per call
         self._compiled = {} if self._nfree else kernels.array_functions()
@@ -590,6 +527,9 @@ class NumericModel(_KernelModel):
 
 
 _F8 = np.dtype(np.float64)
+#: What Python's ``math`` raises where IEEE arithmetic gives inf or nan (the scalar
+#: one-state functions take floats only, so a ValueError there is a domain error).
+_FLOAT_ERRORS = (ArithmeticError, ValueError)
 _ND = np.ndarray
 
 
@@ -607,6 +547,20 @@ def _pack_state(a: Any, shape: tuple[int]) -> list[float] | None:
                 return None
         return [float(v) for v in a]
     return None
+
+
+def _solve(M: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """Stacked solves ``M x = rhs``; a singular state gives NaN (the per-call policy)."""
+    if not len(M):
+        return np.empty(rhs.shape)
+    try:
+        return np.linalg.solve(M, rhs[..., None])[..., 0]
+    except np.linalg.LinAlgError:
+        out = np.full(rhs.shape, np.nan)
+        for b in range(len(M)):
+            with contextlib.suppress(np.linalg.LinAlgError):
+                out[b] = np.linalg.solve(M[b], rhs[b])
+        return out
 
 
 def _flatten(a: np.ndarray, batch: tuple[int, ...], B: int) -> np.ndarray:
