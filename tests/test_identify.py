@@ -10,8 +10,11 @@ from hypothesis import strategies as st
 
 import lagdyn as ld
 from lagdyn import identification as idf
+from lagdyn.zoo.robots import LARGE
 
-ZOO = [n for n in ld.zoo.names() if isinstance(ld.zoo.get(n), ld.LagrangianSystem)]
+ZOO = [
+    n for n in ld.zoo.names() if n not in LARGE and isinstance(ld.zoo.get(n), ld.LagrangianSystem)
+]
 _CACHE: dict[str, tuple] = {}
 
 

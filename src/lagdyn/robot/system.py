@@ -19,6 +19,7 @@ import sympy as sp
 import lagdyn._convert as _convert
 import lagdyn.robot.programs as programs
 
+from ..geometry import Drawing
 from ..symbols import t as _time
 from ..system import LagrangianSystem, _validate_coordinates
 from .chain import Chain
@@ -74,6 +75,22 @@ class RobotSystem(LagrangianSystem):
         self._symtab = _convert.SymbolTable.from_symbols(
             set(chain.parameters), extra={s.name: d for s, d in self._bwd.items()}
         )
+
+    @cached_property
+    def drawing(self) -> Drawing:
+        """The arm as a 3-D stick figure: the base, then every link frame's origin.
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> arm = ld.zoo.get("planar_3r")
+        >>> arm.drawing.links
+        ((0, 1), (1, 2), (2, 3))
+        """
+        frames = self.chain.forward_kinematics()
+        points = [(0, 0, 0), *[tuple(p) for _, p in frames]]
+        links = tuple((link.parent + 1, i + 1) for i, link in enumerate(self.chain.links))
+        return Drawing(tuple(tuple(sp.sympify(c) for c in p) for p in points), links)
 
     @cached_property
     def _closed(self) -> tuple[sp.ImmutableMatrix, sp.Expr]:
