@@ -5,11 +5,11 @@ The canonical trig-polynomial form (:mod:`lagdyn._trigpoly`) is the right form f
 proofs (zero is the empty dictionary) but not for reading or for numerics: the
 spherical pendulum's :math:`l^2 m \\sin^2\\theta` is canonically
 :math:`l^2m/2 - l^2m\\cos(2\\theta)/2`, which a reader has to decode and which loses
-every digit near θ = 0 (the two halves cancel). :func:`natural_form` rewrites integer
-multiples of an angle by Chebyshev polynomials in that angle's sine and cosine, then,
-per angle, applies sin² + cos² = 1 in whichever direction leaves the fewest terms
-(so constants that would cancel numerically cancel symbolically instead), and collects
-the result on its trigonometric monomials with factored coefficients:
+every digit near θ = 0 (the two halves cancel). :func:`numeric_form` rewrites integer
+multiples of an angle as polynomials in that angle's sine and cosine and applies
+sin² + cos² = 1 in the direction that leaves no constant to cancel; generated code is
+printed from it (:mod:`lagdyn.codegen`). :func:`natural_form` also collects the result
+on its trigonometric monomials with factored coefficients, for display:
 ``l**2*m*sin(theta)**2``.
 
 Equality with the input is exact (the rewrites are identities); the tests prove it
@@ -30,19 +30,16 @@ l*cos(theta - 1)
 from __future__ import annotations
 
 from collections.abc import Callable
+from math import gcd
 
 import sympy as sp
 
-__all__ = ["natural_form"]
-
-#: Expressions with more terms than this after expansion are returned unchanged:
-#: the rewrite is for display and numerics of M, h and their entries, not for huge sums.
-MAX_TERMS = 400
+__all__ = ["MAX_MULTIPLE", "natural_form", "numeric_form"]
 
 
 def natural_form(expr: sp.Expr) -> sp.Expr:
-    """``expr`` with multiple angles expanded and sin² + cos² = 1 applied to remove
-    constants that cancel (see the module docstring).
+    """``expr`` as a person writes it: :func:`numeric_form`, collected on its
+    trigonometric monomials with factored coefficients.
 
     Parameters
     ----------
@@ -52,7 +49,7 @@ def natural_form(expr: sp.Expr) -> sp.Expr:
     -------
     sympy.Expr
         Equal to ``expr``; unchanged when it holds no sine or cosine of an integer
-        multiple (≥ 2) of an argument, or when it is too large to rewrite.
+        multiple (2 to :data:`MAX_MULTIPLE`) of an angle.
 
     Examples
     --------
@@ -62,44 +59,103 @@ def natural_form(expr: sp.Expr) -> sp.Expr:
     J*cos(x)**2
     """
     expr = sp.sympify(expr)
-    multiples = _multiple_angle_rewrites(expr)
-    if not multiples:
+    out = numeric_form(expr)
+    return expr if out == expr else _collect(out)
+
+
+#: Largest multiple angle rewritten by :func:`numeric_form` (``sin⁸`` and below, the
+#: powers mechanical models produce); higher multiples keep the canonical form, whose
+#: expansion would grow as ``k²`` terms.
+MAX_MULTIPLE = 8
+
+
+def numeric_form(expr: sp.Expr) -> sp.Expr:
+    """``expr`` with multiple angles as products of sines and cosines of the base angle.
+
+    Every ``cos(k·φ)``/``sin(k·φ)`` with an integer ``2 ≤ k ≤`` :data:`MAX_MULTIPLE` (the gcd of the
+    argument's integer coefficients) becomes a polynomial in ``s = sin φ`` and
+    ``c = cos φ``; each sum containing one is expanded, in two candidate forms
+    (even powers of ``c`` reduced to ``1 − s²``, or of ``s`` to ``1 − c²``), and the
+    form with fewer constant terms is kept: no constant is left to cancel against
+    a cosine near the zeros of ``s`` (or of ``c``).
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> th, l = sp.symbols("th l", real=True)
+    >>> numeric_form(l**2 * (sp.Rational(1, 2) - sp.cos(2 * th) / 2))
+    l**2*sin(th)**2
+    >>> numeric_form(sp.Rational(1, 2) + sp.cos(2 * th) / 2)
+    cos(th)**2
+    """
+    expr = sp.sympify(expr)
+    atoms = [a for a in expr.atoms(sp.sin, sp.cos) if _multiple(a.args[0]) is not None]
+    if not atoms:
         return expr
-    e = sp.expand(expr.xreplace(multiples))
-    if len(sp.Add.make_args(e)) > MAX_TERMS:
-        return expr
-    bases = sorted({f.args[0] for f in e.atoms(sp.sin, sp.cos)}, key=sp.default_sort_key)
-    for base in bases:
+    marks: dict[sp.Basic, tuple[sp.Expr, sp.Expr]] = {}
+    placeholders = {}
+    for k, a in enumerate(atoms):
+        mult = _multiple(a.args[0])
+        assert mult is not None
+        g, base = mult
         s, c = sp.sin(base), sp.cos(base)
-        variants = [e, _pythagoras(e, s, c), _pythagoras(e, c, s)]
-        e = min(variants, key=lambda v: (len(sp.Add.make_args(v)), sp.count_ops(v)))
-    return _collect(e)
-
-
-def _multiple_angle_rewrites(expr: sp.Expr) -> dict[sp.Expr, sp.Expr]:
-    """sin(k x), cos(k x) for integers |k| ≥ 2 → polynomials in sin x, cos x."""
-    out: dict[sp.Expr, sp.Expr] = {}
-    for f in expr.atoms(sp.sin, sp.cos):
-        k, base = sp.factor_terms(f.args[0]).as_coeff_Mul()
-        if not (k.is_Integer and abs(k) >= 2 and base.free_symbols):
-            continue
-        c, s = sp.cos(base), sp.sin(base)
-        n = int(abs(k))
-        if isinstance(f, sp.cos):
-            out[f] = sp.expand(sp.chebyshevt(n, c))
+        # Chebyshev: cos(gφ) = T_g(cos φ), sin(gφ) = sin φ U_{g−1}(cos φ) (no assumption
+        # on φ being real, so this works on q(t) as well as on plain real symbols)
+        if isinstance(a, sp.cos):
+            part = sp.expand(sp.chebyshevt(g, c))
         else:
-            out[f] = sp.sign(k) * s * sp.expand(sp.chebyshevu(n - 1, c))
-    return out
+            part = sp.expand(s * sp.chebyshevu(g - 1, c))
+        mark = sp.Dummy(f"ld_ma{k}")
+        placeholders[mark] = a
+        marks[mark] = (_reduce(part, c, s), _reduce(part, s, c))
+
+    def rewrite(e: sp.Expr) -> sp.Expr:
+        first = sp.expand(e.xreplace({m: v[0] for m, v in marks.items()}))
+        if not _constant_terms(first):
+            return first
+        second = sp.expand(e.xreplace({m: v[1] for m, v in marks.items()}))
+        return second if _constant_terms(second) < _constant_terms(first) else first
+
+    def has_mark(e: sp.Basic) -> bool:
+        return e.is_Add and any(m in e.free_symbols for m in marks)
+
+    out = expr.xreplace({a: m for m, a in placeholders.items()})
+    out = out.replace(has_mark, rewrite)
+    return out.xreplace({m: v[0] for m, v in marks.items()})
 
 
-def _pythagoras(e: sp.Expr, drop: sp.Expr, keep: sp.Expr) -> sp.Expr:
-    """Replace every ``drop**k`` (k ≥ 2) by ``drop**(k-2) (1 - keep**2)`` and expand."""
-    for _ in range(16):
-        pows = [p for p in e.atoms(sp.Pow) if p.base == drop and p.exp.is_Integer and p.exp >= 2]
-        if not pows:
-            break
-        e = sp.expand(e.xreplace({p: drop ** (p.exp - 2) * (1 - keep**2) for p in pows}))
-    return e
+def _constant_terms(e: sp.Expr) -> int:
+    terms = sp.Add.make_args(e)
+    return sum(1 for t in terms if not t.has(sp.sin, sp.cos))
+
+
+def _reduce(poly: sp.Expr, x: sp.Expr, y: sp.Expr) -> sp.Expr:
+    """``poly`` with ``x**(2k)`` replaced by ``(1 − y²)**k`` (x, y = cos, sin or sin, cos)."""
+    out = []
+    for term in sp.Add.make_args(poly):
+        coeff, power = sp.S.One, 0
+        for f in sp.Mul.make_args(term):
+            b, e = f.as_base_exp()
+            if b == x and e.is_Integer:
+                power += int(e)
+            else:
+                coeff *= f
+        out.append(coeff * x ** (power % 2) * (1 - y**2) ** (power // 2))
+    return sp.expand(sp.Add(*out))
+
+
+def _multiple(arg: sp.Expr) -> tuple[int, sp.Expr] | None:
+    """``(k, φ)`` with ``arg == k·φ``, ``k ≥ 2`` the gcd of its integer coefficients."""
+    coeffs = arg.as_coefficients_dict()
+    ints = [int(c) for c in coeffs.values() if c.is_Integer]
+    if len(ints) != len(coeffs) or any(t == 1 for t in coeffs):
+        return None
+    g = 0
+    for v in ints:
+        g = gcd(g, abs(v))
+    if g < 2 or g > MAX_MULTIPLE:
+        return None
+    return g, sp.Add(*[t * (int(c) // g) for t, c in coeffs.items()])
 
 
 def _collect(e: sp.Expr) -> sp.Expr:

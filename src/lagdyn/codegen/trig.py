@@ -11,103 +11,12 @@ angle addition when that saves transcendental calls.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from math import gcd
 
 import sympy as sp
 
+from .._forms import MAX_MULTIPLE, numeric_form
+
 __all__ = ["MAX_MULTIPLE", "numeric_form", "shared_trig"]
-
-#: Largest multiple angle rewritten by :func:`numeric_form` (``sin⁸`` and below, the
-#: powers mechanical models produce); higher multiples keep the canonical form, whose
-#: expansion would grow as ``k²`` terms.
-MAX_MULTIPLE = 8
-
-
-def numeric_form(expr: sp.Expr) -> sp.Expr:
-    """``expr`` with multiple angles as products of sines and cosines of the base angle.
-
-    Every ``cos(k·φ)``/``sin(k·φ)`` with an integer ``2 ≤ k ≤`` :data:`MAX_MULTIPLE` (the gcd of the
-    argument's integer coefficients) becomes a polynomial in ``s = sin φ`` and
-    ``c = cos φ``; each sum containing one is expanded, in two candidate forms
-    (even powers of ``c`` reduced to ``1 − s²``, or of ``s`` to ``1 − c²``), and the
-    form with fewer constant terms is kept: no constant is left to cancel against
-    a cosine near the zeros of ``s`` (or of ``c``).
-
-    Examples
-    --------
-    >>> import sympy as sp
-    >>> from lagdyn.codegen.trig import numeric_form
-    >>> th, l = sp.symbols("th l", real=True)
-    >>> numeric_form(l**2 * (sp.Rational(1, 2) - sp.cos(2 * th) / 2))
-    l**2*sin(th)**2
-    >>> numeric_form(sp.Rational(1, 2) + sp.cos(2 * th) / 2)
-    cos(th)**2
-    """
-    expr = sp.sympify(expr)
-    atoms = [a for a in expr.atoms(sp.sin, sp.cos) if _multiple(a.args[0]) is not None]
-    if not atoms:
-        return expr
-    marks: dict[sp.Basic, tuple[sp.Expr, sp.Expr]] = {}
-    placeholders = {}
-    for k, a in enumerate(atoms):
-        mult = _multiple(a.args[0])
-        assert mult is not None
-        g, base = mult
-        s, c = sp.sin(base), sp.cos(base)
-        z = sp.expand((c + sp.I * s) ** g)
-        part = sp.re(z) if isinstance(a, sp.cos) else sp.im(z)
-        part = sp.expand(sp.expand_complex(part))
-        mark = sp.Dummy(f"ld_ma{k}")
-        placeholders[mark] = a
-        marks[mark] = (_reduce(part, c, s), _reduce(part, s, c))
-
-    def rewrite(e: sp.Expr) -> sp.Expr:
-        first = sp.expand(e.xreplace({m: v[0] for m, v in marks.items()}))
-        if not _constant_terms(first):
-            return first
-        second = sp.expand(e.xreplace({m: v[1] for m, v in marks.items()}))
-        return second if _constant_terms(second) < _constant_terms(first) else first
-
-    def has_mark(e: sp.Basic) -> bool:
-        return e.is_Add and any(m in e.free_symbols for m in marks)
-
-    out = expr.xreplace({a: m for m, a in placeholders.items()})
-    out = out.replace(has_mark, rewrite)
-    return out.xreplace({m: v[0] for m, v in marks.items()})
-
-
-def _constant_terms(e: sp.Expr) -> int:
-    terms = sp.Add.make_args(e)
-    return sum(1 for t in terms if not t.has(sp.sin, sp.cos))
-
-
-def _reduce(poly: sp.Expr, x: sp.Expr, y: sp.Expr) -> sp.Expr:
-    """``poly`` with ``x**(2k)`` replaced by ``(1 − y²)**k`` (x, y = cos, sin or sin, cos)."""
-    out = []
-    for term in sp.Add.make_args(poly):
-        coeff, power = sp.S.One, 0
-        for f in sp.Mul.make_args(term):
-            b, e = f.as_base_exp()
-            if b == x and e.is_Integer:
-                power += int(e)
-            else:
-                coeff *= f
-        out.append(coeff * x ** (power % 2) * (1 - y**2) ** (power // 2))
-    return sp.expand(sp.Add(*out))
-
-
-def _multiple(arg: sp.Expr) -> tuple[int, sp.Expr] | None:
-    """``(k, φ)`` with ``arg == k·φ``, ``k ≥ 2`` the gcd of its integer coefficients."""
-    coeffs = arg.as_coefficients_dict()
-    ints = [int(c) for c in coeffs.values() if c.is_Integer]
-    if len(ints) != len(coeffs) or any(t == 1 for t in coeffs):
-        return None
-    g = 0
-    for v in ints:
-        g = gcd(g, abs(v))
-    if g < 2 or g > MAX_MULTIPLE:
-        return None
-    return g, sp.Add(*[t * (int(c) // g) for t, c in coeffs.items()])
 
 
 def shared_trig(
