@@ -13,7 +13,11 @@ from lagdyn import identification as idf
 from lagdyn.zoo.robots import LARGE
 
 ZOO = [
-    n for n in ld.zoo.names() if n not in LARGE and isinstance(ld.zoo.get(n), ld.LagrangianSystem)
+    n
+    for n in ld.zoo.names()
+    if n not in LARGE
+    and isinstance(ld.zoo.get(n), ld.LagrangianSystem)
+    and any(p.name != "g" for p in ld.zoo.get(n).parameters)  # numeric arms have none
 ]
 _CACHE: dict[str, tuple] = {}
 

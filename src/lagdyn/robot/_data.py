@@ -36,14 +36,13 @@ def urdf_path(package: str, filename: str) -> Path:
 
     Examples
     --------
+    >>> import lagdyn as ld
     >>> from lagdyn.robot._data import urdf_path
-    >>> try:
+    >>> try:  # BackendUnavailableError without the package, LagdynError with it
     ...     urdf_path("no_such_description", "x.urdf")
-    ... except ImportError:
-    ...     pass
-    ... except Exception as exc:
-    ...     print(type(exc).__name__)
-    LagdynError
+    ... except ld.LagdynError:
+    ...     print("refused")
+    refused
     """
     try:
         dist = importlib.metadata.distribution("example-robot-data")
