@@ -71,3 +71,13 @@ def test_natural_form_evaluates_accurately_near_zero():
     f_can = sp.lambdify(theta, canonical, "math")(value)
     assert abs(f_nat - float(exact)) <= 1e-15 * float(exact)
     assert abs(f_can - float(exact)) > 1e-3 * float(exact)  # the canonical form cancels
+
+
+def test_kinetic_energy_comes_from_the_canonical_mass_matrix():
+    # the raw split of a particle Lagrangian carries sin² + cos² pairs; T must not
+    sys = ld.zoo.double_pendulum()
+    a = sys.q[0]
+    assert not sp.expand(sys.T).has(sp.sin(a) ** 2)
+    assert ld.structure.is_zero(
+        sys.T - (sp.Matrix(sys.qd).T * sys._M_dyn * sp.Matrix(sys.qd))[0] / 2
+    )

@@ -691,7 +691,7 @@ class LagrangianSystem:
         True
         """
         v = sp.Matrix(self.qd)
-        return (v.T * self._M_dyn * v)[0, 0] / 2
+        return (v.T * self.M * v)[0, 0] / 2  # the canonical M: no sin² + cos² left over
 
     @cached_property
     def U(self) -> sp.Expr:
