@@ -122,8 +122,7 @@ class ConstrainedNumericModel:
         if params is None:
             return None
         if isinstance(params, Mapping):
-            own = {str(p) for p in self.dynamics.free_parameters}
-            return {k: v for k, v in params.items() if str(k) in own}
+            return params  # the dynamics model's Binding ignores names only Φ uses
         arr = np.asarray(params, dtype=float)
         return arr[..., : len(self.dynamics.free_parameters)]
 
