@@ -122,7 +122,8 @@ class ConstrainedNumericModel:
         if params is None:
             return None
         if isinstance(params, Mapping):
-            return params  # the dynamics model's Binding ignores names only Φ uses
+            own = {str(p) for p in self.dynamics.free_parameters}
+            return {k: v for k, v in params.items() if str(k) in own}
         arr = np.asarray(params, dtype=float)
         return arr[..., : len(self.dynamics.free_parameters)]
 
