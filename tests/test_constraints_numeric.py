@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -184,3 +185,15 @@ def test_scipy_integrator_path(pendulum):
     assert np.abs(res.phi).max() < 1e-7
     with pytest.raises(LagdynError, match="unknown method"):
         num.simulate([0.6, -0.8, 0.8, 0.6], t, method="euler")
+
+
+def test_per_call_parameters_of_the_constraints_only():
+    x, y = ld.coordinates("x y")
+    m, L = sp.symbols("m L", positive=True)
+    free = ld.LagrangianSystem(
+        m * (x.diff(ld.t) ** 2 + y.diff(ld.t) ** 2) / 2 - 9.81 * m * y, [x, y]
+    )
+    num = ld.ConstrainedSystem(free, [x**2 + y**2 - L**2]).lambdify()
+    qdd, lam = num.solve([0.6, -0.8], [0.8, 0.6], params={"m": 2.0, "L": 1.0})
+    # pendulum of length 1: tangential acceleration g sin θ, centripetal |v|² = 1
+    np.testing.assert_allclose(qdd @ np.array([0.6, -0.8]), -1.0, atol=1e-12)
