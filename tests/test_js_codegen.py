@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import lagdyn as ld
-from lagdyn.codegen_js import (
+from lagdyn.codegen.javascript import (
     JsArg,
     JsFunction,
     JsModule,
@@ -232,7 +232,8 @@ def test_positions_jacobian_and_constraints(tmp_path):
         {"constraints": (h, (2,)), "constraints_jacobian": (Cm, (2, 4))},
         inputs=("z", z),
     )
-    src = js_source(JsModule("lab", tuple(fns), {"PARAMETER_VALUES": [10.0, 1.5, 0.7, 1.0, 2.0]}))
+    src = js_source(JsModule("lab", tuple(fns)))
+    p = [10.0, 1.5, 0.7, 1.0, 2.0]
     q = [0.4, -1.1]
     pt = [0.5, -1.0, 0.0, -2.0]  # the seed's tangent point for unit rods
     got = run_node(
@@ -240,8 +241,8 @@ def test_positions_jacobian_and_constraints(tmp_path):
         src,
         [
             {
-                "positions": [q],
-                "positions_jacobian": [q],
+                "positions": [q, p],
+                "positions_jacobian": [q, p],
                 "constraints": [pt, [10.0, 1.0, 1.0, 1.0, 1.0]],
                 "constraints_jacobian": [pt, [10.0, 1.0, 1.0, 1.0, 1.0]],
             }
@@ -288,15 +289,16 @@ def test_map_functions_refuse_rates():
 @needs_node
 def test_cholesky_fallback_above_unrolled_size(tmp_path, monkeypatch):
     """n above the unrolled solve size: forward dynamics by the JS Cholesky helper."""
-    from lagdyn.numeric import _codegen
+    import lagdyn.codegen.build as build
 
-    monkeypatch.setattr(_codegen, "MAX_UNROLLED", 1)
+    monkeypatch.setattr(build, "MAX_UNROLLED", 1)
     system = ld.zoo.n_link_pendulum(3)
-    src = export_js(system, name="m")
+    src = export_js(system, name="m", params={"g": 9.81})
     assert "by a Cholesky solve" in src
     num = system.lambdify(system.defaults, backend="numpy", cache=False)
+    p = [float(system.defaults[s]) for s in system.parameters if s.name != "g"]
     q, qd, tau = [0.3, -0.2, 0.5], [0.1, 0.7, -1.0], [0.2, 0.0, -0.4]
-    got = run_node(tmp_path, src, [{"forward_dynamics": [q, qd, tau]}])[0]
+    got = run_node(tmp_path, src, [{"forward_dynamics": [q, qd, tau, p]}])[0]
     np.testing.assert_allclose(
         got["forward_dynamics"], num.forward_dynamics(q, qd, tau), rtol=1e-12
     )

@@ -11,7 +11,13 @@ from typing import Any
 
 import sympy as sp
 
-from ..codegen_js import JsModule, js_source, map_functions, model_functions, position_functions
+from ..codegen.javascript import (
+    JsModule,
+    js_source,
+    map_functions,
+    model_functions,
+    position_functions,
+)
 from ..errors import LagdynError
 from .geometry import Convention, Geometry, default_conventions, model_geometry
 
@@ -184,7 +190,7 @@ def page(
     work over the step size ε, and the table of metrics, eigenvalues, energies,
     generalized forces, power and residuals in every coordinate convention; a "swing"
     mode integrates the dynamics (RK4) with an energy-drift readout. Everything is
-    computed in the browser by the JavaScript that :mod:`lagdyn.codegen_js` exports;
+    computed in the browser by the JavaScript that :mod:`lagdyn.codegen.javascript` exports;
     the page loads nothing from the network. The state lives in the URL fragment
     (``lab.html#a=0&b=1.5708&v_a=1&...``) and labels switch between English and Korean.
 
