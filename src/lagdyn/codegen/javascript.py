@@ -49,6 +49,7 @@ __all__ = [
     "JsFunction",
     "JsModule",
     "JsPrinter",
+    "check_identifier",
     "export_files",
     "export_js",
     "js_source",
@@ -177,9 +178,83 @@ class JsModule:
     comments: tuple[str, ...] = ()
 
 
-def _identifier(name: str, what: str) -> None:
-    if not name.isidentifier() or not name.isascii():
-        raise LagdynError(f"{what} {name!r} is not a JavaScript identifier")
+#: Words a generated name must avoid: JavaScript's reserved words and the CommonJS names
+#: the script's last line reads.
+RESERVED = frozenset(
+    [
+        "arguments",
+        "await",
+        "break",
+        "case",
+        "catch",
+        "class",
+        "const",
+        "continue",
+        "debugger",
+        "default",
+        "delete",
+        "do",
+        "else",
+        "enum",
+        "eval",
+        "export",
+        "extends",
+        "false",
+        "finally",
+        "for",
+        "function",
+        "if",
+        "implements",
+        "import",
+        "in",
+        "instanceof",
+        "interface",
+        "let",
+        "new",
+        "null",
+        "package",
+        "private",
+        "protected",
+        "public",
+        "return",
+        "static",
+        "super",
+        "switch",
+        "this",
+        "throw",
+        "true",
+        "try",
+        "typeof",
+        "var",
+        "void",
+        "while",
+        "with",
+        "yield",
+        "module",
+        "exports",
+        "require",
+        "undefined",
+        "NaN",
+        "Infinity",
+        "Math",
+    ]
+)
+
+
+def check_identifier(name: str, what: str) -> None:
+    """Raise :class:`~lagdyn.errors.LagdynError` unless ``name`` is a usable JS identifier.
+
+    Examples
+    --------
+    >>> from lagdyn.codegen.javascript import check_identifier
+    >>> check_identifier("dp", "name")
+    >>> check_identifier("function", "name")
+    Traceback (most recent call last):
+    ...
+    lagdyn.errors.LagdynError: name 'function' is not a JavaScript identifier (or is reserved)
+    """
+    if not name.isidentifier() or not name.isascii() or name in RESERVED:
+        raise LagdynError(f"{what} {name!r} is not a JavaScript identifier (or is reserved)")
 
 
 def _check_symbols(fn: JsFunction) -> None:
@@ -213,7 +288,7 @@ def _function_source(fn: JsFunction, printer: JsPrinter) -> list[str]:
 
 
 def _function_lines(fn: JsFunction, printer: JsPrinter) -> list[str]:
-    _identifier(fn.name, "function name")
+    check_identifier(fn.name, "function name")
     _check_symbols(fn)
     size = 1
     for d in fn.shape:
@@ -230,7 +305,7 @@ def _function_lines(fn: JsFunction, printer: JsPrinter) -> list[str]:
     if fn.doc:
         lines.append(f"  /** {fn.doc} */")
     for a in fn.args:
-        _identifier(a.name, "argument name")
+        check_identifier(a.name, "argument name")
         params.append(a.name if a.default is None else f"{a.name} = {a.default}")
     lines.append(f"  function {fn.name}({', '.join(params)}) {{")
     for a in fn.args:
@@ -293,14 +368,14 @@ def js_source(module: JsModule) -> str:
     >>> "return [2*q_0];" in src and "module.exports = demo" in src
     True
     """
-    _identifier(module.name, "module name")
+    check_identifier(module.name, "module name")
     printer = JsPrinter()
     out = [f"// {HEADER}"]
     out += [f"// {c}" for c in module.comments]
     out.append(f"var {module.name} = (function () {{")
     out.append('  "use strict";')
     for k, v in module.constants.items():
-        _identifier(k, "constant name")
+        check_identifier(k, "constant name")
         out.append(f"  const {k} = {json.dumps(v, ensure_ascii=False)};")
     for fn in module.functions:
         out.append("")

@@ -197,8 +197,8 @@ def page(
     Parameters
     ----------
     system : LagrangianSystem
-        A planar model: a zoo pendulum, arm, acrobot or cart-pole, or any model with
-        ``points``.
+        A planar model that carries a drawing (every planar zoo model does; see
+        :func:`lagdyn.geometry.attach`), or any model with ``points``.
     points : sequence of (x, y) expressions, optional
         Particle positions in ``system.q`` (required for models lagdyn does not know).
     links : sequence of (int, int), optional
@@ -218,7 +218,7 @@ def page(
     lang : {"en", "ko"}
         Initial label language.
     label : str, optional
-        Model name shown in the header (default: the recognised geometry).
+        Model name shown in the header (default: the geometry's label).
 
     Returns
     -------
@@ -228,7 +228,8 @@ def page(
     Raises
     ------
     LagdynError
-        Unknown geometry without ``points``, a bad ``state`` key or ``lang``.
+        A model without a planar drawing and without ``points``, a bad ``state`` key
+        or ``lang``.
 
     Examples
     --------
@@ -277,6 +278,7 @@ def page(
         ],
         "n_points": len(geo.points),
         "links": [list(lk) for lk in geo.links],
+        "carts": list(geo.carts),
         "n_constraints": len(hs),
         "constraint_units": ["m²" if sp.Poly(h).total_degree() == 2 else "m" for h in hs],
         "has_masses": geo.masses is not None,
