@@ -117,13 +117,13 @@ def test_dynamics_match_numeric_model(name, tmp_path):
         ql, qdl, ul = q.tolist(), qd.tolist(), u.tolist()
         cases.append(
             {
-                "M": [ql, p, t],
-                "C": [ql, qdl, p, t],
-                "g": [ql, p, t],
+                "M": [ql, p],
+                "C": [ql, qdl, p],
+                "g": [ql, p],
                 "h": [ql, qdl, p, t],
                 "forces": [ql, qdl, p, t],
                 "bias": [ql, qdl, p, t],
-                "energy": [ql, qdl, p, t],
+                "energy": [ql, qdl, p],
                 "forward_dynamics": [ql, qdl, ul, p, t],
                 "inverse_dynamics": [ql, qdl, ul, p, t],
             }

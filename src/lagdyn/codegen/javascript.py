@@ -180,65 +180,14 @@ class JsModule:
 
 #: Words a generated name must avoid: JavaScript's reserved words and the CommonJS names
 #: the script's last line reads.
-RESERVED = frozenset(
-    [
-        "arguments",
-        "await",
-        "break",
-        "case",
-        "catch",
-        "class",
-        "const",
-        "continue",
-        "debugger",
-        "default",
-        "delete",
-        "do",
-        "else",
-        "enum",
-        "eval",
-        "export",
-        "extends",
-        "false",
-        "finally",
-        "for",
-        "function",
-        "if",
-        "implements",
-        "import",
-        "in",
-        "instanceof",
-        "interface",
-        "let",
-        "new",
-        "null",
-        "package",
-        "private",
-        "protected",
-        "public",
-        "return",
-        "static",
-        "super",
-        "switch",
-        "this",
-        "throw",
-        "true",
-        "try",
-        "typeof",
-        "var",
-        "void",
-        "while",
-        "with",
-        "yield",
-        "module",
-        "exports",
-        "require",
-        "undefined",
-        "NaN",
-        "Infinity",
-        "Math",
-    ]
+_WORDS = (
+    "arguments await break case catch class const continue debugger default delete do "
+    "else enum eval export extends false finally for function if implements import in "
+    "instanceof interface let new null package private protected public return static "
+    "super switch this throw true try typeof var void while with yield "
+    "module exports require undefined NaN Infinity Math"
 )
+RESERVED = frozenset(_WORDS.split())
 
 
 def check_identifier(name: str, what: str) -> None:
