@@ -272,3 +272,57 @@ def test_derive_base_parameters_of_the_seed_001_arm(capsys):
     assert main(["derive", "cart_pole", "--base-parameters", "--json", "--no-proofs"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["base_parameters"] == ["Ip + l**2*mp", "mc + mp", "l*mp"]
+
+
+def test_export_js_writes_one_script(tmp_path, capsys):
+    out = tmp_path / "js"
+    assert main(["export", "double_pendulum", "-t", "js", "--out", str(out), "--name", "dp"]) == 0
+    assert capsys.readouterr().out.strip() == str(out / "dp.js")
+    src = (out / "dp.js").read_text()
+    assert "var dp = (function () {" in src and "module.exports = dp" in src
+    assert "function forces(q, qd, p, t = 0)" in src
+    # existing files are refused without --force; a reserved word is not a module name
+    assert main(["export", "double_pendulum", "-t", "js", "--out", str(out), "--name", "dp"]) == 2
+    assert "exist" in capsys.readouterr().err
+    args = ["export", "double_pendulum", "-t", "js", "--out", str(out), "--name", "function"]
+    assert main(args) == 2
+    assert "not a JavaScript identifier" in capsys.readouterr().err
+
+
+def test_lab_writes_a_page_and_refuses_to_overwrite(tmp_path, capsys):
+    page = tmp_path / "lab.html"
+    args = ["lab", "n_link_pendulum", "-o", "n=2", "--out", str(page)]
+    assert main(args) == 0
+    assert capsys.readouterr().out.strip() == str(page)
+    text = page.read_text()
+    assert text.startswith("<!DOCTYPE html>") and "n_link_pendulum" in text
+    assert "function positions_jacobian(" in text
+    page.write_text("keep me")
+    assert main(args) == 2
+    assert "exists" in capsys.readouterr().err and page.read_text() == "keep me"
+    assert main([*args, "--force", "--lang", "ko"]) == 0
+    assert '"lang": "ko"' in page.read_text()
+
+
+def test_lab_of_user_models(tmp_path, capsys):
+    model = tmp_path / "swing.py"
+    model.write_text(
+        "import sympy as sp\n"
+        "import lagdyn as ld\n"
+        "from lagdyn.geometry import Drawing, attach\n"
+        "(th,) = ld.coordinates('th')\n"
+        "m, l, g = ld.parameters('m l g')\n"
+        "tip = (l * sp.sin(th), -l * sp.cos(th))\n"
+        "system = ld.LagrangianSystem.from_energies(\n"
+        "    m * l**2 * th.diff(ld.t)**2 / 2, -m * g * l * sp.cos(th), [th],\n"
+        "    defaults={m: 1.0, l: 1.0, g: 9.81})\n"
+        "attach(system, Drawing.chain([(0, 0), tip]))\n"
+    )
+    page = tmp_path / "swing.html"
+    assert main(["lab", "--file", str(model), "--out", str(page)]) == 0
+    assert '"n_constraints": 1' in page.read_text()
+    # a --lagrangian model carries no drawing: a clear error, no file
+    bare = tmp_path / "bare.html"
+    lagr = ["lab", "--lagrangian", "dot(x)**2/2 - k*x**2/2", "--coordinates", "x"]
+    assert main([*lagr, "--out", str(bare)]) == 2
+    assert "drawing" in capsys.readouterr().err and not bare.exists()

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import lagdyn as ld
-from lagdyn.codegen_js import (
+from lagdyn.codegen.javascript import (
     JsArg,
     JsFunction,
     JsModule,
@@ -117,13 +117,13 @@ def test_dynamics_match_numeric_model(name, tmp_path):
         ql, qdl, ul = q.tolist(), qd.tolist(), u.tolist()
         cases.append(
             {
-                "M": [ql, p, t],
-                "C": [ql, qdl, p, t],
-                "g": [ql, p, t],
+                "M": [ql, p],
+                "C": [ql, qdl, p],
+                "g": [ql, p],
                 "h": [ql, qdl, p, t],
                 "forces": [ql, qdl, p, t],
                 "bias": [ql, qdl, p, t],
-                "energy": [ql, qdl, p, t],
+                "energy": [ql, qdl, p],
                 "forward_dynamics": [ql, qdl, ul, p, t],
                 "inverse_dynamics": [ql, qdl, ul, p, t],
             }
@@ -232,7 +232,8 @@ def test_positions_jacobian_and_constraints(tmp_path):
         {"constraints": (h, (2,)), "constraints_jacobian": (Cm, (2, 4))},
         inputs=("z", z),
     )
-    src = js_source(JsModule("lab", tuple(fns), {"PARAMETER_VALUES": [10.0, 1.5, 0.7, 1.0, 2.0]}))
+    src = js_source(JsModule("lab", tuple(fns)))
+    p = [10.0, 1.5, 0.7, 1.0, 2.0]
     q = [0.4, -1.1]
     pt = [0.5, -1.0, 0.0, -2.0]  # the seed's tangent point for unit rods
     got = run_node(
@@ -240,8 +241,8 @@ def test_positions_jacobian_and_constraints(tmp_path):
         src,
         [
             {
-                "positions": [q],
-                "positions_jacobian": [q],
+                "positions": [q, p],
+                "positions_jacobian": [q, p],
                 "constraints": [pt, [10.0, 1.0, 1.0, 1.0, 1.0]],
                 "constraints_jacobian": [pt, [10.0, 1.0, 1.0, 1.0, 1.0]],
             }
@@ -288,15 +289,67 @@ def test_map_functions_refuse_rates():
 @needs_node
 def test_cholesky_fallback_above_unrolled_size(tmp_path, monkeypatch):
     """n above the unrolled solve size: forward dynamics by the JS Cholesky helper."""
-    from lagdyn.numeric import _codegen
+    import lagdyn.codegen.build as build
 
-    monkeypatch.setattr(_codegen, "MAX_UNROLLED", 1)
+    monkeypatch.setattr(build, "MAX_UNROLLED", 1)
     system = ld.zoo.n_link_pendulum(3)
-    src = export_js(system, name="m")
+    src = export_js(system, name="m", params={"g": 9.81})
     assert "by a Cholesky solve" in src
     num = system.lambdify(system.defaults, backend="numpy", cache=False)
+    p = [float(system.defaults[s]) for s in system.parameters if s.name != "g"]
     q, qd, tau = [0.3, -0.2, 0.5], [0.1, 0.7, -1.0], [0.2, 0.0, -0.4]
-    got = run_node(tmp_path, src, [{"forward_dynamics": [q, qd, tau]}])[0]
+    got = run_node(tmp_path, src, [{"forward_dynamics": [q, qd, tau, p]}])[0]
     np.testing.assert_allclose(
         got["forward_dynamics"], num.forward_dynamics(q, qd, tau), rtol=1e-12
     )
+
+
+ARG_RUNNER = """
+const mod = require(process.argv[2]);
+const out = {};
+try { mod.M([0.1, 0.2]); out.no_p = "returned"; } catch (e) { out.no_p = e.message; }
+try { mod.M([0.1], mod.PARAMETERS.map(() => 1)); out.short_q = "returned"; }
+catch (e) { out.short_q = e.message; }
+out.keys = Object.keys(mod);
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+@needs_node
+def test_export_target_js_runs_and_checks_its_arguments(tmp_path):
+    """``export.code`` target js: the file of the CLI; p is required, lengths are checked."""
+    from lagdyn.export.code import export
+
+    dp = ld.zoo.double_pendulum()
+    (path,) = export(dp, "js", tmp_path, name="dp", params={"g": 9.81, "m1": 1.0})
+    assert path.name == "dp.js"
+    (tmp_path / "run.js").write_text(ARG_RUNNER)
+    proc = subprocess.run(
+        [NODE, str(tmp_path / "run.js"), str(path)], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout)
+    assert got["no_p"] == "M: p must be an array of 3 numbers"
+    assert got["short_q"] == "M: q must be an array of 2 numbers"
+    assert {"N", "PARAMETERS", "BOUND", "h", "forces", "forward_dynamics"} <= set(got["keys"])
+    # the bound values are folded in, the free ones come from p, in PARAMETERS order
+    src = path.read_text()
+    assert 'const PARAMETERS = ["l1", "l2", "m2"];' in src
+    num = dp.lambdify({"g": 9.81, "m1": 1.0}, backend="numpy")
+    q, p = [0.3, -0.4], [1.5, 0.7, 2.0]
+    res = run_node(tmp_path, src, [{"M": [q, p]}])[0]
+    np.testing.assert_allclose(res["M"], num.M(q, params=p), rtol=1e-12, atol=1e-12)
+
+
+def test_js_names_are_checked():
+    from lagdyn.codegen.javascript import check_identifier
+    from lagdyn.export.code import generate
+
+    dp = ld.zoo.double_pendulum()
+    for bad in ("var", "module", "Math", "naïve"):
+        with pytest.raises(LagdynError, match="JavaScript identifier"):
+            check_identifier(bad, "name")
+    with pytest.raises(LagdynError, match="'function' is not a JavaScript identifier"):
+        generate(dp, "js", name="function")
+    with pytest.raises(LagdynError, match="not parameters"):
+        export_js(dp, params={"gravity": 9.81}, strict=True)

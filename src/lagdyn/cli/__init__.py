@@ -12,9 +12,13 @@ Subcommands
     syntax of :func:`lagdyn.parse.parse_expr`, with ``dot(q1)`` for rates).
 ``lagdyn check MODEL``
     Run every structure proof; exit status 1 when one fails.
-``lagdyn export MODEL --target c|cpp|jax|numba|julia|matlab --out DIR [--bind-defaults] [--force]``
+``lagdyn export MODEL -t c|cpp|jax|numba|julia|matlab|js --out DIR [--bind-defaults] [--force]``
     Write simulator source code (see :mod:`lagdyn.export.code`): every file or none,
     existing files refused unless ``--force``, never written through a symlink.
+``lagdyn lab MODEL --out lab.html [--force] [--lang en|ko]``
+    Write the generalized-coordinate lab of a planar model (see :mod:`lagdyn.lab`): one
+    offline HTML page computed live from exported JavaScript; an existing file is refused
+    unless ``--force``.
 ``lagdyn simulate MODEL [--t T] [--gif PATH] ...``
     Simulate and report energy drift and the passivity balance (see
     :mod:`lagdyn.cli.simulate`).
@@ -68,7 +72,7 @@ from .options import UsageError as _UsageError
 
 __all__ = ["main"]
 
-TARGETS = ("c", "cpp", "jax", "numba", "julia", "matlab")
+TARGETS = ("c", "cpp", "jax", "numba", "julia", "matlab", "js")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -143,6 +147,13 @@ def _build_parser() -> argparse.ArgumentParser:
     export.add_argument(
         "--bind-defaults", action="store_true", help="fold the default parameter values in"
     )
+
+    lab = sub.add_parser("lab", help="write the interactive lab page of a planar model")
+    _add_model_arguments(lab)
+    lab.add_argument("--out", dest="output", required=True, metavar="PATH", help="HTML file")
+    lab.add_argument("--force", action="store_true", help="overwrite an existing file")
+    lab.add_argument("--lang", choices=("en", "ko"), default="en", help="initial label language")
+    lab.add_argument("--title", default=None, help="page title")
 
     sim = sub.add_parser("simulate", help="simulate a model: energy report, plots, GIF/MP4")
     _add_model_arguments(sim)

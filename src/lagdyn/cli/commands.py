@@ -51,6 +51,7 @@ def run(args: argparse.Namespace, out: Any) -> int:
         "derive": _cmd_derive,
         "check": _cmd_check,
         "export": _cmd_export,
+        "lab": _cmd_lab,
         "bench": _cmd_bench,
         "simulate": _cmd_simulate,
     }
@@ -465,6 +466,22 @@ def _cmd_export(args: argparse.Namespace, out: TextIO) -> int:
     paths = write_files_atomically(args.output, files, force=args.force)
     for p in paths:
         print(p, file=out)
+    return 0
+
+
+def _cmd_lab(args: argparse.Namespace, out: TextIO) -> int:
+    import lagdyn.lab as lab
+
+    label, factory = _model(args)
+    if not args.output.strip():
+        raise _UsageError("--out: empty file name")
+    path = Path(args.output)
+    if path.exists() and not args.force:  # refuse before the (slow) derivation
+        raise LagdynError(f"{path} exists; pass --force to overwrite it")
+    written = lab.write(
+        path, factory(), force=args.force, lang=args.lang, title=args.title, label=label
+    )
+    print(written, file=out)
     return 0
 
 

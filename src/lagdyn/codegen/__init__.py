@@ -13,8 +13,9 @@ Modules
 ``build``     programs of a system (:func:`system_program`) and of expressions
 ``trig``      the numeric form (no cancelling constants) and shared sin/cos
 ``cache``     the one cache key and the sealed, race-free disk cache
-``c``, ``python``, ``numba``, ``jax``, ``cpp``, ``julia``, ``matlab``
+``c``, ``python``, ``numba``, ``jax``, ``cpp``, ``julia``, ``matlab``, ``javascript``
               one printer per language: runtime modules and/or exported files
+              (``javascript`` also feeds the lab page, :mod:`lagdyn.lab`)
 
 Examples
 --------
@@ -49,7 +50,9 @@ __all__ = [
 ]
 
 #: Exported-file writers by target name (``lagdyn.export.code``).
-TARGETS = ("c", "cpp", "jax", "numba", "julia", "matlab")
+TARGETS = ("c", "cpp", "jax", "numba", "julia", "matlab", "js")
+#: Module of each target whose name differs from the target's.
+_MODULES = {"js": "javascript"}
 
 
 def export_files(program: Program, target: str, name: str) -> dict[str, str]:
@@ -65,6 +68,6 @@ def export_files(program: Program, target: str, name: str) -> dict[str, str]:
     """
     from importlib import import_module
 
-    module = import_module(f"{__name__}.{target}")
+    module = import_module(f"{__name__}.{_MODULES.get(target, target)}")
     files: dict[str, str] = module.export_files(program, name)
     return files

@@ -1,4 +1,5 @@
-r"""Source code of a system's dynamics for other simulators: C99, C++, JAX, numba, Julia, MATLAB.
+r"""Source code of a system's dynamics for other simulators: C99, C++, JAX, numba, Julia,
+MATLAB, JavaScript.
 
 A thin writer over :mod:`lagdyn.codegen`: every target is printed by that
 language's module from the same program that :mod:`lagdyn.numeric` compiles (one
@@ -36,6 +37,11 @@ Targets
 ``julia``   ``NAME.jl``: a module with in-place ``M!(out, q, p)`` … (1-based indexing;
             the header describes the 1-based layout).
 ``matlab``  ``NAME_M.m`` …: one MATLAB/Octave function per file (1-based).
+``js``      ``NAME.js``: plain JavaScript functions on arrays (matrices as arrays of
+            rows), a global object ``NAME`` in a browser and ``module.exports`` under
+            Node; also ``h(q, qd, p, t)`` and ``forces(q, qd, p, t)`` (the generalized
+            forces Q); above n = 8 forward dynamics is a Cholesky solve in JS (see
+            :mod:`lagdyn.codegen.javascript`).
 
 Examples
 --------
@@ -56,11 +62,12 @@ from typing import Any, Literal, get_args
 
 from ..codegen import KERNELS, Binding, export_files, system_program
 from ..codegen.common import ARG
+from ..codegen.javascript import check_identifier, model_program
 from ..errors import LagdynError
 
 __all__ = ["SIGNATURES", "TARGETS", "Target", "export", "generate"]
 
-Target = Literal["c", "cpp", "jax", "numba", "julia", "matlab"]
+Target = Literal["c", "cpp", "jax", "numba", "julia", "matlab", "js"]
 TARGETS: tuple[str, ...] = get_args(Target)
 #: Arguments of every generated function, in order.
 SIGNATURES: dict[str, tuple[str, ...]] = {
@@ -81,7 +88,7 @@ def generate(
     Parameters
     ----------
     system : LagrangianSystem
-    target : {"c", "cpp", "jax", "numba", "julia", "matlab"}
+    target : {"c", "cpp", "jax", "numba", "julia", "matlab", "js"}
     name : str
         Prefix of files and functions (an identifier, not a keyword of the target).
     params : mapping of sympy.Symbol (or name) to float, optional
@@ -107,13 +114,19 @@ def generate(
     True
     >>> "free parameters: p[0] = g" in generate(dp, "c", name="dp", params={"m1": 1})["dp.h"]
     True
+    >>> "function forces(q, qd, p, t = 0)" in generate(dp, "js", name="dp")["dp.js"]
+    True
     """
     if target not in TARGETS:
         raise LagdynError(f"unknown target {target!r}; choose from {', '.join(TARGETS)}")
     if not name.isidentifier() or name.startswith("_") or keyword.iskeyword(name):
         raise LagdynError(f"name {name!r} must be an identifier not starting with '_'")
+    if target == "js":
+        check_identifier(name, "name")
     binding = Binding(system.parameters, params, strict=strict)
-    return export_files(system_program(system, binding), target, name)
+    # JS adds h and the generalized forces (the lab page reads them) to the same kernels
+    build = model_program if target == "js" else system_program
+    return export_files(build(system, binding), target, name)
 
 
 def export(

@@ -2,7 +2,7 @@
 
 :func:`page` returns the HTML text, :func:`write` writes it (never over an existing file
 unless ``force=True``). The page computes everything live from the JavaScript exported by
-:mod:`lagdyn.codegen_js`; :func:`model_geometry` is where a model's particle positions come
+:mod:`lagdyn.codegen.javascript`; :func:`model_geometry` is where a model's particle positions come
 from.
 """
 

@@ -1,10 +1,13 @@
 """Planar geometry of a model for the lab: particle positions, links, constraints, conventions.
 
-The one place that knows how a model is drawn: :func:`model_geometry` reads a
-``geometry`` carried by the system when there is one, takes user ``points``, or
-recognises the planar zoo models by their coordinates and parameters (the
-conventions of :func:`lagdyn.plot.positions_for`, written symbolically here because
-the page needs the positions' Jacobian).
+The one place that knows how a model is drawn for the lab: :func:`model_geometry`
+takes user ``points``, or the model's own :class:`~lagdyn.geometry.Drawing`
+(``system.drawing``: every zoo model carries one; a user model attaches one with
+:func:`lagdyn.geometry.attach`). A drawing's fixed pivot at the origin becomes the
+lab's pivot (index ``-1``), its carts stay carts, and point masses are found by an
+exact proof (``M = Σ m_k J_kᵀ J_k``) when the model is made of point masses at the
+drawn points. Coordinate names only pick labels (``double_pendulum`` …), the seed's
+opening state and the default second convention.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from typing import Any
 import sympy as sp
 
 from ..errors import LagdynError
+from ..geometry import Drawing, drawing_of
 from ..structure import is_zero
 
 __all__ = ["Convention", "Geometry", "default_conventions", "model_geometry"]
@@ -35,7 +39,10 @@ class Geometry:
     masses : tuple of sympy.Expr or None
         Point masses (for the direct point kinetic energy), None for rigid bodies.
     name : str
-        What the geometry was recognised as (a zoo name, ``"points"`` or ``"model"``).
+        A label: a zoo name recognised from the coordinates (``"double_pendulum"``,
+        ``"cart_pole"`` …), ``"points"`` for user points, else ``"model"``.
+    carts : tuple of int
+        Points drawn as a cart on a horizontal rail.
 
     Examples
     --------
@@ -49,6 +56,7 @@ class Geometry:
     links: tuple[tuple[int, int], ...]
     masses: tuple[sp.Expr, ...] | None = None
     name: str = "model"
+    carts: tuple[int, ...] = ()
 
     def ambient(self) -> tuple[sp.Symbol, ...]:
         """Symbols of the ambient coordinates ``z = (x1, y1, x2, y2, ...)``.
@@ -121,76 +129,88 @@ def _names(system: Any) -> list[str]:
     return [str(s)[:-3] if str(s).endswith("(t)") else str(s) for s in system.q]
 
 
-def _params(system: Any) -> dict[str, sp.Symbol]:
-    return {s.name: s for s in system.parameters}
-
-
-def _chain(
-    angles: Sequence[sp.Expr], lengths: Sequence[sp.Expr], reference: str
-) -> list[tuple[sp.Expr, sp.Expr]]:
-    pts = []
-    x, y = sp.Integer(0), sp.Integer(0)
-    for th, ell in zip(angles, lengths):
-        if reference == "down":
-            x, y = x + ell * sp.sin(th), y - ell * sp.cos(th)
-        else:
-            x, y = x + ell * sp.cos(th), y + ell * sp.sin(th)
-        pts.append((x, y))
-    return pts
-
-
 def _serial(n: int) -> tuple[tuple[int, int], ...]:
     return tuple((k - 1, k) for k in range(n))
 
 
-def _recognise(system: Any) -> Geometry | None:
-    names, par, q, n = _names(system), _params(system), list(system.q), system.n
-
-    def lengths(stem: str = "l") -> list[sp.Expr] | None:
-        got = [par.get(f"{stem}{k + 1}") for k in range(n)]
-        return None if any(g is None for g in got) else got
-
-    def cumulative() -> list[sp.Expr]:
-        return [sp.Add(*q[: k + 1]) for k in range(n)]
-
-    if names in (["a", "b"], ["u1", "u2"]) and lengths():
-        angles = q if names == ["a", "b"] else cumulative()
-        m = [par.get("m1"), par.get("m2")]
-        return Geometry(
-            tuple(_chain(angles, lengths() or [], "down")),
-            _serial(2),
-            tuple(m) if all(m) else None,
-            "double_pendulum" if names == ["a", "b"] else "double_pendulum_relative",
-        )
-    for stem, relative in (("theta", False), ("phi", True)):
-        if names == [f"{stem}{k + 1}" for k in range(n)] and lengths():
-            angles = cumulative() if relative else q
-            m = [par.get(f"m{k + 1}") for k in range(n)]
-            return Geometry(
-                tuple(_chain(angles, lengths() or [], "down")),
-                _serial(n),
-                tuple(m) if all(m) else None,
-                "n_link_pendulum_relative" if relative else "n_link_pendulum",
-            )
-    if names == [f"q{k + 1}" for k in range(n)] and lengths("lc"):
-        lc = lengths("lc") or []
-        ls = [par.get(f"l{k + 1}", 2 * lc[k]) for k in range(n)]  # the tip: twice the COM
-        return Geometry(tuple(_chain(cumulative(), ls, "horizontal")), _serial(n), None, "arm")
-    if names == ["x", "theta"] and "l" in par:
-        x, th = q
-        ell = 2 * par["l"]  # l: pivot to the pole's centre of mass
-        pts = ((x, sp.Integer(0)), (x + ell * sp.sin(th), ell * sp.cos(th)))
-        return Geometry(pts, ((0, 1),), None, "cart_pole")
+def _label(system: Any) -> str:
+    """A label from the coordinate names (what the zoo calls them), else ``"model"``."""
+    names, n = _names(system), system.n
+    if names == ["a", "b"]:
+        return "double_pendulum"
+    if names == ["u1", "u2"]:
+        return "double_pendulum_relative"
+    if names == [f"theta{k + 1}" for k in range(n)]:
+        return "n_link_pendulum"
+    if names == [f"phi{k + 1}" for k in range(n)]:
+        return "n_link_pendulum_relative"
+    if names == [f"q{k + 1}" for k in range(n)]:
+        return "arm"
+    if names == ["x", "theta"]:
+        return "cart_pole"
     if names == ["r", "theta"]:
-        r, th = q
-        mass = par.get("m")
-        return Geometry(
-            ((r * sp.sin(th), -r * sp.cos(th)),),
-            ((-1, 0),),
-            (mass,) if mass is not None else None,
-            "elastic_pendulum",
+        return "elastic_pendulum"
+    return "model"
+
+
+def _point_masses(system: Any, points: Sequence[Sequence[sp.Expr]]) -> tuple[sp.Expr, ...] | None:
+    """Masses m_k with ``M = Σ m_k J_kᵀ J_k`` (J_k = ∂z_k/∂q), proved exactly, else None.
+
+    Candidates come from a linear solve at exact sample configurations; they are kept
+    only when the identity is then proved for every entry of M.
+    """
+    q, n, k = list(system.q), system.n, len(points)
+    jac = [sp.Matrix([[sp.diff(c, x) for x in q] for c in p]) for p in points]
+    grams = [J.T * J for J in jac]
+    M = system.M
+    mu = sp.symbols(f"_mu0:{k}")
+    half = sp.pi / 2
+    samples = [
+        [sp.Integer(0)] * n,
+        [half * (i + 1) for i in range(n)],
+        [half * (i % 2) + sp.pi / 3 for i in range(n)],
+    ]
+    eqs = []
+    for sample in samples:
+        sub = dict(zip(q, sample))
+        for i in range(n):
+            for j in range(i, n):
+                rhs = sp.Add(*[m * G[i, j].xreplace(sub) for m, G in zip(mu, grams)])
+                eqs.append(sp.expand(M[i, j].xreplace(sub) - rhs))
+    solutions = list(sp.linsolve(eqs, mu))
+    if len(solutions) != 1 or set(mu) & solutions[0].free_symbols:
+        return None
+    masses = tuple(sp.simplify(m) for m in solutions[0])
+    for i in range(n):
+        for j in range(i, n):
+            rest = M[i, j] - sp.Add(*[m * G[i, j] for m, G in zip(masses, grams)])
+            if not is_zero(sp.expand(rest)):
+                return None
+    return masses
+
+
+def _from_drawing(system: Any, drawing: Drawing) -> Geometry:
+    if drawing.dim != 2:
+        raise LagdynError(
+            "lab: the model's drawing is spatial (3-D) and the lab is planar; pass "
+            "points=[(x1, y1), ...] for a planar view"
         )
-    return None
+    index: dict[int, int] = {}
+    points: list[tuple[sp.Expr, sp.Expr]] = []
+    for i, p in enumerate(drawing.points):
+        x, y = (sp.sympify(c) for c in p)
+        if i in drawing.pivots and x == 0 and y == 0:
+            index[i] = -1  # the fixed pivot at the origin
+            continue
+        index[i] = len(points)
+        points.append((x, y))
+    if not points:
+        raise LagdynError("lab: the model's drawing has no moving point")
+    links = tuple(
+        (index[i], index[j]) for i, j in drawing.links if (index[i], index[j]) != (-1, -1)
+    )
+    carts = tuple(index[i] for i in drawing.carts if index[i] >= 0)
+    return Geometry(tuple(points), links, _point_masses(system, points), _label(system), carts)
 
 
 def model_geometry(
@@ -200,7 +220,7 @@ def model_geometry(
     links: Sequence[tuple[int, int]] | None = None,
     masses: Sequence[Any] | None = None,
 ) -> Geometry:
-    """The planar geometry of ``system``: user points, a carried geometry, or a zoo model.
+    """The planar geometry of ``system``: user points, or the model's drawing.
 
     Parameters
     ----------
@@ -220,14 +240,17 @@ def model_geometry(
     Raises
     ------
     LagdynError
-        When no points are given and the model is not recognised, or a point is not
-        planar or depends on rates.
+        When no points are given and the model carries no planar drawing, or a point
+        is not planar or depends on rates.
 
     Examples
     --------
     >>> import lagdyn as ld
-    >>> model_geometry(ld.zoo.acrobot()).name
-    'arm'
+    >>> geo = model_geometry(ld.zoo.acrobot())
+    >>> geo.name, geo.links, geo.masses
+    ('arm', ((-1, 0), (0, 1)), None)
+    >>> model_geometry(ld.zoo.double_pendulum()).masses
+    (m1, m2)
     >>> model_geometry(ld.zoo.n_link_pendulum(3)).points[2][1]
     -l1*cos(theta1(t)) - l2*cos(theta2(t)) - l3*cos(theta3(t))
     """
@@ -248,13 +271,14 @@ def model_geometry(
     carried = getattr(system, "geometry", None)
     if isinstance(carried, Geometry):
         return carried
-    got = _recognise(system)
-    if got is None:
+    drawing = drawing_of(system)
+    if drawing is None:
         raise LagdynError(
-            f"lab: no known planar geometry for a model with coordinates {_names(system)}; "
-            "pass points=[(x1, y1), ...] (particle positions in the coordinates)"
+            f"lab: the model with coordinates {_names(system)} carries no drawing; attach "
+            "one (lagdyn.geometry.attach(system, Drawing.chain([...])), e.g. in a --file "
+            "model) or pass points=[(x1, y1), ...] (particle positions in the coordinates)"
         )
-    return got
+    return _from_drawing(system, drawing)
 
 
 def default_conventions(system: Any) -> list[Convention]:

@@ -482,6 +482,13 @@
         ctx.fill();
       }
     }
+    for (const k of CFG.carts || []) {
+      // a cart: a box on a horizontal rail through the reference configuration
+      const [cx, cy] = [R.z[2 * k], R.z[2 * k + 1]];
+      line(ctx, 0, Y(cy), cv.width, Y(cy), "#999", 1);
+      ctx.strokeStyle = "#000";
+      ctx.strokeRect(X(cx) - 16, Y(cy) - 9, 32, 18);
+    }
     if (CFG.links.some(([a]) => a < 0)) {
       ctx.fillStyle = "#000";
       ctx.fillRect(X(0) - 3, Y(0) - 3, 6, 6);

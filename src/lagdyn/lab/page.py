@@ -11,7 +11,13 @@ from typing import Any
 
 import sympy as sp
 
-from ..codegen_js import JsModule, js_source, map_functions, model_functions, position_functions
+from ..codegen.javascript import (
+    JsModule,
+    js_source,
+    map_functions,
+    model_functions,
+    position_functions,
+)
 from ..errors import LagdynError
 from .geometry import Convention, Geometry, default_conventions, model_geometry
 
@@ -184,15 +190,15 @@ def page(
     work over the step size ε, and the table of metrics, eigenvalues, energies,
     generalized forces, power and residuals in every coordinate convention; a "swing"
     mode integrates the dynamics (RK4) with an energy-drift readout. Everything is
-    computed in the browser by the JavaScript that :mod:`lagdyn.codegen_js` exports;
+    computed in the browser by the JavaScript that :mod:`lagdyn.codegen.javascript` exports;
     the page loads nothing from the network. The state lives in the URL fragment
     (``lab.html#a=0&b=1.5708&v_a=1&...``) and labels switch between English and Korean.
 
     Parameters
     ----------
     system : LagrangianSystem
-        A planar model: a zoo pendulum, arm, acrobot or cart-pole, or any model with
-        ``points``.
+        A planar model that carries a drawing (every planar zoo model does; see
+        :func:`lagdyn.geometry.attach`), or any model with ``points``.
     points : sequence of (x, y) expressions, optional
         Particle positions in ``system.q`` (required for models lagdyn does not know).
     links : sequence of (int, int), optional
@@ -212,7 +218,7 @@ def page(
     lang : {"en", "ko"}
         Initial label language.
     label : str, optional
-        Model name shown in the header (default: the recognised geometry).
+        Model name shown in the header (default: the geometry's label).
 
     Returns
     -------
@@ -222,7 +228,8 @@ def page(
     Raises
     ------
     LagdynError
-        Unknown geometry without ``points``, a bad ``state`` key or ``lang``.
+        A model without a planar drawing and without ``points``, a bad ``state`` key
+        or ``lang``.
 
     Examples
     --------
@@ -271,6 +278,7 @@ def page(
         ],
         "n_points": len(geo.points),
         "links": [list(lk) for lk in geo.links],
+        "carts": list(geo.carts),
         "n_constraints": len(hs),
         "constraint_units": ["m²" if sp.Poly(h).total_degree() == 2 else "m" for h in hs],
         "has_masses": geo.masses is not None,
