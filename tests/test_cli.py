@@ -326,3 +326,21 @@ def test_lab_of_user_models(tmp_path, capsys):
     lagr = ["lab", "--lagrangian", "dot(x)**2/2 - k*x**2/2", "--coordinates", "x"]
     assert main([*lagr, "--out", str(bare)]) == 2
     assert "drawing" in capsys.readouterr().err and not bare.exists()
+
+
+def test_model_file_exit_and_interrupt_are_one_line(tmp_path, capsys):
+    exiting = tmp_path / "exiting.py"
+    exiting.write_text("import sys\nsys.exit(3)\n")
+    assert main(["derive", "--file", str(exiting)]) == 2
+    assert "called sys.exit(3)" in capsys.readouterr().err
+    interrupting = tmp_path / "interrupting.py"
+    interrupting.write_text("raise KeyboardInterrupt\n")
+    assert main(["derive", "--file", str(interrupting)]) == 130
+    err = capsys.readouterr().err
+    assert err == "lagdyn: interrupted\n"
+
+
+def test_too_many_coordinates_are_refused_at_once(capsys):
+    argv = ["derive", "--lagrangian", "dot(x0)**2", "--coordinates", "x:5000"]
+    assert main(argv) == 2
+    assert "5000 coordinates" in capsys.readouterr().err

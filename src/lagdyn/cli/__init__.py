@@ -224,6 +224,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return commands.run(args, out)
         parser.print_help(out)
         return 0
+    except KeyboardInterrupt:  # Ctrl-C (or a model file raising it): one line, no traceback
+        print("lagdyn: interrupted", file=sys.stderr)
+        return 130
     except BrokenPipeError:  # `lagdyn ... | head`: stop quietly
         with contextlib.suppress(OSError, ValueError):
             devnull = os.open(os.devnull, os.O_WRONLY)

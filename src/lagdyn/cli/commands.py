@@ -66,6 +66,10 @@ def _cmd_simulate(args: argparse.Namespace, out: Any) -> int:
 
 
 # ---------------------------------------------------------------------- models
+#: Most coordinates a --lagrangian model may have (`x:5000` would derive for hours).
+MAX_COORDINATES = 200
+
+
 def _from_file(path_text: str) -> LagrangianSystem:
     path = Path(path_text)
     if not path.is_file():
@@ -74,6 +78,10 @@ def _from_file(path_text: str) -> LagrangianSystem:
         namespace = runpy.run_path(str(path), run_name="__lagdyn_model__")
     except LagdynError:
         raise
+    except SystemExit as exc:  # sys.exit() in a model file is not the model's result
+        raise _UsageError(
+            f"--file {path_text} called sys.exit({exc.code!r}) instead of defining `system`"
+        ) from None
     except Exception as exc:  # the user's file failed: report it in one line
         raise _UsageError(f"--file {path_text} raised {type(exc).__name__}: {exc}") from exc
     system = namespace.get("system")
@@ -92,6 +100,11 @@ def _from_lagrangian(args: argparse.Namespace) -> LagrangianSystem:
     if not args.coordinates:
         raise _UsageError('--lagrangian needs --coordinates, e.g. --coordinates "q1 q2"')
     q = coordinates(args.coordinates)
+    if len(q) > MAX_COORDINATES:
+        raise _UsageError(
+            f"--coordinates gives {len(q)} coordinates; the command line takes at most "
+            f"{MAX_COORDINATES} (build larger models in Python)"
+        )
     names: dict[str, sp.Basic] = {qi.func.__name__: qi for qi in q}
     strict = args.parameters is not None
     if strict:
