@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import logging
 import os
-from functools import partial
 from collections.abc import Mapping
+from functools import partial
 from typing import Any, Literal
 
 import lagdyn.numeric.backends as backends

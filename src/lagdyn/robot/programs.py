@@ -259,9 +259,10 @@ def _assumptions(sym: Any) -> dict[str, bool]:
 class _Builder:
     """Hands out named intermediates; shares identical right-hand sides; inlines trivia."""
 
-    def __init__(self) -> None:
+    def __init__(self, prefix: str = "x") -> None:
         self.body: list[tuple[sp.Symbol, sp.Expr]] = []
         self._seen: dict[sp.Expr, sp.Symbol] = {}
+        self._prefix = prefix
 
     def let(self, e: Any) -> sp.Expr:
         e = sp.sympify(e)
@@ -273,7 +274,7 @@ class _Builder:
         neg = self._seen.get(-e)
         if neg is not None:
             return -neg
-        s = sp.Symbol(f"x{len(self.body)}", real=True)
+        s = sp.Symbol(f"{self._prefix}{len(self.body)}", real=True)
         self.body.append((s, e))
         self._seen[e] = s
         return s

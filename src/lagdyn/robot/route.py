@@ -191,16 +191,24 @@ def recursive_program(system: Any, binding: Binding) -> Program:
     (('q', 'qd', 'tau', 'params', 't'), ())
     """
     n = system.n
-    values = {s: _number(v) for s, v in binding.bound.items()}
+    code = {
+        "q": code_symbols("q", n),
+        "qd": code_symbols("qd", n),
+        "qdd": code_symbols("qdd", n),
+        "tau": code_symbols("tau", n),
+        "params": code_symbols("p", len(binding.free)),
+    }
+    # bound values and the code symbols of free parameters go into the chain itself
+    values: dict[sp.Basic, sp.Expr] = {s: _number(v) for s, v in binding.bound.items()}
+    values.update(zip(binding.free, code["params"]))
     chain = _bind_chain(system.chain, values)
-    ins = programs.input_symbols(n)
-    qd, zero = ins["qd"], [sp.Integer(0)] * n
-    b = programs._Builder()
-    kin = programs._kinematics(chain, b, ins["q"])
+    qd, zero = code["qd"], [sp.Integer(0)] * n
+    b = programs._Builder("w")
+    kin = programs._kinematics(chain, b, code["q"])
     M = programs._crba_into(chain, b, kin)
     g, _ = programs._rnea_into(chain, b, kin, zero, zero, True)
     h, _ = programs._rnea_into(chain, b, kin, qd, zero, True)
-    tau, _ = programs._rnea_into(chain, b, kin, qd, ins["qdd"], True)
+    tau, _ = programs._rnea_into(chain, b, kin, qd, code["qdd"], True)
     friction = [sp.Integer(0)] * n
     if system.friction:
         friction = [
@@ -209,7 +217,7 @@ def recursive_program(system: Any, binding: Binding) -> Program:
         ]
     bias = [b.let(h[i] + friction[i]) for i in range(n)]
     inverse = [b.let(tau[i] + friction[i]) for i in range(n)]
-    forward = programs._ldlt_solve(b, M, [b.let(ins["tau"][i] - bias[i]) for i in range(n)])
+    forward = programs._ldlt_solve(b, M, [b.let(code["tau"][i] - bias[i]) for i in range(n)])
     C = programs._coriolis_into(chain, b, kin, qd)
     E = programs._energy_into(chain, b, kin, qd)
     outputs: dict[str, list[sp.Expr]] = {
@@ -221,27 +229,8 @@ def recursive_program(system: Any, binding: Binding) -> Program:
         "inverse_dynamics": inverse,
         "forward_dynamics": forward,
     }
-
-    code = {
-        "q": code_symbols("q", n),
-        "qd": code_symbols("qd", n),
-        "qdd": code_symbols("qdd", n),
-        "tau": code_symbols("tau", n),
-        "params": code_symbols("p", len(binding.free)),
-    }
-    rename: dict[sp.Basic, sp.Basic] = {}
-    for name in ("q", "qd", "qdd", "tau"):
-        rename.update(zip(ins[name], code[name]))
-    rename.update(zip(binding.free, code["params"]))
-    rename.update({s: w for (s, _), w in zip(b.body, sp.numbered_symbols("w", real=True))})
-    body = [(rename[s], _clean(e.xreplace(rename))) for s, e in b.body]
-    outs = {k: [_clean(sp.sympify(e).xreplace(rename)) for e in v] for k, v in outputs.items()}
-    known = {s for v in code.values() for s in v} | {s for s, _ in body}
-    for k, v in outs.items():
-        _check_symbols(k, v, known)
-    for _, e in body:
-        _check_symbols("an intermediate", [e], known)
-
+    body = [(s, _clean(e)) for s, e in b.body]
+    outs = {k: [_clean(sp.sympify(e)) for e in v] for k, v in outputs.items()}
     prog = Program(
         n=n,
         vectors=code,
@@ -256,6 +245,11 @@ def recursive_program(system: Any, binding: Binding) -> Program:
         )
     if binding.bound:
         _check_nonsingular(prog, binding)
+    known = {s for v in code.values() for s in v} | {s for s, _ in body}
+    for k, v in outs.items():
+        _check_symbols(k, v, known)
+    for _, e in body:
+        _check_symbols("an intermediate", [e], known)
     return prog
 
 
@@ -296,9 +290,7 @@ def _check_nonsingular(prog: Program, binding: Binding) -> None:
             if abs(float(det)) > 1e-30 * scale:
                 return
     names = ", ".join(f"{s.name} = {v!r}" for s, v in binding.bound.items())
-    where = (
-        f"; rows {', '.join(map(str, zero_rows))} of M vanish" if zero_rows else "; det M = 0"
-    )
+    where = f"; rows {', '.join(map(str, zero_rows))} of M vanish" if zero_rows else "; det M = 0"
     raise SingularMassMatrixError(
         f"the bound parameter values make the mass matrix singular ({names}{where}): "
         "bind other values or remove the coordinates they freeze"
