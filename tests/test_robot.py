@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lagdyn as ld
+from lagdyn.codegen import Binding
 from lagdyn.robot import programs
 from lagdyn.robot.system import closed_form_symengine
 
@@ -488,12 +489,20 @@ def _route_model(system, route, backend, params=None, **kw):
         pytest.skip(str(exc))
 
 
+@functools.cache
+def recursive(name):
+    """The recursive-route NumericModel (numpy) of a zoo arm with its defaults, shared."""
+    return zoo(name).lambdify(zoo(name).defaults, route="recursive")
+
+
 def _rel(a, b):
     return float(np.max(np.abs(a - b)) / max(np.max(np.abs(b)), 1e-300))
 
 
-@pytest.mark.parametrize("backend", ["numpy", "c"])
-@pytest.mark.parametrize("name", ["planar_3r", "spatial_3r"])
+@pytest.mark.parametrize(
+    ("name", "backend"),
+    [("planar_3r", "numpy"), ("spatial_3r", "numpy"), ("spatial_3r", "c")],  # C compiles: one arm
+)
 def test_recursive_route_matches_closed_route(name, backend):
     arm = zoo(name)
     rec = _route_model(arm, "recursive", backend)
@@ -512,8 +521,11 @@ def test_recursive_route_matches_closed_route(name, backend):
 
 def test_recursive_route_is_default_from_four_joints_and_puma_gravity():
     puma = zoo("puma560")
-    num = puma.lambdify({"g": 9.81})
-    assert num.route == "recursive" and num.free_parameters == ()
+    assert puma.defaults == {sp.Symbol("g", positive=True): 9.81}
+    num = recursive("puma560")
+    default = puma.numeric_plan(Binding(puma.parameters, {"g": 9.81}), "numpy")
+    assert default[:2] == ("recursive", num.key)  # the default route, same kernels
+    assert num.free_parameters == ()
     np.testing.assert_allclose(num.g(np.zeros(6)), [0, 37.4837, 0.2489, 0, 0, 0], atol=5e-5)
     M_closed, g_closed, U_closed = closed_numeric(puma)
     for q, qd, _qdd, _ in states(6, 11, count=2):
@@ -526,7 +538,7 @@ def test_recursive_route_is_default_from_four_joints_and_puma_gravity():
 
 def test_recursive_route_ur5_is_consistent_with_the_closed_form():
     ur5 = zoo("ur5")
-    num = ur5.lambdify(ur5.defaults, route="recursive")
+    num = recursive("ur5")
     M_closed, g_closed, U_closed = closed_numeric(ur5)
     for q, qd, qdd, _ in states(6, 12, count=2):
         M = M_closed(q)
@@ -543,8 +555,7 @@ def test_recursive_route_ur5_is_consistent_with_the_closed_form():
 
 def test_recursive_route_skew_symmetry_along_a_trajectory():
     """Ṁ from central differences of the generated M along q(t) = a + b sin t; Ṁ − 2C skew."""
-    ur5 = zoo("ur5")
-    num = ur5.lambdify(ur5.defaults, route="recursive")
+    num = recursive("ur5")
     rng = np.random.default_rng(3)
     a, b = rng.uniform(-1.5, 1.5, 6), rng.uniform(-1, 1, 6)
     dt = 1e-5
