@@ -501,16 +501,18 @@ def _rel(a, b):
 
 @pytest.mark.parametrize(
     ("name", "backend"),
-    [("planar_3r", "numpy"), ("spatial_3r", "numpy"), ("spatial_3r", "c")],  # C compiles: one arm
+    # the tree: prismatic, continuous and fixed joints, a branch; C compiles: one arm
+    [("planar_3r", "numpy"), ("spatial_3r", "numpy"), ("spatial_3r", "c"), ("tree", "numpy")],
 )
 def test_recursive_route_matches_closed_route(name, backend):
-    arm = zoo(name)
+    arm = tree_model()["tree"] if name == "tree" else zoo(name)
+    n = arm.n
     rec = _route_model(arm, "recursive", backend)
     closed = _route_model(arm, "closed", backend)
     assert (rec.route, closed.route) == ("recursive", "closed")
     assert rec.key != closed.key
     rng = np.random.default_rng(7)
-    x = {k: rng.uniform(-2, 2, (4, 3)) for k in ("q", "qd", "u")}
+    x = {k: rng.uniform(-2, 2, (4, n)) for k in ("q", "qd", "u")}
     for kernel, names in _KERNEL_ARGS.items():
         args = [x[k] for k in names]
         a, b = getattr(rec, kernel)(*args), getattr(closed, kernel)(*args)
