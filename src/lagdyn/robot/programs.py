@@ -630,7 +630,7 @@ def _sk(v: Vec) -> sp.Matrix:
 
 
 def _blocks(a: sp.Matrix, b: sp.Matrix, c: sp.Matrix, d: sp.Matrix) -> sp.Matrix:
-    return sp.Matrix(sp.BlockMatrix([[a, b], [c, d]]))
+    return sp.Matrix.vstack(sp.Matrix.hstack(a, b), sp.Matrix.hstack(c, d))
 
 
 def coriolis(chain: Chain) -> Program:
