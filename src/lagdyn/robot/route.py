@@ -23,7 +23,7 @@ cache; their cache keys differ. The default (``route=None``) is ``"recursive"`` 
 :data:`RECURSIVE_FROM` joints on and ``"closed"`` below (measured in
 ``benchmarks/RESULTS-robot.md``: for the 6-DOF UR5 and PUMA 560 the closed route takes
 19–33 s and gives about twice the operations of the recursive one, which builds in a few
-seconds; the 7-DOF Panda's closed form had not finished after 13 minutes; at 3 joints the
+seconds; the 7-DOF Panda's closed form had not finished after 44 minutes; at 3 joints the
 closed form is shorter and as fast to derive; at 4–5 joints it depends on the arm).
 
 Examples
