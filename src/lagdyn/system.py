@@ -844,6 +844,10 @@ class LagrangianSystem:
     ) -> NumericModel:
         """Fast numeric functions of this system (see :func:`lagdyn.numeric.lambdify`).
 
+        Options (``backend=``, ``route=``, ``cache=`` …) are those of
+        :func:`lagdyn.numeric.lambdify`; ``route="recursive"`` exists for robot chains
+        (:mod:`lagdyn.robot.route`), every system has ``route="closed"``.
+
         Examples
         --------
         >>> import lagdyn as ld

@@ -5,12 +5,14 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Mapping
+from functools import partial
 from typing import Any, Literal
 
 import lagdyn.numeric.backends as backends
 
-from ..codegen import Binding, Program, system_program
+from ..codegen import Binding, system_program
 from ..codegen.cache import DiskCache, cache_key
+from ..errors import LagdynError
 from .model import NumericModel
 
 __all__ = ["lambdify"]
@@ -18,6 +20,7 @@ __all__ = ["lambdify"]
 log = logging.getLogger("lagdyn")
 
 BackendName = Literal["numpy", "c", "numba", "jax"]
+RouteName = Literal["recursive", "closed"]
 
 
 def lambdify(
@@ -25,6 +28,7 @@ def lambdify(
     params: Mapping[Any, float] | None = None,
     *,
     backend: BackendName | str = "numpy",
+    route: RouteName | None = None,
     cache: bool = True,
     cache_dir: str | os.PathLike[str] | None = None,
     strict: bool = False,
@@ -43,6 +47,12 @@ def lambdify(
         ignored (see :class:`lagdyn.codegen.Binding`) unless ``strict=True``.
     backend : {"numpy", "c", "numba", "jax"}
         Where the kernels run (see :mod:`lagdyn.numeric.backends`).
+    route : {"recursive", "closed"}, optional
+        How the kernels are generated. ``"closed"``: from the closed-form M, C, g (every
+        system). ``"recursive"``: from the recursive programs of a robot chain (RNEA,
+        CRBA, recursive Coriolis; :mod:`lagdyn.robot.route`), no closed form derived.
+        Default ``None``: the system decides (robot chains with 4 or more joints take the
+        recursive route, everything else the closed one).
     cache : bool
         Keep generated modules on disk, keyed by a content hash (default True).
     cache_dir : path-like, optional
@@ -62,7 +72,8 @@ def lambdify(
     ------
     LagdynError
         A value in ``params`` that is not a finite real number (or, with
-        ``strict=True``, a name that is not a parameter of ``system``).
+        ``strict=True``, a name that is not a parameter of ``system``); an unknown
+        ``route``, or ``route="recursive"`` for a system that is not a robot chain.
     SingularMassMatrixError
         Bound values that make M singular (e.g. every mass zero); the message names them.
     BackendUnavailableError
@@ -80,13 +91,23 @@ def lambdify(
     """
     binding = Binding(system.parameters, params, strict=strict)
     be = backends.get(backend)
-    parts = {"M": system.M, "b": system.b, "U": [system.U], "Q": system.forces}
-    key = cache_key(system, "system", parts, binding.key(), be.name)
+    if route not in (None, "recursive", "closed"):
+        raise LagdynError(f"unknown route {route!r}; choose 'recursive', 'closed' or None")
+    planner = getattr(system, "numeric_plan", None)
+    if planner is not None:  # systems with more than one route (robot chains)
+        chosen, key, program = planner(binding, be.name, route)
+    elif route == "recursive":
+        raise LagdynError(
+            f"route='recursive' needs a robot chain (lagdyn.robot); a {type(system).__name__} "
+            "has only the closed-form route: pass route='closed' or leave route out"
+        )
+    else:
+        chosen = "closed"
+        parts = {"M": system.M, "b": system.b, "U": [system.U], "Q": system.forces}
+        key = cache_key(system, "system", parts, binding.key(), be.name)
+        program = partial(system_program, system, binding)
+
     disk = DiskCache(cache_dir) if cache else None
-
-    def program() -> Program:
-        return system_program(system, binding)
-
     # a cache hit needs no program: entries only exist for bindings that passed its checks
     kernels = be.build(program, key, disk, **options)
-    return NumericModel(system, kernels, binding=binding, backend=be.name, key=key)
+    return NumericModel(system, kernels, binding=binding, backend=be.name, key=key, route=chosen)

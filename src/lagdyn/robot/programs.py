@@ -259,9 +259,10 @@ def _assumptions(sym: Any) -> dict[str, bool]:
 class _Builder:
     """Hands out named intermediates; shares identical right-hand sides; inlines trivia."""
 
-    def __init__(self) -> None:
+    def __init__(self, prefix: str = "x") -> None:
         self.body: list[tuple[sp.Symbol, sp.Expr]] = []
         self._seen: dict[sp.Expr, sp.Symbol] = {}
+        self._prefix = prefix
 
     def let(self, e: Any) -> sp.Expr:
         e = sp.sympify(e)
@@ -273,7 +274,7 @@ class _Builder:
         neg = self._seen.get(-e)
         if neg is not None:
             return -neg
-        s = sp.Symbol(f"x{len(self.body)}", real=True)
+        s = sp.Symbol(f"{self._prefix}{len(self.body)}", real=True)
         self.body.append((s, e))
         self._seen[e] = s
         return s
@@ -629,7 +630,7 @@ def _sk(v: Vec) -> sp.Matrix:
 
 
 def _blocks(a: sp.Matrix, b: sp.Matrix, c: sp.Matrix, d: sp.Matrix) -> sp.Matrix:
-    return sp.Matrix(sp.BlockMatrix([[a, b], [c, d]]))
+    return sp.Matrix.vstack(sp.Matrix.hstack(a, b), sp.Matrix.hstack(c, d))
 
 
 def coriolis(chain: Chain) -> Program:
@@ -656,9 +657,17 @@ def coriolis(chain: Chain) -> Program:
     start = time.perf_counter()
     n = chain.n
     ins = input_symbols(n)
-    qd = ins["qd"]
     b = _Builder()
     kin = _kinematics(chain, b, ins["q"])
+    C = _coriolis_into(chain, b, kin, ins["qd"])
+    return _finish("C", b, [x for row in C for x in row], (n, n), start)
+
+
+def _coriolis_into(
+    chain: Chain, b: _Builder, kin: _Kinematics, qd: Sequence[sp.Expr]
+) -> list[list[sp.Expr]]:
+    """The Coriolis matrix of :func:`coriolis` on an existing builder."""
+    n = chain.n
     w: list[Vec] = []
     v: list[Vec] = []
     Sd: list[tuple[Vec, Vec]] = []
@@ -712,7 +721,7 @@ def coriolis(chain: Chain) -> Program:
             Sj = kin.sw[j] + kin.sv[j]
             C[j][i] = b.let(_dot(Sj, F1n + F1f))
             C[i][j] = b.let(_dot(Sj, F2n + F2f) + _dot(Sd[j][0] + Sd[j][1], F3n + F3f))
-    return _finish("C", b, [x for row in C for x in row], (n, n), start)
+    return C
 
 
 def energy(chain: Chain) -> Program:
@@ -734,9 +743,13 @@ def energy(chain: Chain) -> Program:
     start = time.perf_counter()
     n = chain.n
     ins = input_symbols(n)
-    qd = ins["qd"]
     b = _Builder()
     kin = _kinematics(chain, b, ins["q"])
+    return _finish_scalar("E", b, _energy_into(chain, b, kin, ins["qd"]), n, start)
+
+
+def _energy_into(chain: Chain, b: _Builder, kin: _Kinematics, qd: Sequence[sp.Expr]) -> sp.Expr:
+    """The total energy of :func:`energy` on an existing builder."""
     w: list[Vec] = []
     v: list[Vec] = []
     Rw: list[list[list[sp.Expr]]] = []
@@ -768,7 +781,7 @@ def energy(chain: Chain) -> Program:
             + link.armature * qd[i] ** 2 / 2
         )
         U -= b.let(_dot(list(chain.gravity), _add(_scale(m, pi), _mv(Ri, h))))
-    return _finish_scalar("E", b, T + U, n, start)
+    return T + U
 
 
 def _finish_scalar(name: str, b: _Builder, out: sp.Expr, n: int, start: float) -> Program:

@@ -141,6 +141,26 @@ class RobotSystem(LagrangianSystem):
 
         return RecursiveModel(self, params)
 
+    def numeric_plan(
+        self, binding: Any, backend: str, route: str | None = None
+    ) -> tuple[str, str, Any]:
+        """``(route, cache key, program factory)`` for :func:`lagdyn.numeric.lambdify`.
+
+        ``route`` is ``"recursive"``, ``"closed"`` or ``None`` (the default by size, see
+        :mod:`lagdyn.robot.route`).
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> from lagdyn.codegen import Binding
+        >>> arm = ld.zoo.get("ur5")
+        >>> arm.numeric_plan(Binding(arm.parameters), "numpy")[0]
+        'recursive'
+        """
+        from .route import plan
+
+        return plan(self, binding, backend, route)
+
     def program(self, name: str) -> programs.Program:
         """The recursive program ``name``: ``"tau"``, ``"h"``, ``"g"``, ``"M"``, ``"qdd"``, ``"C"``.
 
