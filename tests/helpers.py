@@ -83,3 +83,22 @@ def n_link_pendulum(n: int) -> ld.LagrangianSystem:
         U += m[i] * g * y
     defaults = {**{s: 1.0 + 0.1 * i for i, s in enumerate(m)}, **{s: 0.5 for s in ln}, g: 9.81}
     return ld.LagrangianSystem.from_energies(T, U, q, defaults=defaults)
+
+
+def tiny_system() -> ld.LagrangianSystem:
+    """A one-coordinate quartic oscillator (cheap to generate and compile)."""
+    x = ld.coordinates("x")[0]
+    (xd,) = ld.velocities([x])
+    return ld.LagrangianSystem(xd**2 / 2 - x**4 / 4, [x])
+
+
+def cache_worker(args: tuple[str, str]) -> list[float]:
+    """Generate (writer) and load again (reader) the tiny system in ``cache_dir``; run in
+    spawned processes by tests/test_numeric_cache.py, so it must live in an importable
+    module."""
+    from lagdyn.numeric import lambdify
+
+    cache_dir, backend = args
+    num = lambdify(tiny_system(), backend=backend, cache_dir=cache_dir)
+    again = lambdify(tiny_system(), backend=backend, cache_dir=cache_dir)
+    return [float(num.forward_dynamics([0.5], [0.0])[0]), float(again.g([2.0])[0])]

@@ -19,24 +19,11 @@ import sys
 import numpy as np
 import pytest
 
-import lagdyn as ld
+from helpers import cache_worker, tiny_system
 from lagdyn.codegen.cache import DiskCache
 from lagdyn.numeric import lambdify
 
 needs_c = pytest.mark.skipif(importlib.util.find_spec("cffi") is None, reason="cffi missing")
-
-
-def _tiny() -> ld.LagrangianSystem:
-    x = ld.coordinates("x")[0]
-    (xd,) = ld.velocities([x])
-    return ld.LagrangianSystem(xd**2 / 2 - x**4 / 4, [x])
-
-
-def _build(args: tuple[str, str]) -> list[float]:
-    cache_dir, backend = args
-    num = lambdify(_tiny(), backend=backend, cache_dir=cache_dir)
-    again = lambdify(_tiny(), backend=backend, cache_dir=cache_dir)  # a reader of the entry
-    return [float(num.forward_dynamics([0.5], [0.0])[0]), float(again.g([2.0])[0])]
 
 
 @needs_c
@@ -44,8 +31,12 @@ def test_concurrent_writers_and_readers(tmp_path):
     """The reported race: a reader between .so and manifest deleted the entry and the
     writer died with ImportError (9 runs in 10). Now every process succeeds."""
     ctx = multiprocessing.get_context("spawn")
+    jobs = [(str(tmp_path), "c")] * 3 + [(str(tmp_path), "numpy")] * 3
     with ctx.Pool(3) as pool:
-        results = pool.map(_build, [(str(tmp_path), "c")] * 3 + [(str(tmp_path), "numpy")] * 3)
+        # the worker lives in helpers.py: spawned processes import it by name (a function
+        # of this test module is not importable there); a timeout turns a lost task into
+        # a failure instead of a hang
+        results = pool.map_async(cache_worker, jobs).get(timeout=600)
     assert all(r == results[0] for r in results)
     names = sorted(p.name for p in tmp_path.iterdir())
     assert not [n for n in names if n.startswith(".tmp-")]
@@ -57,7 +48,7 @@ def test_concurrent_writers_and_readers(tmp_path):
 def test_partial_entry_is_not_deleted(tmp_path):
     """An entry without its manifest may be being written: a reader leaves it alone
     (and publishes its own build over it)."""
-    sys_ = _tiny()
+    sys_ = tiny_system()
     lambdify(sys_, backend="c", cache_dir=tmp_path)
     (manifest,) = tmp_path.glob("*.c.manifest")
     key = manifest.name[: -len(".c.manifest")]
@@ -83,14 +74,14 @@ def test_stale_build_directories_are_swept(tmp_path):
     (dead / "sub" / "x.o").write_bytes(b"junk")
     live = build / f"{os.getpid()}-mine"
     live.mkdir()
-    lambdify(_tiny(), backend="c", cache_dir=tmp_path)
+    lambdify(tiny_system(), backend="c", cache_dir=tmp_path)
     assert not dead.exists()
     assert live.exists()  # a directory of a live process is kept
 
 
 def test_cache_directory_is_private(tmp_path):
     cache = tmp_path / "new" / "cache"
-    lambdify(_tiny(), cache_dir=cache)
+    lambdify(tiny_system(), cache_dir=cache)
     assert stat.S_IMODE(cache.stat().st_mode) == 0o700
 
 
@@ -100,7 +91,7 @@ def test_group_writable_cache_refused(tmp_path, caplog):
     cache.mkdir()
     cache.chmod(0o777)
     with caplog.at_level(logging.WARNING, logger="lagdyn"):
-        num = lambdify(_tiny(), cache_dir=cache)
+        num = lambdify(tiny_system(), cache_dir=cache)
     assert "refusing cache directory" in caplog.text
     assert list(cache.iterdir()) == []  # nothing read or written
     np.testing.assert_allclose(num.g([2.0]), [8.0])
@@ -109,9 +100,9 @@ def test_group_writable_cache_refused(tmp_path, caplog):
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs")
 def test_fifo_in_cache_does_not_hang(tmp_path):
     """Item 6: a FIFO at an entry's path made the reader block forever."""
-    first = lambdify(_tiny(), cache_dir=tmp_path)
+    first = lambdify(tiny_system(), cache_dir=tmp_path)
     (path,) = tmp_path.glob("*.py")
     path.unlink()
     os.mkfifo(path)
-    num = lambdify(_tiny(), cache_dir=tmp_path)  # regenerates; never opens the FIFO
+    num = lambdify(tiny_system(), cache_dir=tmp_path)  # regenerates; never opens the FIFO
     assert num.source == first.source
