@@ -25,10 +25,12 @@ Methods
     For natural conservative systems this is a symplectic, symmetric integrator: the
     energy error stays bounded over long runs, without secular drift. Models without
     ``M``/``C`` are integrated with the (symmetric) midpoint rule in ``(q, q̇)``. The
-    implicit equations are solved by fixed-point iteration on the batched forward
-    dynamics until every component changes by at most ``tol · (1 + |value|)``
-    (default ``tol = 1e-12``), at most ``max_iter`` times; otherwise a
-    :class:`~lagdyn.LagdynError` asks for a smaller step (``substeps``).
+    implicit equations are solved by Newton's method with a Jacobian generated from the
+    exact derivatives of the model's closed form (usually two evaluations a step; stable
+    for stiff systems), or, for models without a closed-form system, by fixed-point
+    iteration on the batched forward dynamics, until the change is at most
+    ``tol · (1 + |value|)`` (default ``tol = 1e-12``), at most ``max_iter`` times;
+    otherwise a :class:`~lagdyn.LagdynError` asks for a smaller step (``substeps``).
 ``"scipy-<name>"``
     :func:`scipy.integrate.solve_ivp` with ``method=<name>`` (``RK45``, ``DOP853``,
     ``Radau``, ``BDF``, ``LSODA``, ...), ``rtol``/``atol`` as given, outputs on the grid.

@@ -134,7 +134,7 @@ def simulate(
     params : mapping, optional
         Parameter values overriding ``system.defaults`` when ``model`` is a system.
     tol, max_iter : float, int
-        Convergence of the implicit midpoint fixed-point iteration (per-component
+        Convergence of the implicit midpoint Newton (or fixed-point) iteration (per-component
         change ≤ ``tol · (1 + |value|)``).
     rtol, atol : float
         Tolerances of the scipy methods.

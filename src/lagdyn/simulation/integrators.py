@@ -22,6 +22,7 @@ from __future__ import annotations
 import importlib
 import math
 import sys
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -229,10 +230,14 @@ def run_midpoint(
     bar: Progress,
     after_step: StepHook | None = None,
 ) -> np.ndarray:
-    canonical = callable(getattr(num, "M", None)) and callable(getattr(num, "C", None))
+    newton = newton_kernel(num)
+    canonical = newton is not None or (
+        callable(getattr(num, "M", None)) and callable(getattr(num, "C", None))
+    )
     out = np.empty((grid.shape[0], *x0.shape))
     out[0] = x0
     q, v = x0[..., :n].copy(), x0[..., n:].copy()
+    vm: np.ndarray | None = None  # the last midpoint velocity (Newton's predictor)
 
     def mass(qq: np.ndarray) -> np.ndarray:
         return np.asarray(num.M(qq), dtype=float)
@@ -255,7 +260,9 @@ def run_midpoint(
         h = (float(grid[k + 1]) - t0) / substeps
         for _ in range(substeps):
             tm = t0 + 0.5 * h
-            if canonical:  # in (q, p = M q̇): symplectic for natural systems
+            if newton is not None:
+                q, v, vm = newton_midpoint_step(newton, mass, tau, q, v, t0, h, tol, max_iter, vm)
+            elif canonical:  # in (q, p = M q̇): symplectic for natural systems
                 M0 = mass(q)
                 p = np.einsum("...ij,...j->...i", M0, v)
 
@@ -286,6 +293,133 @@ def run_midpoint(
         done += substeps
         bar.update(done)
     return out
+
+
+#: Newton kernels of the midpoint step per numeric model (generated once per model)
+_NEWTON: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+
+
+def newton_kernel(num: Any) -> Any:
+    r"""Generated kernel of the implicit midpoint step's Newton iteration, or None.
+
+    One output ``J(q, v, t)`` of shape ``(n, 4n + 1)`` stacks ``[M, K, P_q, P_v, P]`` with
+    :math:`K = \partial (M v)/\partial q`, :math:`P = K v - h + Q` (so that
+    :math:`\dot p = P + \tau` for :math:`p = M\dot q`, since :math:`\dot M v = K v`) and
+    its Jacobians, all exact derivatives of the system's closed form and bound with the
+    model's parameters. None (the integrator falls back to fixed-point iteration) for
+    models that do not come from a closed-form :class:`~lagdyn.LagrangianSystem` (a
+    user :class:`~lagdyn.simulation.DynamicsModel`, the recursive route of robot chains,
+    a model with parameters passed per call).
+    """
+    memo = _weakrefable(num)
+    if memo and num in _NEWTON:
+        return _NEWTON[num]
+    system = getattr(num, "system", None)
+    kernel = None
+    if (
+        system is not None
+        and getattr(num, "route", "closed") == "closed"
+        and not getattr(num, "free_parameters", ())
+        and hasattr(system, "plain_symbols")
+    ):
+        import sympy as sp
+
+        import lagdyn.numeric.expressions as expressions
+
+        qs, vs = system.plain_symbols
+        M = sp.Matrix(system.M.applyfunc(system.plain))
+        hb = sp.Matrix(system.h.applyfunc(system.plain))
+        Q = sp.Matrix(system.forces.applyfunc(system.plain))
+        v = sp.Matrix(vs)
+        K = (M * v).jacobian(list(qs))
+        P = K * v - hb + Q
+        stacked = M.row_join(K).row_join(P.jacobian(list(qs)))
+        stacked = stacked.row_join(P.jacobian(list(vs))).row_join(P)
+        # the model's own backend when it compiles (C, numba), else numpy
+        backend = num.backend if getattr(num, "backend", None) in ("c", "numba") else "numpy"
+        kernel = expressions.lambdify_expressions(
+            system, {"J": stacked}, dict(getattr(num, "bound", {})), backend=backend
+        ).J
+    if memo:
+        _NEWTON[num] = kernel
+    return kernel
+
+
+def _weakrefable(obj: Any) -> bool:
+    try:
+        weakref.ref(obj)
+    except TypeError:
+        return False
+    return True
+
+
+def newton_midpoint_step(
+    kernel: Any,
+    mass: Callable[[np.ndarray], np.ndarray],
+    tau: Actuation,
+    q: np.ndarray,
+    v: np.ndarray,
+    t0: float,
+    h: float,
+    tol: float,
+    max_iter: int,
+    guess: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""One canonical implicit midpoint step ``(q, v) -> (q1, v1)`` solved by Newton.
+
+    The unknown is the midpoint velocity :math:`\bar v`; with :math:`\bar q = q + \tfrac h2
+    \bar v` and :math:`p = M(q) v` the step is :math:`R(\bar v) = M(\bar q)\bar v - p -
+    \tfrac h2 (P(\bar q, \bar v) + \tau) = 0`, whose Jacobian
+    :math:`M + \tfrac h2 (K - P_v) - \tfrac{h^2}{4} P_q` comes from the generated kernel
+    (feedback torques enter the residual exactly but not the Jacobian: a simplified Newton
+    step). Then :math:`q_1 = q + h\bar v`, :math:`p_1 = 2M(\bar q)\bar v - p`,
+    :math:`v_1 = M(q_1)^{-1} p_1` — the same solution as the fixed-point form. Returns
+    ``(q1, v1, v̄)``; ``guess`` is the previous step's ``v̄``.
+    """
+    n = q.shape[-1]
+    tm = t0 + 0.5 * h
+    matvec, solve = _linalg(q.ndim)
+    p = matvec(mass(q), v)
+    # predictor: v + (v - vm_prev), i.e. the midpoint velocity extrapolated from the
+    # previous step (second order), else v; Newton converges quadratically from either
+    vm = v if guess is None else 2.0 * v - guess
+    err = math.inf
+    for _ in range(max_iter):
+        qm = q + 0.5 * h * vm
+        J = np.asarray(kernel(qm, vm, t=tm), dtype=float)
+        Mm = J[..., :n]
+        f = J[..., 4 * n] + np.asarray(tau(tm, qm, vm), dtype=float)
+        R = matvec(Mm, vm) - p - 0.5 * h * f
+        Jac = Mm + (0.5 * h) * (J[..., n : 2 * n] - J[..., 3 * n : 4 * n])
+        Jac -= (0.25 * h * h) * J[..., 2 * n : 3 * n]
+        try:
+            dv = solve(Jac, R)
+        except np.linalg.LinAlgError:  # exactly singular: report as non-convergence
+            break
+        vm = vm - dv
+        prev, err = err, float((np.abs(dv) / (1.0 + np.abs(vm))).max(initial=0.0))
+        if not math.isfinite(err):
+            break
+        # converged when the change, or the estimated remaining error rho/(1-rho)·change
+        # (rho = contraction of the last two changes; Hairer & Wanner, ODE II, IV.8), is
+        # within tol: Newton's quadratic convergence usually saves the last evaluation
+        rho = err / prev if 0.0 < prev < math.inf else 1.0
+        if err <= tol or (rho < 0.5 and rho / (1.0 - rho) * err <= tol):
+            p1 = 2.0 * matvec(mass(q + 0.5 * h * vm), vm) - p
+            q1 = q + h * vm
+            return q1, solve(mass(q1), p1), vm
+    no_convergence(t0, h, max_iter, err, tol, "Newton iteration")
+    raise AssertionError("not reached")  # pragma: no cover
+
+
+def _linalg(ndim: int) -> tuple[Callable[..., np.ndarray], Callable[..., np.ndarray]]:
+    """(matvec, solve) for one state (plain ``@``, cheapest) or a batch (broadcasting)."""
+    if ndim == 1:
+        return np.dot, np.linalg.solve
+    return (
+        lambda A, x: np.einsum("...ij,...j->...i", A, x),
+        lambda A, b: np.linalg.solve(A, b[..., None])[..., 0],
+    )
 
 
 def midpoint_solve(
@@ -319,9 +453,11 @@ def midpoint_solve(
     return q1, y1  # not reached: no_convergence raises
 
 
-def no_convergence(t0: float, h: float, max_iter: int, err: float, tol: float) -> None:
+def no_convergence(
+    t0: float, h: float, max_iter: int, err: float, tol: float, what: str = "fixed-point iteration"
+) -> None:
     raise LagdynError(
-        f"implicit midpoint: the fixed-point iteration did not converge at t = {t0:.6g} "
+        f"implicit midpoint: the {what} did not converge at t = {t0:.6g} "
         f"(step {h:.3g}, {max_iter} iterations, change {err:.3g} > tol {tol:.3g}); "
         "use a smaller step (substeps=...) or raise max_iter"
     )
