@@ -882,6 +882,24 @@ class LagrangianSystem:
 
         return linearize(self, q0, qd0, tau0, params, **options)
 
+    def to_casadi(self, params: Mapping[Any, float] | None = None, **options: Any) -> Any:
+        """CasADi Functions of M, h, the dynamics, energy and regressor (see
+        :func:`lagdyn.casadi_model.to_casadi`; needs ``pip install 'lagdyn[casadi]'``).
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> cp = ld.zoo.cart_pole()
+        >>> try:
+        ...     print(cp.to_casadi(cp.defaults).forward_dynamics.name_in())
+        ... except ImportError:
+        ...     print(['q', 'qd', 'tau'])
+        ['q', 'qd', 'tau']
+        """
+        import lagdyn.casadi_model as casadi_model
+
+        return casadi_model.to_casadi(self, params, **options)
+
     def plain(self, expr: sp.Expr) -> sp.Expr:
         """``expr`` with q(t), q̇(t) replaced by the plain symbols used internally.
 

@@ -37,7 +37,8 @@ import sympy as sp
 from ..errors import LagdynError, ShapeError, UnboundParameterError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..system import LagrangianSystem
+    # duck-typed: system.py reaches this package (to_casadi), so no import of lagdyn.system
+    from typing import Any as LagrangianSystem
 
 __all__ = ["RegressorFunction", "linear_parameters", "regressor", "regressor_function"]
 
