@@ -210,9 +210,7 @@ class CasadiModel:
 
     def _symbols(self, ca: Any, vectors: Sequence[str]) -> list[Any]:
         sizes = {"params": len(self.free_parameters), "t": 1}
-        return [
-            ca.SX.sym(cg.ARG[v], sizes.get(v, self.n)) for v in self._inputs(vectors)
-        ]
+        return [ca.SX.sym(cg.ARG[v], sizes.get(v, self.n)) for v in self._inputs(vectors)]
 
     @cached_property
     def regressor_params(self) -> tuple[sp.Expr, ...]:

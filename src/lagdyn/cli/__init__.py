@@ -12,9 +12,10 @@ Subcommands
     syntax of :func:`lagdyn.parse.parse_expr`, with ``dot(q1)`` for rates).
 ``lagdyn check MODEL``
     Run every structure proof; exit status 1 when one fails.
-``lagdyn export MODEL -t c|cpp|jax|numba|julia|matlab|js --out DIR [--bind-defaults] [--force]``
+``lagdyn export MODEL -t c|cpp|jax|numba|julia|matlab|js|casadi --out DIR [--bind-defaults]``
     Write simulator source code (see :mod:`lagdyn.export.code`): every file or none,
-    existing files refused unless ``--force``, never written through a symlink.
+    existing files refused unless ``--force``, never written through a symlink (``casadi``:
+    serialized ``casadi.Function`` files).
 ``lagdyn lab MODEL --out lab.html [--force] [--lang en|ko]``
     Write the generalized-coordinate lab of a planar model (see :mod:`lagdyn.lab`): one
     offline HTML page computed live from exported JavaScript; an existing file is refused
@@ -72,7 +73,7 @@ from .options import UsageError as _UsageError
 
 __all__ = ["main"]
 
-TARGETS = ("c", "cpp", "jax", "numba", "julia", "matlab", "js")
+TARGETS = ("c", "cpp", "jax", "numba", "julia", "matlab", "js", "casadi")
 
 
 class _Parser(argparse.ArgumentParser):

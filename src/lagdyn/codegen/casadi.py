@@ -12,7 +12,8 @@ math (up to the rounding of reordered sums and products).
 ``q``, ``qd``, ``qdd``/``tau``, ``p`` (when the program has free parameters) and ``t``
 (only when the kernel reads time); :func:`serialized` is the text ``casadi.Function.save``
 writes (loadable with ``casadi.Function.load`` from Python, C++ and MATLAB), used by
-``lagdyn export -t casadi`` (:mod:`lagdyn.casadi_model`). casadi is imported lazily: importing this module does not need it.
+``lagdyn export -t casadi`` (:mod:`lagdyn.casadi_model`).
+casadi is imported lazily: importing this module does not need it.
 
 Examples
 --------
@@ -117,9 +118,10 @@ def _functions(ca: Any) -> dict[type, Callable[..., Any]]:
 
 #: Names of the sympy functions :func:`to_sx` maps (besides +, *, powers and Piecewise).
 SUPPORTED_FUNCTIONS = (
-    "sin cos tan asin acos atan atan2 sinh cosh tanh asinh acosh atanh exp log sqrt Abs "
-    "sign floor ceiling erf Min Max Piecewise"
-).split()
+    *("sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh"),
+    *("asinh", "acosh", "atanh", "exp", "log", "sqrt", "Abs", "sign", "floor", "ceiling"),
+    *("erf", "Min", "Max", "Piecewise"),
+)
 
 
 class _Walker:
@@ -337,8 +339,14 @@ def kernel_function(
         X = ca.SX.sym(ARG[vec], len(syms))
         env.update({s: X[i] for i, s in enumerate(syms)})
         sx_in.append(X)
-    return graph_function(kernel, env, name or kernel.name, sx_in, [ARG[v] for v in vecs],
-                          OUTPUT_NAMES.get(kernel.name, kernel.name))
+    return graph_function(
+        kernel,
+        env,
+        name or kernel.name,
+        sx_in,
+        [ARG[v] for v in vecs],
+        OUTPUT_NAMES.get(kernel.name, kernel.name),
+    )
 
 
 def graph_function(

@@ -1,5 +1,5 @@
 r"""Source code of a system's dynamics for other simulators: C99, C++, JAX, numba, Julia,
-MATLAB, JavaScript.
+MATLAB, JavaScript, CasADi.
 
 A thin writer over :mod:`lagdyn.codegen`: every target is printed by that
 language's module from the same program that :mod:`lagdyn.numeric` compiles (one
@@ -42,6 +42,12 @@ Targets
             Node; also ``h(q, qd, p, t)`` and ``forces(q, qd, p, t)`` (the generalized
             forces Q); above n = 8 forward dynamics is a Cholesky solve in JS (see
             :mod:`lagdyn.codegen.javascript`).
+``casadi``  ``NAME_<function>.casadi``: serialized ``casadi.Function``\ s (``Function.save``;
+            load with ``casadi.Function.load`` from Python, C++ or MATLAB), SX graphs of the
+            same program (robot chains: the route of ``lambdify``), named ``M``, ``C``,
+            ``g``, ``h``, ``energy``, ``inverse_dynamics``, ``forward_dynamics``, plus
+            ``NAME_README.md``; needs ``pip install 'lagdyn[casadi]'`` (see
+            :mod:`lagdyn.casadi_model`).
 
 Examples
 --------
@@ -67,7 +73,7 @@ from ..errors import LagdynError
 
 __all__ = ["SIGNATURES", "TARGETS", "Target", "export", "generate"]
 
-Target = Literal["c", "cpp", "jax", "numba", "julia", "matlab", "js"]
+Target = Literal["c", "cpp", "jax", "numba", "julia", "matlab", "js", "casadi"]
 TARGETS: tuple[str, ...] = get_args(Target)
 #: Arguments of every generated function, in order.
 SIGNATURES: dict[str, tuple[str, ...]] = {
@@ -88,7 +94,7 @@ def generate(
     Parameters
     ----------
     system : LagrangianSystem
-    target : {"c", "cpp", "jax", "numba", "julia", "matlab", "js"}
+    target : {"c", "cpp", "jax", "numba", "julia", "matlab", "js", "casadi"}
     name : str
         Prefix of files and functions (an identifier, not a keyword of the target).
     params : mapping of sympy.Symbol (or name) to float, optional
@@ -123,6 +129,10 @@ def generate(
         raise LagdynError(f"name {name!r} must be an identifier not starting with '_'")
     if target == "js":
         check_identifier(name, "name")
+    if target == "casadi":  # serialized SX graphs, not printed source
+        import lagdyn.casadi_model as casadi_model
+
+        return casadi_model.export_files(system, name, params, strict=strict)
     binding = Binding(system.parameters, params, strict=strict)
     # JS adds h and the generalized forces (the lab page reads them) to the same kernels
     build = model_program if target == "js" else system_program

@@ -34,6 +34,7 @@ from .regressor import _build, _matrix_dynamic, _resolve, regressor_function
 if TYPE_CHECKING:  # pragma: no cover
     # duck-typed: system.py reaches this package (to_casadi), so no import of lagdyn.system
     from typing import Any as LagrangianSystem
+
     from .regressor import RegressorFunction
 
 __all__ = [
