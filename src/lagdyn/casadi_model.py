@@ -278,7 +278,8 @@ class CasadiModel:
         where = {s: i for i, s in enumerate(self.free_parameters)}
         for code, sym in zip(prog.vector("params"), binding.free):
             env[code] = X["qdd"][acc.index(sym)] if sym in acc else X["params"][where[sym]]
-        return cg.graph_function(kern, env, "regressor", list(X.values()), names, "Y")
+        arg = [cg.ARG[v] for v in names]
+        return cg.graph_function(kern, env, "regressor", list(X.values()), arg, "Y")
 
 
 def to_casadi(
