@@ -127,6 +127,16 @@ class CasadiModel:
         ``"closed"`` or ``"recursive"`` (robot chains).
     program : lagdyn.codegen.Program
         The program the graphs were built from.
+    functions : dict of str to casadi.Function
+        The functions above except the regressor, by attribute name.
+    time_dependent : bool
+        Whether the generalized forces read ``t`` (then ``h`` and the dynamics take it).
+
+    Notes
+    -----
+    The regressor always comes from the closed form (:func:`lagdyn.identification.regressor`
+    reads ``system.M`` and ``system.h``), also for robot chains whose other functions take
+    the recursive route; for 6-joint arms that derivation takes tens of seconds.
 
     Examples
     --------
