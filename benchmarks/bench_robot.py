@@ -171,7 +171,88 @@ def routes(names=("ur5", "panda", "puma560"), skip_closed=()):
             )
 
 
-if "--routes" in sys.argv:
+# ---------------------------------------------------------------------- ABA against CRBA
+def planar_chain(n):
+    """A planar nR arm of uniform unit rods (standard DH, like the zoo's planar 3R)."""
+    rod = {"m": 1, "com": ("-0.5", 0, 0), "I": (0, "0.0833", "0.0833", 0, 0, 0)}
+    return ld.robot.from_dh([(0, 1, 0)] * n, inertia=[rod] * n, parameters="numeric")
+
+
+def spatial_chain(n):
+    """A spatial nR arm: standard DH rows (0.1, 0.3, ±π/2) alternating, generic inertias
+    (COM off every axis, full inertia tensor), so no structural zero but the DH ones."""
+    rows = [("0.1", "0.3", sp.pi / 2 if k % 2 == 0 else -sp.pi / 2) for k in range(n)]
+    link = {
+        "m": "1.5",
+        "com": ("-0.12", "0.02", "0.03"),
+        "I": ("0.02", "0.03", "0.025", "0.001", "0.002", "-0.0015"),
+    }
+    return ld.robot.from_dh(rows, inertia=[link] * n, parameters="numeric")
+
+
+def _arm(name):
+    if name.startswith("planar"):
+        return planar_chain(int(name[6:]))
+    if name.startswith("spatial"):
+        return spatial_chain(int(name[7:]))
+    return ld.zoo.get(name)
+
+
+def forward_methods(names, batch=10_000):
+    """Per arm and method: forward-dynamics ops after CSE, generation time of the route's
+    forward kernel, C build time, one-call and batched µs per state on the C backend."""
+    import numpy as np
+
+    from lagdyn.codegen import Binding
+    from lagdyn.numeric import NumericModel, backends
+    from lagdyn.robot.route import recursive_program
+
+    print(
+        "| chain | n | method | ops (CSE) | generation s | C build s | C 1 state µs "
+        "| C batch µs/state |"
+    )
+    print("|" + " --- |" * 8)
+    be = backends.get("c")
+    for name in names:
+        for method in ("crba", "aba"):
+            arm = _arm(name)
+            binding = Binding(arm.parameters, {"g": 9.81})
+            start = time.perf_counter()
+            prog = recursive_program(
+                arm, binding, forward=method, outputs_wanted=("forward_dynamics",)
+            )
+            gen = time.perf_counter() - start
+            k = prog.kernels["forward_dynamics"]
+            ops = int(
+                sum(sp.count_ops(_floats(e)) for _, e in k.body)
+                + sum(sp.count_ops(_floats(e)) for e in k.outputs)
+            )
+            key = f"bench-forward-{name}-{method}-{time.time()}"
+            start = time.perf_counter()
+            kernels = be.build(lambda: prog, key, None)
+            built = time.perf_counter() - start
+            model = NumericModel(arm, kernels, binding=binding, backend="c", key=key)
+            rng = np.random.default_rng(1)
+            q1, v1, u1 = rng.uniform(-2, 2, (3, arm.n))
+            Q, V, U = rng.uniform(-2, 2, (3, batch, arm.n))
+            model.forward_dynamics(Q, V, U)
+            one = _min_us(lambda: model.forward_dynamics(q1, v1, u1), 20_000)
+            many = _min_us(lambda: model.forward_dynamics(Q, V, U), 1, repeat=7) / batch
+            print(
+                f"| {name} | {arm.n} | {method} | {ops} | {gen:.2f} | {built:.1f} "
+                f"| {one:.2f} | {many:.3f} |",
+                flush=True,
+            )
+
+
+if "--forward" in sys.argv:
+    forward_methods(
+        [a for a in sys.argv[1:] if not a.startswith("--")]
+        or ["ur5", "panda", "puma560"]
+        + [f"planar{n}" for n in (2, 3, 4, 6, 8, 10, 12)]
+        + [f"spatial{n}" for n in (2, 3, 4, 6, 8, 10, 12)]
+    )
+elif "--routes" in sys.argv:
     routes(
         skip_closed=tuple(a.split("=", 1)[1] for a in sys.argv if a.startswith("--skip-closed="))
     )
