@@ -47,7 +47,10 @@ from ..errors import LagdynError, UnboundParameterError
 from .chain import Chain, in_joint_frames
 
 __all__ = [
+    "ABA_FROM",
+    "FORWARD_METHODS",
     "Program",
+    "choose_forward",
     "coriolis",
     "crba",
     "energy",
@@ -61,6 +64,11 @@ Vec = list[sp.Expr]
 INPUTS = ("q", "qd", "qdd", "tau")
 #: The forward-dynamics algorithms of :func:`forward_dynamics`.
 FORWARD_METHODS = ("aba", "crba")
+#: Smallest number of joints whose default forward dynamics is ABA (CRBA + LDLᵀ below):
+#: the generated ABA has fewer operations from about 6 joints for planar chains and from
+#: 10 for generic spatial ones; at 6–7 joints the UR5, Panda and PUMA 560 are 5–20 %
+#: smaller by CRBA (``benchmarks/RESULTS.md``).
+ABA_FROM = 10
 _PREFIX = {"q": "_ldq", "qd": "_ldv", "qdd": "_lda", "tau": "_ldu"}
 
 
@@ -622,12 +630,34 @@ def crba(chain: Chain) -> Program:
     return _finish("M", b, [x for row in M for x in row], (n, n), start)
 
 
-def forward_dynamics(chain: Chain, *, friction: bool = False, method: str = "crba") -> Program:
+def choose_forward(n: int, method: str | None = None) -> str:
+    """The forward-dynamics algorithm for ``n`` joints: ``method``, or the default by size.
+
+    Raises
+    ------
+    LagdynError
+        An unknown ``method``.
+
+    Examples
+    --------
+    >>> from lagdyn.robot.programs import choose_forward
+    >>> choose_forward(6), choose_forward(12), choose_forward(6, "aba")
+    ('crba', 'aba', 'aba')
+    """
+    if method is None:
+        return "aba" if n >= ABA_FROM else "crba"
+    if method not in FORWARD_METHODS:
+        raise LagdynError(f"unknown forward-dynamics method {method!r}; choose 'aba' or 'crba'")
+    return method
+
+
+def forward_dynamics(chain: Chain, *, friction: bool = False, method: str | None = None) -> Program:
     r"""Forward dynamics q̈ = M⁻¹(τ − h) as a program, shape (n,).
 
-    ``method="crba"``: CRBA, RNEA with q̈ = 0 and an unrolled LDLᵀ solve;
+    ``method="crba"``: CRBA, RNEA with q̈ = 0 and an unrolled LDLᵀ solve (O(n²) program);
     ``method="aba"``: Featherstone's articulated-body algorithm (three recursive passes,
-    O(n)). With ``friction=True`` the friction forces are subtracted from τ first.
+    O(n)); ``None``: ABA from :data:`ABA_FROM` joints on, CRBA below. With
+    ``friction=True`` the friction forces are subtracted from τ first.
 
     Raises
     ------
@@ -644,8 +674,7 @@ def forward_dynamics(chain: Chain, *, friction: bool = False, method: str = "crb
     >>> np.round(f(q=hanging, qd=np.zeros(3), tau=np.zeros(3)), 6) + 0.0
     array([0., 0., 0.])
     """
-    if method not in FORWARD_METHODS:
-        raise LagdynError(f"unknown forward-dynamics method {method!r}; choose 'aba' or 'crba'")
+    method = choose_forward(chain.n, method)
     start = time.perf_counter()
     chain = in_joint_frames(chain)
     n = chain.n
@@ -798,9 +827,10 @@ def _aba_into(
             continue
         UD = b.vec(_scale(Dinv[i], Ui))
         Ia = [[IA[i][r][cc] - Ui[r] * UD[cc] for cc in range(6)] for r in range(6)]
-        # Iᵃ S = 0: with S a signed unit vector e_k, row and column k vanish exactly
+        # Iᵃ S = U J/D (J the armature): with J = 0 and S a signed unit vector e_k, row and
+        # column k of Iᵃ vanish exactly
         k = _unit_index(S)
-        if k is not None:
+        if k is not None and link.armature == 0:
             for r in range(6):
                 Ia[r][k] = Ia[k][r] = sp.Integer(0)
         Ia = _sym6(b, Ia)

@@ -11,9 +11,13 @@ r"""The numeric routes of a :class:`~lagdyn.robot.RobotSystem`: recursive or clo
     shared: CRBA for M, RNEA for g, for the bias :math:`h - Q = C\dot q + g + F_v\dot q
     + F_c\,\mathrm{sign}(\dot q)` (q̈ = 0) and for the inverse dynamics, the
     Christoffel-consistent recursive C, the energy from the link velocities, and forward
-    dynamics as CRBA + RNEA + an unrolled LDLᵀ solve (for every n). Parameters bound in
-    ``params`` are substituted into the chain *before* the programs are built, so terms
-    they zero vanish at generation time. No closed form is derived.
+    dynamics as CRBA + RNEA + an unrolled LDLᵀ solve below :data:`~lagdyn.robot.programs.ABA_FROM`
+    joints and the articulated-body algorithm from there on (:data:`FORWARD` overrides).
+    Parameters bound in ``params`` are substituted into the chain *before* the programs are
+    built, so terms they zero vanish at generation time; link frames are moved to the joint
+    frames (every motion subspace a bare axis); one joint ``sympy.cse`` over the whole
+    program then names the common parts of different right-hand sides. No closed form is
+    derived.
 ``"closed"``
     :func:`lagdyn.codegen.system_program` of the closed-form M, C, g (what every
     :class:`~lagdyn.LagrangianSystem` gets).
@@ -62,8 +66,9 @@ ROUTES = ("recursive", "closed")
 RECURSIVE_FROM = 4
 #: Bumped whenever the recursive programs change shape (part of the cache key).
 RECURSIVE_VERSION = "2"
-#: The forward-dynamics algorithm of the recursive route (:data:`programs.FORWARD_METHODS`).
-FORWARD = "crba"
+#: The forward-dynamics algorithm of the recursive route: ``"aba"``, ``"crba"`` or ``None``
+#: (by size, :func:`lagdyn.robot.programs.choose_forward`).
+FORWARD: str | None = None
 
 
 def choose_route(system: Any, route: str | None) -> str:
@@ -115,7 +120,7 @@ def plan(
         return chosen, key, lambda: system_program(system, binding)
     key = cache_key(
         system,
-        f"robot-recursive-{RECURSIVE_VERSION}-{FORWARD}",
+        f"robot-recursive-{RECURSIVE_VERSION}-{programs.choose_forward(system.n, FORWARD)}",
         _chain_parts(system),
         binding.key(),
         backend,
@@ -188,6 +193,20 @@ def recursive_program(
     Kernel names, inputs and shapes are those of :func:`lagdyn.codegen.system_program`
     (:data:`lagdyn.codegen.KERNELS`); ``bias`` is :math:`h - Q` (friction included when
     the system has it), ``energy`` is :math:`T + U` with the potential of the closed form.
+    The chain is first moved to its joint frames (:func:`~lagdyn.robot.chain.in_joint_frames`),
+    then one joint ``sympy.cse`` runs over the whole program (``cse=False`` skips it).
+
+    Parameters
+    ----------
+    system : RobotSystem
+    binding : Binding
+    forward : {"aba", "crba"}, optional
+        The forward-dynamics algorithm; default :data:`FORWARD` (``None``: by size,
+        :func:`lagdyn.robot.programs.choose_forward`).
+    cse : bool
+        Run the joint CSE.
+    outputs_wanted : sequence of str, optional
+        Build only these kernels (benchmarks); default all of :data:`lagdyn.codegen.KERNELS`.
 
     Raises
     ------
@@ -204,9 +223,7 @@ def recursive_program(
     >>> prog.kernels["forward_dynamics"].inputs, prog.kernels["energy"].shape
     (('q', 'qd', 'tau', 'params', 't'), ())
     """
-    forward = FORWARD if forward is None else forward
-    if forward not in programs.FORWARD_METHODS:
-        raise LagdynError(f"unknown forward-dynamics method {forward!r}; choose 'aba' or 'crba'")
+    forward = programs.choose_forward(system.n, FORWARD if forward is None else forward)
     n = system.n
     code = {
         "q": code_symbols("q", n),
