@@ -707,3 +707,71 @@ def test_joint_frames_keep_the_dynamics_and_bare_the_axes():
         assert _rel(f["M"](q=q), M_closed(q)) < 1e-12
         assert _rel(f["g"](q=q), g_closed(q)) < 1e-12
     # exactness: test_recursive_equals_closed_form_exactly runs the (joint-frame) programs
+
+
+# ---------------------------------------------------------------------- UR5: DH against URDF
+def _moved_inertials(link, K_R, K_p):
+    """``link``'s inertial parameters re-expressed in a frame where its frame is (K_R, K_p)."""
+    m, h, I = link.mass, link.first_moment, link.inertia
+    Rh = K_R * h
+    P, H = ld.robot.skew(K_p), ld.robot.skew(Rh)
+    return m, Rh + m * K_p, K_R * I * K_R.T - m * P * P - P * H - H * P
+
+
+def test_ur5_dh_table_against_urdf():
+    """UR's DH table and ur_description's URDF describe the same arm: every URDF link frame
+    is a constant transform K_i of DH frame i (base turned by π about z, no joint offsets),
+    the flange sits where the DH table puts it, and with the URDF's inertials moved into the
+    DH frames M and g agree to rounding."""
+    from dataclasses import replace
+
+    from lagdyn.robot.system import build
+
+    urdf = zoo("ur5")
+    dh = ld.zoo.get("ur5", frames="dh")
+    Lz = sp.diag(-1, -1, 1)
+    zero = [0] * 6
+    fu, fd = urdf.chain.forward_kinematics(zero), dh.chain.forward_kinematics(zero)
+    K = []
+    for (Ru, pu), (Rd, pd) in zip(fu, fd):  # T_u = Lz T_d K  →  K = T_d⁻¹ Lz⁻¹ T_u, exact
+        K.append((sp.simplify(Rd.T * Lz.T * Ru), sp.simplify(Rd.T * (Lz.T * pu - pd))))
+    assert K[1][1].T == sp.Matrix([[sp.Rational(17, 40), 0, sp.Rational(2717, 20000)]])
+    rng = np.random.default_rng(17)
+    for q in rng.uniform(-3, 3, (3, 6)):
+        fu, fd = urdf.chain.forward_kinematics(list(q)), dh.chain.forward_kinematics(list(q))
+        for (Ru, pu), (Rd, pd), (KR, Kp) in zip(fu, fd, K):
+            np.testing.assert_allclose(
+                np.array(Lz * Rd * KR, dtype=float), np.array(Ru, dtype=float), atol=1e-12
+            )
+            np.testing.assert_allclose(
+                np.array(Lz * (pd + Rd * Kp), dtype=float).ravel(),
+                np.array(pu, dtype=float).ravel(),
+                atol=1e-12,
+            )
+    # the flange at q = 0, from the DH table: (a2 + a3, −(d4 + d6), d1 − d5) in UR's base
+    flange = dh.chain.forward_kinematics(zero)[5][1]
+    assert list(flange) == [
+        sp.Rational("-0.81725"),
+        sp.Rational("-0.19145"),
+        sp.Rational("-0.005491"),
+    ]
+    # the URDF's inertials moved into the DH frames: the same M and g
+    links = []
+    for link_d, link_u, (KR, Kp) in zip(dh.chain.links, urdf.chain.links, K):
+        m, h, I = _moved_inertials(link_u, KR, Kp)
+        links.append(replace(link_d, mass=m, first_moment=h, inertia=I))
+    moved = build(dh.chain.with_links(links))
+    f = {k: programs.crba(c.chain).lambdify(c.defaults) for k, c in (("u", urdf), ("d", moved))}
+    g = {
+        k: programs.rnea(c.chain, qd=False, qdd=False).lambdify(c.defaults)
+        for k, c in (("u", urdf), ("d", moved))
+    }
+    for q in rng.uniform(-3, 3, (3, 6)):
+        assert _rel(f["d"](q=q), f["u"](q=q)) < 1e-12
+        assert _rel(g["d"](q=q), g["u"](q=q)) < 1e-12
+    # and UR's own inertials (forearm 2.33 kg, COMs of UR's table) give a different arm
+    g_ur = programs.rnea(dh.chain, qd=False, qdd=False).lambdify(dh.defaults)
+    q = np.array([0.3, -0.8, 1.1, 0.2, 0.5, 0.1])
+    assert 1e-3 < _rel(g_ur(q=q), g["u"](q=q)) < 0.3
+    with pytest.raises(ld.LagdynError, match="frames must be"):
+        ld.zoo.get("ur5", frames="world")
