@@ -333,9 +333,14 @@ def panda(*, parameters: str = "numeric") -> RobotSystem:
     Rows (d, a_{i−1}, α_{i−1}): (0.333, 0, 0), (0, 0, −π/2), (0.316, 0, π/2),
     (0, 0.0825, π/2), (0.384, −0.0825, −π/2), (0, 0, π/2), (0, 0.088, π/2) — Franka's
     published kinematics; the flange (d = 0.107) carries no mass here. Link frames are the
-    modified-DH frames, which are also franka_description's URDF link frames; inertial
-    parameters of Gaz et al. (2019) as shipped by franka_description (masses 4.970684 …
-    0.735522 kg). q = 0 is Franka's zero (arm straight up). Gravity −z of the base.
+    modified-DH frames, which are also franka_description's URDF link frames. Inertial
+    parameters: the *feasible* parameters of Gaz et al. (2019), tables VIII–IX of their
+    supplementary material (masses 4.970684 … 0.735522 kg), as example-robot-data ships
+    them (link 1's COM height, −0.04762 m there and 0 in the paper's table, has no effect on
+    the dynamics: link 1 only turns about the vertical). Gaz et al.'s own gravity model is
+    built from the identified coefficients these parameters approximate; the two gravity
+    vectors agree to about 1.5 % (``tests/test_robot.py``). q = 0 is Franka's zero (arm
+    straight up). Gravity −z of the base.
 
     Examples
     --------
