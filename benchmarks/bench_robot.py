@@ -54,9 +54,14 @@ def counts(closed):
 
 # ---------------------------------------------------------------------- lambdify routes
 def _kernel_ops(prog):
-    """Operation count (sympy count_ops) per kernel: its body and outputs as generated."""
+    """Operation count (sympy count_ops) per kernel: its body and outputs as generated,
+    rational coefficients counted as one multiplication (the C printer writes ``(p/q)*x``,
+    which the compiler folds), not as a multiplication and a division."""
     return {
-        name: int(sum(sp.count_ops(e) for _, e in k.body) + sum(sp.count_ops(e) for e in k.outputs))
+        name: int(
+            sum(sp.count_ops(_floats(e)) for _, e in k.body)
+            + sum(sp.count_ops(_floats(e)) for e in k.outputs)
+        )
         for name, k in prog.kernels.items()
     }
 
@@ -96,6 +101,7 @@ def _pinocchio(name):
     v, a = rng.uniform(-1, 1, model.nv), rng.uniform(-1, 1, model.nv)
     aba = _min_us(lambda: pin.aba(model, data, q, v, a), 100_000)
     rnea = _min_us(lambda: pin.rnea(model, data, q, v, a), 100_000)
+    crba = _min_us(lambda: pin.crba(model, data, q), 100_000)
     Q = [pin.randomConfiguration(model) for _ in range(2000)]
     V, A = rng.uniform(-1, 1, (2, 2000, model.nv))
 
@@ -104,7 +110,7 @@ def _pinocchio(name):
             pin.aba(model, data, Q[i], V[i], A[i])
 
     loop_us = _min_us(loop, 1, repeat=5) / 2000
-    return aba, rnea, loop_us
+    return aba, rnea, loop_us, crba
 
 
 def routes(names=("ur5", "panda", "puma560"), skip_closed=()):
@@ -119,9 +125,9 @@ def routes(names=("ur5", "panda", "puma560"), skip_closed=()):
     print(
         "\n| arm | route | generation s | ops M | ops C | ops bias | ops τ (inverse) "
         "| ops q̈ (forward) | numpy 1 state µs | numpy batch µs/state | C build s "
-        "| C 1 state µs | C batch µs/state |"
+        "| C 1 state µs | C batch µs/state | C τ 1 state µs | C M 1 state µs |"
     )
-    print("|" + " --- |" * 13)
+    print("|" + " --- |" * 15)
     pins = {}
     for name in names:
         for route in ("recursive", "closed"):
@@ -147,7 +153,7 @@ def routes(names=("ur5", "panda", "puma560"), skip_closed=()):
                 try:
                     kernels = be.build(lambda: prog, key + be_name, None)
                 except ld.BackendUnavailableError:
-                    cells += ["n/a"] * (3 if be_name == "c" else 2)
+                    cells += ["n/a"] * (5 if be_name == "c" else 2)
                     continue
                 built = time.perf_counter() - start
                 model = NumericModel(
@@ -159,6 +165,10 @@ def routes(names=("ur5", "panda", "puma560"), skip_closed=()):
                 if be_name == "c":
                     cells.append(f"{built:.1f}")
                 cells += [f"{one:.2f}", f"{batch:.3f}"]
+                if be_name == "c":
+                    inv = _min_us(lambda: model.inverse_dynamics(q1, v1, u1), 20_000)
+                    mass = _min_us(lambda: model.M(q1), 20_000)
+                    cells += [f"{inv:.2f}", f"{mass:.2f}"]
             print(f"| {name} | {route} | " + " | ".join(cells) + " |", flush=True)
         pins[name] = _pinocchio(name)
     for name, p in pins.items():
@@ -166,7 +176,7 @@ def routes(names=("ur5", "panda", "puma560"), skip_closed=()):
             print(f"\nPinocchio {name}: not measured (pin / example-robot-data / URDF missing)")
         else:
             print(
-                f"\nPinocchio {name}: aba {p[0]:.2f} µs, rnea {p[1]:.2f} µs per call; "
+                f"\nPinocchio {name}: aba {p[0]:.2f} µs, rnea {p[1]:.2f} µs, crba {p[3]:.2f} µs per call; "
                 f"aba in a Python loop over states {p[2]:.2f} µs/state"
             )
 
