@@ -159,6 +159,8 @@ def tree_model():
         _TREE["tree"] = tree
         _TREE["closed"] = closed_numeric(tree)
         _TREE["f"] = {k: compiled(tree, k) for k in ("M", "g", "C", "h", "tau")}
+        aba = programs.forward_dynamics(tree.chain, method="aba")
+        _TREE["f"]["aba"] = aba.lambdify(tree.defaults)
         _TREE["E"] = tree.recursive_model().energy
     return _TREE
 
@@ -183,6 +185,8 @@ def test_tree_urdf_random_states(values):
     np.testing.assert_allclose(model["E"](q, v), v @ Mq @ v / 2 + U_closed(q), rtol=1e-12)
     tau = f["tau"](q=q, qd=v, qdd=a)
     np.testing.assert_allclose(tau, Mq @ a + h, rtol=1e-11, atol=1e-11)
+    # ABA inverts RNEA: q̈ = ABA(q, q̇, RNEA(q, q̇, a)) = a
+    np.testing.assert_allclose(f["aba"](q=q, qd=v, tau=tau), a, rtol=1e-9, atol=1e-9)
 
 
 def test_tree_branches_decouple():
