@@ -54,9 +54,14 @@ def counts(closed):
 
 # ---------------------------------------------------------------------- lambdify routes
 def _kernel_ops(prog):
-    """Operation count (sympy count_ops) per kernel: its body and outputs as generated."""
+    """Operation count (sympy count_ops) per kernel: its body and outputs as generated,
+    rational coefficients counted as one multiplication (the C printer writes ``(p/q)*x``,
+    which the compiler folds), not as a multiplication and a division."""
     return {
-        name: int(sum(sp.count_ops(e) for _, e in k.body) + sum(sp.count_ops(e) for e in k.outputs))
+        name: int(
+            sum(sp.count_ops(_floats(e)) for _, e in k.body)
+            + sum(sp.count_ops(_floats(e)) for e in k.outputs)
+        )
         for name, k in prog.kernels.items()
     }
 
@@ -96,6 +101,7 @@ def _pinocchio(name):
     v, a = rng.uniform(-1, 1, model.nv), rng.uniform(-1, 1, model.nv)
     aba = _min_us(lambda: pin.aba(model, data, q, v, a), 100_000)
     rnea = _min_us(lambda: pin.rnea(model, data, q, v, a), 100_000)
+    crba = _min_us(lambda: pin.crba(model, data, q), 100_000)
     Q = [pin.randomConfiguration(model) for _ in range(2000)]
     V, A = rng.uniform(-1, 1, (2, 2000, model.nv))
 
@@ -104,7 +110,7 @@ def _pinocchio(name):
             pin.aba(model, data, Q[i], V[i], A[i])
 
     loop_us = _min_us(loop, 1, repeat=5) / 2000
-    return aba, rnea, loop_us
+    return aba, rnea, loop_us, crba
 
 
 def routes(names=("ur5", "panda", "puma560"), skip_closed=()):
@@ -119,9 +125,9 @@ def routes(names=("ur5", "panda", "puma560"), skip_closed=()):
     print(
         "\n| arm | route | generation s | ops M | ops C | ops bias | ops τ (inverse) "
         "| ops q̈ (forward) | numpy 1 state µs | numpy batch µs/state | C build s "
-        "| C 1 state µs | C batch µs/state |"
+        "| C 1 state µs | C batch µs/state | C τ 1 state µs | C M 1 state µs |"
     )
-    print("|" + " --- |" * 13)
+    print("|" + " --- |" * 15)
     pins = {}
     for name in names:
         for route in ("recursive", "closed"):
@@ -147,7 +153,7 @@ def routes(names=("ur5", "panda", "puma560"), skip_closed=()):
                 try:
                     kernels = be.build(lambda: prog, key + be_name, None)
                 except ld.BackendUnavailableError:
-                    cells += ["n/a"] * (3 if be_name == "c" else 2)
+                    cells += ["n/a"] * (5 if be_name == "c" else 2)
                     continue
                 built = time.perf_counter() - start
                 model = NumericModel(
@@ -159,6 +165,10 @@ def routes(names=("ur5", "panda", "puma560"), skip_closed=()):
                 if be_name == "c":
                     cells.append(f"{built:.1f}")
                 cells += [f"{one:.2f}", f"{batch:.3f}"]
+                if be_name == "c":
+                    inv = _min_us(lambda: model.inverse_dynamics(q1, v1, u1), 20_000)
+                    mass = _min_us(lambda: model.M(q1), 20_000)
+                    cells += [f"{inv:.2f}", f"{mass:.2f}"]
             print(f"| {name} | {route} | " + " | ".join(cells) + " |", flush=True)
         pins[name] = _pinocchio(name)
     for name, p in pins.items():
@@ -166,12 +176,93 @@ def routes(names=("ur5", "panda", "puma560"), skip_closed=()):
             print(f"\nPinocchio {name}: not measured (pin / example-robot-data / URDF missing)")
         else:
             print(
-                f"\nPinocchio {name}: aba {p[0]:.2f} µs, rnea {p[1]:.2f} µs per call; "
+                f"\nPinocchio {name}: aba {p[0]:.2f} µs, rnea {p[1]:.2f} µs, crba {p[3]:.2f} µs per call; "
                 f"aba in a Python loop over states {p[2]:.2f} µs/state"
             )
 
 
-if "--routes" in sys.argv:
+# ---------------------------------------------------------------------- ABA against CRBA
+def planar_chain(n):
+    """A planar nR arm of uniform unit rods (standard DH, like the zoo's planar 3R)."""
+    rod = {"m": 1, "com": ("-0.5", 0, 0), "I": (0, "0.0833", "0.0833", 0, 0, 0)}
+    return ld.robot.from_dh([(0, 1, 0)] * n, inertia=[rod] * n, parameters="numeric")
+
+
+def spatial_chain(n):
+    """A spatial nR arm: standard DH rows (0.1, 0.3, ±π/2) alternating, generic inertias
+    (COM off every axis, full inertia tensor), so no structural zero but the DH ones."""
+    rows = [("0.1", "0.3", sp.pi / 2 if k % 2 == 0 else -sp.pi / 2) for k in range(n)]
+    link = {
+        "m": "1.5",
+        "com": ("-0.12", "0.02", "0.03"),
+        "I": ("0.02", "0.03", "0.025", "0.001", "0.002", "-0.0015"),
+    }
+    return ld.robot.from_dh(rows, inertia=[link] * n, parameters="numeric")
+
+
+def _arm(name):
+    if name.startswith("planar"):
+        return planar_chain(int(name[6:]))
+    if name.startswith("spatial"):
+        return spatial_chain(int(name[7:]))
+    return ld.zoo.get(name)
+
+
+def forward_methods(names, batch=10_000):
+    """Per arm and method: forward-dynamics ops after CSE, generation time of the route's
+    forward kernel, C build time, one-call and batched µs per state on the C backend."""
+    import numpy as np
+
+    from lagdyn.codegen import Binding
+    from lagdyn.numeric import NumericModel, backends
+    from lagdyn.robot.route import recursive_program
+
+    print(
+        "| chain | n | method | ops (CSE) | generation s | C build s | C 1 state µs "
+        "| C batch µs/state |"
+    )
+    print("|" + " --- |" * 8)
+    be = backends.get("c")
+    for name in names:
+        for method in ("crba", "aba"):
+            arm = _arm(name)
+            binding = Binding(arm.parameters, {"g": 9.81})
+            start = time.perf_counter()
+            prog = recursive_program(
+                arm, binding, forward=method, outputs_wanted=("forward_dynamics",)
+            )
+            gen = time.perf_counter() - start
+            k = prog.kernels["forward_dynamics"]
+            ops = int(
+                sum(sp.count_ops(_floats(e)) for _, e in k.body)
+                + sum(sp.count_ops(_floats(e)) for e in k.outputs)
+            )
+            key = f"bench-forward-{name}-{method}-{time.time()}"
+            start = time.perf_counter()
+            kernels = be.build(lambda: prog, key, None)
+            built = time.perf_counter() - start
+            model = NumericModel(arm, kernels, binding=binding, backend="c", key=key)
+            rng = np.random.default_rng(1)
+            q1, v1, u1 = rng.uniform(-2, 2, (3, arm.n))
+            Q, V, U = rng.uniform(-2, 2, (3, batch, arm.n))
+            model.forward_dynamics(Q, V, U)
+            one = _min_us(lambda: model.forward_dynamics(q1, v1, u1), 20_000)
+            many = _min_us(lambda: model.forward_dynamics(Q, V, U), 1, repeat=7) / batch
+            print(
+                f"| {name} | {arm.n} | {method} | {ops} | {gen:.2f} | {built:.1f} "
+                f"| {one:.2f} | {many:.3f} |",
+                flush=True,
+            )
+
+
+if "--forward" in sys.argv:
+    forward_methods(
+        [a for a in sys.argv[1:] if not a.startswith("--")]
+        or ["ur5", "panda", "puma560"]
+        + [f"planar{n}" for n in (2, 3, 4, 6, 8, 10, 12)]
+        + [f"spatial{n}" for n in (2, 3, 4, 6, 8, 10, 12)]
+    )
+elif "--routes" in sys.argv:
     routes(
         skip_closed=tuple(a.split("=", 1)[1] for a in sys.argv if a.startswith("--skip-closed="))
     )

@@ -6,8 +6,9 @@ LagrangianSystem whose recursive programs (RNEA, CRBA, LDLᵀ, Coriolis) are bui
 fraction of a second; their sizes are printed; Ṁ − 2C is proved skew exactly on the small
 spatial 3R (the UR5's closed form is too large for a quick exact proof) and checked on the
 UR5 at random states; then the arm falls for one second under gravity (``ld.simulate``,
-RK4 on the recursive forward dynamics) and the energy drift is reported. With matplotlib,
-the end-effector path is drawn to ``ur5_fall.png`` in OUTDIR.
+RK4 on the recursive forward dynamics) and the energy drift is reported. With matplotlib
+and pillow, the end-effector path is drawn to ``ur5_fall.png`` and the falling arm (its 3-D
+stick figure in an oblique view, :func:`lagdyn.plot.animate`) to ``ur5_fall.gif`` in OUTDIR.
 
 Usage: ``python examples/ur5.py [OUTDIR]`` (default ``docs/assets/gallery``).
 """
@@ -58,12 +59,15 @@ print(result.report())
 
 try:
     import matplotlib
+    import PIL  # noqa: F401  (GIF writer)
 
     matplotlib.use("Agg")
     from matplotlib.figure import Figure
 except ImportError:
-    print("matplotlib is not installed: no figure")
+    print("matplotlib or pillow is not installed: no figure, no animation")
 else:
+    from lagdyn import plot
+
     out = (
         Path(sys.argv[1])
         if len(sys.argv) > 1
@@ -78,3 +82,16 @@ else:
     ax.set_title("UR5 wrist, 1 s of free fall")
     fig.savefig(out / "ur5_fall.png", dpi=80)
     print("wrote", out / "ur5_fall.png")
+    # the arm's 3-D stick figure (base, then every link frame origin), oblique view
+    positions = plot.positions_for("ur5", arm)
+    gif = plot.animate(
+        result,
+        positions,
+        out / "ur5_fall.gif",
+        frames=25,
+        fps=25,
+        dpi=50,
+        trail=0.5,
+        title="UR5, 1 s of free fall",
+    )
+    print("wrote", gif)

@@ -159,6 +159,8 @@ def tree_model():
         _TREE["tree"] = tree
         _TREE["closed"] = closed_numeric(tree)
         _TREE["f"] = {k: compiled(tree, k) for k in ("M", "g", "C", "h", "tau")}
+        aba = programs.forward_dynamics(tree.chain, method="aba")
+        _TREE["f"]["aba"] = aba.lambdify(tree.defaults)
         _TREE["E"] = tree.recursive_model().energy
     return _TREE
 
@@ -183,6 +185,8 @@ def test_tree_urdf_random_states(values):
     np.testing.assert_allclose(model["E"](q, v), v @ Mq @ v / 2 + U_closed(q), rtol=1e-12)
     tau = f["tau"](q=q, qd=v, qdd=a)
     np.testing.assert_allclose(tau, Mq @ a + h, rtol=1e-11, atol=1e-11)
+    # ABA inverts RNEA: q̈ = ABA(q, q̇, RNEA(q, q̇, a)) = a
+    np.testing.assert_allclose(f["aba"](q=q, qd=v, tau=tau), a, rtol=1e-9, atol=1e-9)
 
 
 def test_tree_branches_decouple():
@@ -609,3 +613,199 @@ def test_route_errors():
     zeros = {s: 0 for s in sym.parameters if s.name != "g"}  # no inertia at all
     with pytest.raises(ld.SingularMassMatrixError, match="singular"):
         sym.lambdify(zeros, route="recursive", cache=False)
+
+
+# ---------------------------------------------------------------------- ABA, joint frames, CSE
+@pytest.mark.parametrize("name", ["ur5", "panda", "puma560", "tree"])
+def test_aba_equals_crba_ldlt(name):
+    """Featherstone's ABA against CRBA + RNEA + LDLᵀ (different algorithms, same chain)."""
+    arm = tree_model()["tree"] if name == "tree" else zoo(name)
+    aba = programs.forward_dynamics(arm.chain, method="aba")
+    crba = programs.forward_dynamics(arm.chain, method="crba")
+    # ABA holds no mass matrix: no LDLᵀ pivot 1/D_j of an n × n factorization
+    assert aba.count_ops() != crba.count_ops()
+    fa, fc = aba.lambdify(arm.defaults), crba.lambdify(arm.defaults)
+    rng = np.random.default_rng(21)
+    Q, V, U = rng.uniform(-2, 2, (3, 20, arm.n))
+    a, c = fa(q=Q, qd=V, tau=U), fc(q=Q, qd=V, tau=U)
+    for x, y in zip(a, c):
+        assert _rel(x, y) < 1e-12
+
+
+def test_aba_with_armature_friction_and_prismatic_joints():
+    spec = {"m": 1, "com": (-0.5, 0.1, 0), "armature": 0.3, "viscous": 0.2, "coulomb": 0.1}
+    arm = ld.robot.from_dh([(0, 1, 0)] * 3, inertia=[spec] * 3, parameters="numeric", friction=True)
+    tree = tree_model()["tree"]  # prismatic and revolute joints, a branch
+    for system in (arm, tree):
+        fa = programs.forward_dynamics(system.chain, method="aba", friction=True)
+        fc = programs.forward_dynamics(system.chain, method="crba", friction=True)
+        fa, fc = fa.lambdify(system.defaults), fc.lambdify(system.defaults)
+        for q, v, _, u in states(system.n, 4, count=3):
+            assert _rel(fa(q=q, qd=v, tau=u), fc(q=q, qd=v, tau=u)) < 1e-12
+
+
+def test_forward_method_default_and_errors():
+    assert programs.choose_forward(programs.ABA_FROM) == "aba"
+    assert programs.choose_forward(programs.ABA_FROM - 1) == "crba"
+    with pytest.raises(ld.LagdynError, match="unknown forward-dynamics method 'lu'"):
+        programs.forward_dynamics(zoo("planar_3r").chain, method="lu")
+
+
+def test_recursive_route_forward_by_aba_and_cse_agree():
+    """The route with ABA or CRBA, with and without the joint CSE: the same numbers; the
+    CSE'd body defines every name before its use and is no larger."""
+    from lagdyn.robot.route import recursive_program
+
+    arm = zoo("spatial_3r")
+    binding = Binding(arm.parameters, arm.defaults)
+    progs = {
+        (f, c): recursive_program(arm, binding, forward=f, cse=c)
+        for f in ("aba", "crba")
+        for c in (True, False)
+    }
+    ref = progs["crba", False]
+    rng = np.random.default_rng(5)
+    point = {s: rng.uniform(-2, 2) for v in ref.vectors.values() for s in v}
+    for key, prog in progs.items():
+        for name, kernel in prog.kernels.items():
+            defined = set(point)
+            for s, e in kernel.body:
+                assert e.free_symbols <= defined, (key, name, s)
+                defined.add(s)
+            val = dict(point)
+            for s, e in kernel.body:
+                val[s] = float(e.xreplace(val))
+            got = [float(sp.sympify(e).xreplace(val)) for e in kernel.outputs]
+            refk = ref.kernels[name]
+            rval = dict(point)
+            for s, e in refk.body:
+                rval[s] = float(e.xreplace(rval))
+            want = [float(sp.sympify(e).xreplace(rval)) for e in refk.outputs]
+            np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    ops = {
+        k: sum(sp.count_ops(e) for _, e in p.kernels["C"].body)
+        + sum(sp.count_ops(e) for e in p.kernels["C"].outputs)
+        for k, p in progs.items()
+    }
+    assert ops["crba", True] < ops["crba", False]
+
+
+def test_joint_frames_keep_the_dynamics_and_bare_the_axes():
+    """Standard-DH PUMA moved to its joint frames: every motion subspace is (±e_k, 0), the
+    mass matrix and gravity are unchanged (against the closed form of the original chain),
+    and the programs are smaller."""
+    from lagdyn.robot.chain import in_joint_frames
+
+    puma = zoo("puma560")
+    moved = in_joint_frames(puma.chain)
+    assert in_joint_frames(moved) is moved
+    for link in moved.links:
+        sw, sv = link.motion_subspace
+        assert sv == sp.zeros(3, 1) and sorted(abs(x) for x in sw) == [0, 0, 1]
+    M_closed, g_closed, _ = closed_numeric(puma)
+    from lagdyn.robot.system import build
+
+    other = build(moved)
+    f = {k: other.program(k).lambdify(puma.defaults) for k in ("M", "g")}
+    for q, *_ in states(6, 9, count=2):
+        assert _rel(f["M"](q=q), M_closed(q)) < 1e-12
+        assert _rel(f["g"](q=q), g_closed(q)) < 1e-12
+    # exactness: test_recursive_equals_closed_form_exactly runs the (joint-frame) programs
+
+
+# ---------------------------------------------------------------------- UR5: DH against URDF
+def _moved_inertials(link, K_R, K_p):
+    """``link``'s inertial parameters re-expressed in a frame where its frame is (K_R, K_p)."""
+    m, h, I = link.mass, link.first_moment, link.inertia
+    Rh = K_R * h
+    P, H = ld.robot.skew(K_p), ld.robot.skew(Rh)
+    return m, Rh + m * K_p, K_R * I * K_R.T - m * P * P - P * H - H * P
+
+
+def test_ur5_dh_table_against_urdf():
+    """UR's DH table and ur_description's URDF describe the same arm: every URDF link frame
+    is a constant transform K_i of DH frame i (base turned by π about z, no joint offsets),
+    the flange sits where the DH table puts it, and with the URDF's inertials moved into the
+    DH frames M and g agree to rounding."""
+    from dataclasses import replace
+
+    from lagdyn.robot.system import build
+
+    urdf = zoo("ur5")
+    dh = ld.zoo.get("ur5", frames="dh")
+    Lz = sp.diag(-1, -1, 1)
+    zero = [0] * 6
+    fu, fd = urdf.chain.forward_kinematics(zero), dh.chain.forward_kinematics(zero)
+    K = []
+    for (Ru, pu), (Rd, pd) in zip(fu, fd):  # T_u = Lz T_d K  →  K = T_d⁻¹ Lz⁻¹ T_u, exact
+        K.append((sp.simplify(Rd.T * Lz.T * Ru), sp.simplify(Rd.T * (Lz.T * pu - pd))))
+    assert K[1][1].T == sp.Matrix([[sp.Rational(17, 40), 0, sp.Rational(2717, 20000)]])
+    rng = np.random.default_rng(17)
+    for q in rng.uniform(-3, 3, (3, 6)):
+        fu, fd = urdf.chain.forward_kinematics(list(q)), dh.chain.forward_kinematics(list(q))
+        for (Ru, pu), (Rd, pd), (KR, Kp) in zip(fu, fd, K):
+            np.testing.assert_allclose(
+                np.array(Lz * Rd * KR, dtype=float), np.array(Ru, dtype=float), atol=1e-12
+            )
+            np.testing.assert_allclose(
+                np.array(Lz * (pd + Rd * Kp), dtype=float).ravel(),
+                np.array(pu, dtype=float).ravel(),
+                atol=1e-12,
+            )
+    # the flange at q = 0, from the DH table: (a2 + a3, −(d4 + d6), d1 − d5) in UR's base
+    flange = dh.chain.forward_kinematics(zero)[5][1]
+    assert list(flange) == [
+        sp.Rational("-0.81725"),
+        sp.Rational("-0.19145"),
+        sp.Rational("-0.005491"),
+    ]
+    # the URDF's inertials moved into the DH frames: the same M and g
+    links = []
+    for link_d, link_u, (KR, Kp) in zip(dh.chain.links, urdf.chain.links, K):
+        m, h, I = _moved_inertials(link_u, KR, Kp)
+        links.append(replace(link_d, mass=m, first_moment=h, inertia=I))
+    moved = build(dh.chain.with_links(links))
+    f = {k: programs.crba(c.chain).lambdify(c.defaults) for k, c in (("u", urdf), ("d", moved))}
+    g = {
+        k: programs.rnea(c.chain, qd=False, qdd=False).lambdify(c.defaults)
+        for k, c in (("u", urdf), ("d", moved))
+    }
+    for q in rng.uniform(-3, 3, (3, 6)):
+        assert _rel(f["d"](q=q), f["u"](q=q)) < 1e-12
+        assert _rel(g["d"](q=q), g["u"](q=q)) < 1e-12
+    # and UR's own inertials (forearm 2.33 kg, COMs of UR's table) give a different arm
+    g_ur = programs.rnea(dh.chain, qd=False, qdd=False).lambdify(dh.defaults)
+    q = np.array([0.3, -0.8, 1.1, 0.2, 0.5, 0.1])
+    assert 1e-3 < _rel(g_ur(q=q), g["u"](q=q)) < 0.3
+    with pytest.raises(ld.LagdynError, match="frames must be"):
+        ld.zoo.get("ur5", frames="world")
+
+
+# Gaz et al. (2019)'s published gravity model of the Panda (marcocognetti/
+# FrankaEmikaPandaDynModel, cpp/.../GravityVector.cpp, built from the *identified* dynamic
+# coefficients), evaluated at three configurations; g = 9.81 in their model.
+_GAZ_GRAVITY = [
+    ([0, 0, 0, 0, 0, 0, 0], [0, -3.481913, 0, -3.206071, 0, 1.685878, 0]),
+    (
+        [0, -np.pi / 4, 0, -3 * np.pi / 4, 0, np.pi / 2, np.pi / 4],
+        [0, -1.738757, -0.668258, 18.52398, 0.715814, 1.671368, 0],
+    ),
+    (
+        [0.3, -0.5, 0.2, -1.8, 0.4, 1.2, -0.6],
+        [0, -7.015919, -3.073019, 16.419601, 1.055627, 1.532445, -0.017283],
+    ),
+]
+
+
+def test_panda_inertials_reproduce_gaz_gravity_model():
+    """The zoo Panda carries the *feasible* physical parameters of Gaz et al. (supplementary
+    tables VIII–IX, as franka_description / example-robot-data ship them); their published
+    gravity model uses the identified coefficients those parameters approximate, so the two
+    gravity vectors agree to about 1.5 % (not to rounding) — a wrong mass, COM or frame
+    shows up as tens of per cent."""
+    panda = zoo("panda")
+    g = programs.rnea(panda.chain, qd=False, qdd=False).lambdify(panda.defaults)
+    for q, ref in _GAZ_GRAVITY:
+        got, ref = g(q=np.array(q, dtype=float)), np.array(ref)
+        assert np.max(np.abs(got - ref)) < 0.02 * np.max(np.abs(ref))
+        assert np.all(np.sign(got[np.abs(ref) > 0.1]) == np.sign(ref[np.abs(ref) > 0.1]))

@@ -1,6 +1,7 @@
 """Robot chains against Pinocchio (independent numeric rigid-body library), when installed.
 
-Same URDF on both sides: M (crba, upper triangle mirrored), τ (rnea), q̈ (aba), g
+Same URDF on both sides: M (crba, upper triangle mirrored), τ (rnea), q̈ (aba, against
+both our ABA and our CRBA + LDLᵀ), g
 (computeGeneralizedGravity) and the Coriolis matrix (computeCoriolisMatrix: C q̇, the skew
 property of Ṁ − 2C for both, and C itself). The UR5 and Panda come from the optional
 example-robot-data package (Panda with its fingers locked); the small tree of
@@ -15,6 +16,7 @@ import numpy as np
 import pytest
 
 import lagdyn as ld
+from lagdyn.robot import programs
 
 pin = pytest.importorskip("pinocchio", reason="Pinocchio (pip install pin) is not installed")
 
@@ -49,7 +51,10 @@ def check(model, system, seed, count=3):
     assert model.nv == system.n
     names = [model.names[i] for i in range(1, model.njoints)]
     assert tuple(names) == system.chain.joint_names
-    f = {k: system.program(k).lambdify(system.defaults) for k in ("M", "tau", "g", "qdd", "C")}
+    f = {k: system.program(k).lambdify(system.defaults) for k in ("M", "tau", "g", "C")}
+    for method in ("aba", "crba"):
+        prog = programs.forward_dynamics(system.chain, method=method)
+        f[f"qdd_{method}"] = prog.lambdify(system.defaults)
     rng = np.random.default_rng(seed)
     for _ in range(count):
         q, v, a, u = (rng.uniform(-2, 2, system.n) for _ in range(4))
@@ -58,7 +63,9 @@ def check(model, system, seed, count=3):
         M = np.triu(M) + np.triu(M, 1).T
         close(f["M"](q=q), M)
         close(f["tau"](q=q, qd=v, qdd=a), pin.rnea(model, data, qp, v, a))
-        close(f["qdd"](q=q, qd=v, tau=u), pin.aba(model, data, qp, v, u))
+        qdd = pin.aba(model, data, qp, v, u)
+        close(f["qdd_aba"](q=q, qd=v, tau=u), qdd)
+        close(f["qdd_crba"](q=q, qd=v, tau=u), qdd)
         close(f["g"](q=q), pin.computeGeneralizedGravity(model, data, qp))
         C = f["C"](q=q, qd=v)
         Cp = pin.computeCoriolisMatrix(model, data, qp, v)

@@ -41,6 +41,7 @@ from ..errors import LagdynError, ShapeError
 __all__ = [
     "Chain",
     "Link",
+    "in_joint_frames",
     "inertia_about_origin",
     "rotation_about",
     "rpy",
@@ -462,3 +463,50 @@ def symbolic_inertia(link: Link, index: int) -> Link:
         ]
     )
     return replace(link, mass=s["M"], first_moment=Mat([s["MX"], s["MY"], s["MZ"]]), inertia=I)
+
+
+def in_joint_frames(chain: Chain) -> Chain:
+    r"""An equivalent chain whose link frames are the joint frames (every ``post`` = I).
+
+    Each link's constant placement :math:`B_i` after the joint is moved into its
+    children's :math:`A_c` (:math:`A_c \leftarrow B_i A_c`) and its inertial parameters are
+    re-expressed in the joint frame (:math:`h' = R_B h + m p_B`, :math:`I'` by rotation and
+    the parallel-axis theorem). Joint motions, M, h, τ and q̈ are unchanged; only link
+    frames move, so that every motion subspace is the bare joint axis (``(a, 0)`` or
+    ``(0, a)``) — standard-DH chains become modified-DH-like, which the recursive
+    algorithms exploit. A chain that already has ``post = I`` everywhere is returned as is.
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> from lagdyn.robot.chain import in_joint_frames
+    >>> chain = in_joint_frames(ld.zoo.get("planar_3r").chain)
+    >>> [link.motion_subspace[1].T for link in chain.links][1]
+    Matrix([[0, 0, 0]])
+    >>> chain.links[1].pre[1].T
+    Matrix([[1, 0, 0]])
+    """
+    links = chain.links
+    if all(link.post[0] == _EYE and link.post[1] == _ZERO3 for link in links):
+        return chain
+    out: list[Link] = []
+    for link in links:
+        RA, pA = link.pre
+        if link.parent >= 0:
+            RBp, pBp = links[link.parent].post
+            RA, pA = Mat(RBp * RA), Mat(pBp + RBp * pA)
+        RB, pB = link.post
+        m, h, I = link.mass, link.first_moment, link.inertia
+        Rh = Mat(RB * h)
+        P, H = skew(pB), skew(Rh)
+        I2 = (RB * I * RB.T - m * P * P - P * H - H * P).applyfunc(sp.expand)
+        out.append(
+            replace(
+                link,
+                pre=(RA.applyfunc(sp.expand), pA.applyfunc(sp.expand)),
+                post=(_EYE, _ZERO3),
+                first_moment=Mat(Rh + m * pB).applyfunc(sp.expand),
+                inertia=Mat(I2),
+            )
+        )
+    return replace(chain, links=tuple(out))

@@ -11,9 +11,13 @@ r"""The numeric routes of a :class:`~lagdyn.robot.RobotSystem`: recursive or clo
     shared: CRBA for M, RNEA for g, for the bias :math:`h - Q = C\dot q + g + F_v\dot q
     + F_c\,\mathrm{sign}(\dot q)` (q̈ = 0) and for the inverse dynamics, the
     Christoffel-consistent recursive C, the energy from the link velocities, and forward
-    dynamics as CRBA + RNEA + an unrolled LDLᵀ solve (for every n). Parameters bound in
-    ``params`` are substituted into the chain *before* the programs are built, so terms
-    they zero vanish at generation time. No closed form is derived.
+    dynamics as CRBA + RNEA + an unrolled LDLᵀ solve below :data:`~lagdyn.robot.programs.ABA_FROM`
+    joints and the articulated-body algorithm from there on (:data:`FORWARD` overrides).
+    Parameters bound in ``params`` are substituted into the chain *before* the programs are
+    built, so terms they zero vanish at generation time; link frames are moved to the joint
+    frames (every motion subspace a bare axis); one joint ``sympy.cse`` over the whole
+    program then names the common parts of different right-hand sides. No closed form is
+    derived.
 ``"closed"``
     :func:`lagdyn.codegen.system_program` of the closed-form M, C, g (what every
     :class:`~lagdyn.LagrangianSystem` gets).
@@ -52,7 +56,7 @@ from ..codegen.build import _floats_exact, _number
 from ..codegen.cache import cache_key
 from ..codegen.ir import code_symbols, prune
 from ..errors import LagdynError, SingularMassMatrixError
-from .chain import Chain
+from .chain import Chain, in_joint_frames
 
 __all__ = ["RECURSIVE_FROM", "ROUTES", "choose_route", "plan", "recursive_program"]
 
@@ -61,7 +65,10 @@ ROUTES = ("recursive", "closed")
 #: Smallest number of joints whose default route is ``"recursive"``.
 RECURSIVE_FROM = 4
 #: Bumped whenever the recursive programs change shape (part of the cache key).
-RECURSIVE_VERSION = "1"
+RECURSIVE_VERSION = "2"
+#: The forward-dynamics algorithm of the recursive route: ``"aba"``, ``"crba"`` or ``None``
+#: (by size, :func:`lagdyn.robot.programs.choose_forward`).
+FORWARD: str | None = None
 
 
 def choose_route(system: Any, route: str | None) -> str:
@@ -112,7 +119,11 @@ def plan(
         key = cache_key(system, "system", parts, binding.key(), backend)
         return chosen, key, lambda: system_program(system, binding)
     key = cache_key(
-        system, f"robot-recursive-{RECURSIVE_VERSION}", _chain_parts(system), binding.key(), backend
+        system,
+        f"robot-recursive-{RECURSIVE_VERSION}-{programs.choose_forward(system.n, FORWARD)}",
+        _chain_parts(system),
+        binding.key(),
+        backend,
     )
     return chosen, key, lambda: recursive_program(system, binding)
 
@@ -169,12 +180,33 @@ def _bind_chain(chain: Chain, values: Mapping[sp.Symbol, sp.Expr]) -> Chain:
     return replace(chain, links=tuple(links), gravity=sub(chain.gravity))
 
 
-def recursive_program(system: Any, binding: Binding) -> Program:
+def recursive_program(
+    system: Any,
+    binding: Binding,
+    *,
+    forward: str | None = None,
+    cse: bool = True,
+    outputs_wanted: Sequence[str] | None = None,
+) -> Program:
     """The kernels of ``lambdify(route="recursive")``: one builder, one kernel per function.
 
     Kernel names, inputs and shapes are those of :func:`lagdyn.codegen.system_program`
     (:data:`lagdyn.codegen.KERNELS`); ``bias`` is :math:`h - Q` (friction included when
     the system has it), ``energy`` is :math:`T + U` with the potential of the closed form.
+    The chain is first moved to its joint frames (:func:`~lagdyn.robot.chain.in_joint_frames`),
+    then one joint ``sympy.cse`` runs over the whole program (``cse=False`` skips it).
+
+    Parameters
+    ----------
+    system : RobotSystem
+    binding : Binding
+    forward : {"aba", "crba"}, optional
+        The forward-dynamics algorithm; default :data:`FORWARD` (``None``: by size,
+        :func:`lagdyn.robot.programs.choose_forward`).
+    cse : bool
+        Run the joint CSE.
+    outputs_wanted : sequence of str, optional
+        Build only these kernels (benchmarks); default all of :data:`lagdyn.codegen.KERNELS`.
 
     Raises
     ------
@@ -191,6 +223,7 @@ def recursive_program(system: Any, binding: Binding) -> Program:
     >>> prog.kernels["forward_dynamics"].inputs, prog.kernels["energy"].shape
     (('q', 'qd', 'tau', 'params', 't'), ())
     """
+    forward = programs.choose_forward(system.n, FORWARD if forward is None else forward)
     n = system.n
     code = {
         "q": code_symbols("q", n),
@@ -202,36 +235,53 @@ def recursive_program(system: Any, binding: Binding) -> Program:
     # bound values and the code symbols of free parameters go into the chain itself
     values: dict[sp.Basic, sp.Expr] = {s: _number(v) for s, v in binding.bound.items()}
     values.update(zip(binding.free, code["params"]))
-    chain = _bind_chain(system.chain, values)
+    chain = in_joint_frames(_bind_chain(system.chain, values))
     qd, zero = code["qd"], [sp.Integer(0)] * n
     b = programs._Builder("w")
     kin = programs._kinematics(chain, b, code["q"])
-    M = programs._crba_into(chain, b, kin)
-    g, _ = programs._rnea_into(chain, b, kin, zero, zero, True)
-    h, _ = programs._rnea_into(chain, b, kin, qd, zero, True)
-    tau, _ = programs._rnea_into(chain, b, kin, qd, code["qdd"], True)
+    want = set(outputs_wanted) if outputs_wanted is not None else set(KERNELS)
     friction = [sp.Integer(0)] * n
     if system.friction:
         friction = [
             link.viscous * qd[i] + link.coulomb * sp.sign(qd[i])
             for i, link in enumerate(chain.links)
         ]
-    bias = [b.let(h[i] + friction[i]) for i in range(n)]
-    inverse = [b.let(tau[i] + friction[i]) for i in range(n)]
-    forward = programs._ldlt_solve(b, M, [b.let(code["tau"][i] - bias[i]) for i in range(n)])
-    C = programs._coriolis_into(chain, b, kin, qd)
-    E = programs._energy_into(chain, b, kin, qd)
-    outputs: dict[str, list[sp.Expr]] = {
-        "M": [x for row in M for x in row],
-        "C": [x for row in C for x in row],
-        "g": list(g),
-        "energy": [E],
-        "bias": bias,
-        "inverse_dynamics": inverse,
-        "forward_dynamics": forward,
-    }
+    outputs: dict[str, list[sp.Expr]] = {}
+    need_m = "M" in want or ("forward_dynamics" in want and forward == "crba")
+    M = programs._crba_into(chain, b, kin) if need_m else []
+    if "M" in want:
+        outputs["M"] = [x for row in M for x in row]
+    if "C" in want:
+        C = programs._coriolis_into(chain, b, kin, qd)
+        outputs["C"] = [x for row in C for x in row]
+    if "g" in want:
+        outputs["g"] = programs._rnea_into(chain, b, kin, zero, zero, True)[0]
+    if "energy" in want:
+        outputs["energy"] = [programs._energy_into(chain, b, kin, qd)]
+    bias: list[sp.Expr] = []
+    if {"bias", "forward_dynamics"} & want:
+        h, _ = programs._rnea_into(chain, b, kin, qd, zero, True)
+        bias = [b.let(h[i] + friction[i]) for i in range(n)]
+        if "bias" in want:
+            outputs["bias"] = bias
+    if "inverse_dynamics" in want:
+        tau, _ = programs._rnea_into(chain, b, kin, qd, code["qdd"], True)
+        outputs["inverse_dynamics"] = [b.let(tau[i] + friction[i]) for i in range(n)]
+    if "forward_dynamics" in want:
+        if forward == "aba":
+            net = [code["tau"][i] - friction[i] for i in range(n)]
+            outputs["forward_dynamics"] = programs._aba_into(chain, b, kin, qd, net)
+        else:
+            rhs = [b.let(code["tau"][i] - bias[i]) for i in range(n)]
+            outputs["forward_dynamics"] = programs._ldlt_solve(b, M, rhs)
+    order = list(outputs)
+    flat = [_clean(sp.sympify(e)) for k in order for e in outputs[k]]
     body = [(s, _clean(e)) for s, e in b.body]
-    outs = {k: [_clean(sp.sympify(e)) for e in v] for k, v in outputs.items()}
+    if cse:
+        body, flat = programs.joint_cse(body, flat, prefix="y")
+    outs: dict[str, list[sp.Expr]] = {}
+    for k in order:
+        outs[k], flat = flat[: len(outputs[k])], flat[len(outputs[k]) :]
     prog = Program(
         n=n,
         vectors=code,
@@ -244,7 +294,7 @@ def recursive_program(system: Any, binding: Binding) -> Program:
         prog.kernels[name] = Kernel(
             name, KERNELS[name], prune(body, [], exprs), exprs, output_shape(name, n)
         )
-    if binding.bound:
+    if binding.bound and "M" in prog.kernels:
         _check_nonsingular(prog, binding)
     known = {s for v in code.values() for s in v} | {s for s, _ in body}
     for k, v in outs.items():

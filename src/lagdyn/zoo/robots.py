@@ -20,6 +20,7 @@ from typing import Any
 
 import sympy as sp
 
+from ..errors import LagdynError
 from ..robot import from_dh, from_urdf
 from ..robot.system import RobotSystem
 
@@ -193,23 +194,84 @@ UR5_URDF = """<robot name="ur5">
 """
 
 
-def ur5(*, parameters: str = "numeric") -> RobotSystem:
-    r"""The Universal Robots UR5 (6R) from ``ur_description``'s URDF (as in example-robot-data).
+# Universal Robots, "DH parameters for calculations of kinematics and dynamics" (UR5, CB
+# series 3): standard DH rows (d, a, alpha); masses and COMs in the DH link frames. UR gives
+# no inertia tensors for the UR5; these are ur_description's (ROS 2,
+# config/ur5/physical_parameters.yaml) cylinder approximations about the COM, made for the
+# same masses, with the cylinder axis mapped into the DH frames (shoulder, wrist 1, wrist 2:
+# along y; upper arm, forearm: along x; wrist 3: along z). I: Ixx Iyy Izz Ixy Iyz Ixz.
+_UR5_DH = [
+    ("0.089159", 0, _pi / 2),
+    (0, "-0.425", 0),
+    (0, "-0.39225", 0),
+    ("0.10915", 0, _pi / 2),
+    ("0.09465", 0, -_pi / 2),
+    ("0.0823", 0, 0),
+]
+_UR5_MASS = ("3.7", "8.393", "2.33", "1.219", "1.219", "0.1879")
+_UR5_COM = (
+    (0, "-0.02561", "0.00193"),
+    ("0.2125", 0, "0.11336"),
+    ("0.15", 0, "0.0265"),
+    (0, "-0.0018", "0.01634"),
+    (0, "0.0018", "0.01634"),
+    (0, 0, "-0.001159"),
+)
+_UR5_CYLINDER = (  # (i_radial, i_axial, axis) about the COM
+    ("0.014972358333333331", "0.01040625", 1),
+    ("0.13388583541666665", "0.0151074", 0),
+    ("0.031216803515624995", "0.004095", 0),
+    ("0.002013889583333333", "0.0021942", 1),
+    ("0.0018310395833333333", "0.0021942", 1),
+    ("8.062475833333332e-05", "0.0001321171875", 2),
+)
 
-    Link frames are the URDF's (joint frames; q = 0 is the URDF's zero, the arm stretched
-    horizontally), not the DH frames; the kinematics equal UR's published DH table
-    (d1 = 0.089159, a2 = −0.425, a3 = −0.39225, d4 = 0.10915, d5 = 0.09465, d6 = 0.0823)
-    up to the zero offsets of the URDF. Masses 3.7, 8.393, 2.275, 1.219, 1.219, 0.1879 kg
-    (UR's published values); inertias are ur_description's cylinder approximations. The
-    text is in :data:`UR5_URDF`; gravity −z of ``base_link``.
+
+def _ur5_dh_inertia() -> list[dict[str, Any]]:
+    out = []
+    for m, com, (radial, axial, axis) in zip(_UR5_MASS, _UR5_COM, _UR5_CYLINDER):
+        diag = [radial] * 3
+        diag[axis] = axial
+        out.append({"m": m, "com": com, "I": (*diag, 0, 0, 0)})
+    return out
+
+
+def ur5(*, parameters: str = "numeric", frames: str = "urdf") -> RobotSystem:
+    r"""The Universal Robots UR5 (6R), from ``ur_description``'s URDF or UR's DH table.
+
+    ``frames="urdf"`` (default): the URDF of ``ur_description`` as shipped by
+    example-robot-data (text in :data:`UR5_URDF`). Link frames are the URDF's joint frames;
+    masses 3.7, 8.393, 2.275, 1.219, 1.219, 0.1879 kg, COMs at the cylinder centres and
+    cylinder-approximation inertias of that URDF; gravity −z of ``base_link``.
+
+    ``frames="dh"``: Universal Robots' published standard DH table (d1 = 0.089159,
+    a2 = −0.425, a3 = −0.39225, d4 = 0.10915, d5 = 0.09465, d6 = 0.0823,
+    α = (π/2, 0, 0, π/2, −π/2, 0)) with UR's published masses (3.7, 8.393, 2.33, 1.219,
+    1.219, 0.1879 kg) and COMs in the DH link frames; UR publishes no inertia tensors for the
+    UR5, so these are ``ur_description``'s (ROS 2) cylinder approximations about the COM
+    for the same masses. Link frame i is DH frame i (on joint axis i + 1; frame 6 is the
+    tool flange); the base frame is ``base_link`` turned by π about z (UR's "base").
+
+    Both have the same joint angles (q = 0 is the arm stretched horizontally, no offsets)
+    and the same kinematics: for every link,
+    :math:`T^{urdf}_i(q) = R_z(\pi)\, T^{dh}_i(q)\, K_i` with constant :math:`K_i`
+    (``tests/test_robot.py`` checks it and that M and g agree once the URDF inertials are
+    moved into the DH frames). Their inertial parameters differ (the forearm mass, the COMs),
+    so the dynamics of the two variants differ by a few per cent.
 
     Examples
     --------
     >>> import lagdyn as ld
     >>> ld.zoo.ur5().chain.joint_names[:2]
     ('shoulder_pan_joint', 'shoulder_lift_joint')
+    >>> [str(link.mass) for link in ld.zoo.ur5(frames="dh").chain.links][:3]
+    ['37/10', '8393/1000', '233/100']
     """
-    return from_urdf(UR5_URDF, parameters=parameters)
+    if frames == "urdf":
+        return from_urdf(UR5_URDF, parameters=parameters)
+    if frames == "dh":
+        return from_dh(_UR5_DH, inertia=_ur5_dh_inertia(), parameters=parameters)
+    raise LagdynError(f"ur5: frames must be 'urdf' or 'dh', got {frames!r}")
 
 
 # Franka Emika Panda: modified DH (Franka's documentation, "Robot and interface
@@ -271,9 +333,14 @@ def panda(*, parameters: str = "numeric") -> RobotSystem:
     Rows (d, a_{i−1}, α_{i−1}): (0.333, 0, 0), (0, 0, −π/2), (0.316, 0, π/2),
     (0, 0.0825, π/2), (0.384, −0.0825, −π/2), (0, 0, π/2), (0, 0.088, π/2) — Franka's
     published kinematics; the flange (d = 0.107) carries no mass here. Link frames are the
-    modified-DH frames, which are also franka_description's URDF link frames; inertial
-    parameters of Gaz et al. (2019) as shipped by franka_description (masses 4.970684 …
-    0.735522 kg). q = 0 is Franka's zero (arm straight up). Gravity −z of the base.
+    modified-DH frames, which are also franka_description's URDF link frames. Inertial
+    parameters: the *feasible* parameters of Gaz et al. (2019), tables VIII–IX of their
+    supplementary material (masses 4.970684 … 0.735522 kg), as example-robot-data ships
+    them (link 1's COM height, −0.04762 m there and 0 in the paper's table, has no effect on
+    the dynamics: link 1 only turns about the vertical). Gaz et al.'s own gravity model is
+    built from the identified coefficients these parameters approximate; the two gravity
+    vectors agree to about 1.5 % (``tests/test_robot.py``). q = 0 is Franka's zero (arm
+    straight up). Gravity −z of the base.
 
     Examples
     --------
