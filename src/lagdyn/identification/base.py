@@ -28,7 +28,7 @@ import numpy as np
 import sympy as sp
 from sympy.polys.matrices import DomainMatrix
 
-from ..errors import LagdynError
+from ..errors import LagdynError, ShapeError
 from .regressor import _build, _matrix_dynamic, _resolve, regressor_function
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .regressor import RegressorFunction
 
 __all__ = [
+    "BaseColumns",
     "BaseParameters",
     "NumericBaseParameters",
     "base_parameters",
@@ -331,6 +332,10 @@ class NumericBaseParameters:
         ``Y[:, dependent] ≈ Y[:, independent] K``.
     diagonal : ndarray, shape (p,)
         |R_kk| of the pivoted QR, relative to the first: the gap that decided the rank.
+    system : LagrangianSystem
+        The system (None when built by hand).
+    regressor : RegressorFunction
+        The numeric regressor of ``params`` the rank was computed from.
 
     Examples
     --------
@@ -347,6 +352,71 @@ class NumericBaseParameters:
     dependent: tuple[int, ...]
     K: np.ndarray
     diagonal: np.ndarray
+    system: Any = field(default=None, repr=False, compare=False)
+    regressor: Any = field(default=None, repr=False, compare=False)
+
+    def base_values(self, standard: Any) -> np.ndarray:
+        """π_b = π₁ + K π₂ from values of the standard parameters.
+
+        Parameters
+        ----------
+        standard : mapping of parameter (or name) to float, or array_like (p,)
+            Values of :attr:`params`; a mapping may hold symbols of the parameters (as a
+            system's ``defaults`` does): each parameter is evaluated in it.
+
+        Returns
+        -------
+        ndarray, shape (rank,)
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> cp = ld.zoo.cart_pole()
+        >>> mc, mp, l, Ip = ld.parameters("mc mp l Ip")
+        >>> nb = ld.identification.numeric_base_parameters(cp, [mc, mp, l * mp], cp.defaults)
+        >>> nb.base_values(cp.defaults).round(12).tolist()
+        [1.0, 0.1, 0.05]
+        """
+        if isinstance(standard, Mapping):
+            vals = {(sp.Symbol(k) if isinstance(k, str) else k): v for k, v in standard.items()}
+            by_name = {getattr(k, "name", str(k)): v for k, v in vals.items()}
+            pi = np.array(
+                [
+                    float(p.xreplace({s: by_name[s.name] for s in p.free_symbols}))
+                    if all(s.name in by_name for s in p.free_symbols)
+                    else np.nan
+                    for p in self.params
+                ]
+            )
+            if np.any(np.isnan(pi)):
+                missing = [str(p) for p, v in zip(self.params, pi) if np.isnan(v)]
+                raise LagdynError(f"no values for the standard parameters {', '.join(missing)}")
+        else:
+            pi = np.asarray(standard, dtype=float)
+            if pi.shape != (len(self.params),):
+                raise ShapeError(f"standard must have shape ({len(self.params)},), got {pi.shape}")
+        dep = list(self.dependent)
+        return np.asarray(pi[list(self.independent)] + (self.K @ pi[dep] if dep else 0.0))
+
+    def function(self) -> BaseColumns:
+        """The numeric base regressor Y_b = Y[:, independent] (from :attr:`regressor`).
+
+        Raises
+        ------
+        LagdynError
+            No regressor function attached.
+
+        Examples
+        --------
+        >>> import numpy as np, lagdyn as ld
+        >>> dp = ld.zoo.double_pendulum()
+        >>> nb = ld.identification.numeric_base_parameters(dp, ["m1", "m2"], dp.defaults)
+        >>> nb.function()(np.zeros(2), np.zeros(2), np.ones(2)).shape
+        (2, 2)
+        """
+        if self.regressor is None:
+            raise LagdynError("these numeric base parameters carry no regressor function")
+        return BaseColumns(self.regressor, self.independent, self.base())
 
     def base(self, digits: int = 12) -> tuple[sp.Expr, ...]:
         """π_b = π₁ + K π₂ with K rounded to ``digits`` significant digits (for display).
@@ -370,6 +440,47 @@ class NumericBaseParameters:
                     e += sp.Float(k, digits) * self.params[j]
             out.append(e)
         return tuple(out)
+
+
+class BaseColumns:
+    """The base regressor Y_b = Y[..., independent] of numeric base parameters.
+
+    Attributes
+    ----------
+    params : tuple of sympy.Expr
+        The base parameters (numeric K, rounded to 12 digits).
+    n : int
+
+    Examples
+    --------
+    >>> import numpy as np, lagdyn as ld
+    >>> dp = ld.zoo.double_pendulum()
+    >>> Yb = ld.identification.numeric_base_parameters(dp, ["m1", "m2"], dp.defaults).function()
+    >>> Yb.params, Yb(np.zeros((4, 2)), np.zeros((4, 2)), np.ones((4, 2))).shape
+    ((m1, m2), (4, 2, 2))
+    """
+
+    def __init__(self, full: Any, columns: tuple[int, ...], params: tuple[sp.Expr, ...]) -> None:
+        self.full = full
+        self.columns = list(columns)
+        self.params = params
+        self.n = full.n
+
+    def __call__(self, q: Any, qd: Any, qdd: Any, t: Any = 0.0) -> np.ndarray:
+        """Y_b at states of shape ``(..., n)``: an array ``(..., n, rank)``.
+
+        Examples
+        --------
+        >>> import numpy as np, lagdyn as ld
+        >>> dp = ld.zoo.double_pendulum()
+        >>> nb = ld.identification.numeric_base_parameters(dp, ["m1", "m2"], dp.defaults)
+        >>> nb.function()(np.zeros(2), np.zeros(2), np.zeros(2)).shape
+        (2, 2)
+        """
+        return np.asarray(self.full(q, qd, qdd, t)[..., self.columns])
+
+    def __repr__(self) -> str:
+        return f"BaseColumns(n={self.n}, rank={len(self.columns)})"
 
 
 def pivoted_qr(A: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -492,4 +603,4 @@ def numeric_base_parameters(
         K = np.zeros((0, p))
     full = np.zeros(p)
     full[: d.size] = d / ref
-    return NumericBaseParameters(pr, rank, indep, dep, K, full)
+    return NumericBaseParameters(pr, rank, indep, dep, K, full, system, Yf)
