@@ -100,6 +100,102 @@ def _canonical_terms(
     return {k: v for k, v in out.items() if sp.expand(v) != 0}
 
 
+class _Canonical:
+    """The canonical form of regressor entries through :mod:`lagdyn._trigpoly` (symengine).
+
+    Every entry becomes a trigonometric polynomial ``{frequency: (A, B)}`` (one
+    ``symengine.expand``); each coefficient A, B is split into monomials of the state
+    (q̇, q̈, prismatic q, functions of the state) times coefficients in the known
+    parameters. Two entries are equal exactly when their tables are. ``table`` returns
+    None for entries outside the trig-polynomial class (the sympy form then decides).
+    """
+
+    def __init__(self, entries: list[sp.Expr], qs: tuple[sp.Symbol, ...]) -> None:
+        from .._trigpoly import _encoder_for
+
+        self.qs = qs
+        self._memo: dict[sp.Expr, Any] = {}
+        self.encoder = _encoder_for(entries, qs)
+        # symbolic phases (cos(alpha) with a parameter alpha) would split the frequency
+        # keys by parameter values: leave those to the sympy form
+        if self.encoder is not None and len(self.encoder.angles) != len(qs):
+            self.encoder = None
+
+    def table(self, expr: sp.Expr) -> dict[Any, sp.Expr] | None:
+        """{(frequency, cos|sin, state monomial): coefficient}, or None."""
+        import symengine as se
+
+        from .._trigpoly import _NotRepresentableError
+
+        enc = self.encoder
+        if enc is None:
+            return None
+        try:
+            poly = enc.decode(self._laurent(expr))
+        except (_NotRepresentableError, RuntimeError):
+            return None
+        out: dict[Any, list[Any]] = {}
+        for freq, pair in poly.items():
+            for label, part in zip("cs", pair):
+                if part == 0:
+                    continue
+                part = se.expand(part)
+                for term in part.args if part.is_Add else (part,):
+                    state: list[str] = []
+                    coeff: list[Any] = []
+                    for f in term.args if term.is_Mul else (term,):
+                        if self._is_state(f):
+                            state.append(str(f))
+                        else:
+                            coeff.append(f)
+                    key = (freq, label, tuple(sorted(state)))
+                    out.setdefault(key, []).append(se.Mul(*coeff))
+        result: dict[Any, sp.Expr] = {}
+        for key, cs in out.items():
+            c = se.expand(se.Add(*cs))
+            if c != 0:
+                result[key] = enc.to_sympy(c)
+        return result
+
+    def _is_state(self, factor: Any) -> bool:
+        enc = self.encoder
+        assert enc is not None
+        for sym in factor.free_symbols:
+            obj = enc.back.get(str(sym))
+            if obj is not None and _state_symbols_in(sp.sympify(obj)):
+                return True
+        return False
+
+    def combination_is_zero(self, first: sp.Expr, terms: list[tuple[sp.Expr, sp.Expr]]) -> bool:
+        """Exactly whether ``first − Σ c·e`` vanishes for ``(e, c)`` in ``terms``.
+
+        In the trig form the encoded entries are reused (one expansion of the sum); the
+        sympy canonical form decides otherwise.
+        """
+        import symengine as se
+
+        from .._trigpoly import _NotRepresentableError
+
+        enc = self.encoder
+        if enc is not None:
+            try:
+                total = self._laurent(first)
+                for e, c in terms:
+                    total = total - self._laurent(e) * enc.encode(c)
+                return bool(se.expand(total) == 0)
+            except (_NotRepresentableError, RuntimeError):
+                pass
+        diff = first - sum((c * e for e, c in terms), sp.Integer(0))
+        return not _canonical_terms(diff, self.qs)
+
+    def _laurent(self, expr: sp.Expr) -> Any:
+        assert self.encoder is not None
+        found = self._memo.get(expr)
+        if found is None:
+            found = self._memo[expr] = self.encoder.encode(expr)
+        return found
+
+
 def _state_symbols_in(e: sp.Expr) -> set[sp.Symbol]:
     """Plain state symbols (q, q̇, q̈ of lagdyn's internal names) in ``e``."""
     return {s for s in e.free_symbols if isinstance(s, sp.Symbol) and s.name.startswith("_ld")}
@@ -230,22 +326,33 @@ def base_parameters(system: LagrangianSystem, params: Any) -> BaseParameters:
     Yp = built.Y
     n, p = Yp.shape
     qs, _ = system.plain_symbols
+    canon = _Canonical(list(Yp), qs)
+    tables: list[list[dict[Any, sp.Expr] | None]] = [
+        [canon.table(Yp[i, j]) for j in range(p)] for i in range(n)
+    ]
     try:
+        if any(t is None for row in tables for t in row):  # one form for every entry
+            canon.encoder = None
+            tables = [[_canonical_terms(Yp[i, j], qs) for j in range(p)] for i in range(n)]
         cols: list[dict[tuple[int, Any], sp.Expr]] = [{} for _ in range(p)]
         for i in range(n):
             for j in range(p):
-                for key, c in _canonical_terms(Yp[i, j], qs).items():
+                for key, c in (tables[i][j] or {}).items():
                     cols[j][(i, key)] = c
     except (sp.PolynomialError, sp.GeneratorsNeeded) as exc:
         raise LagdynError(
             f"the regressor is outside the canonical form ({exc}); "
             "use ld.identification.numeric_base_parameters"
         ) from exc
-    rowkeys = sorted({k for c in cols for k in c}, key=lambda k: (k[0], sp.default_sort_key(k[1])))
-    Phi = sp.Matrix(len(rowkeys), p, lambda r, j: cols[j].get(rowkeys[r], sp.Integer(0)))
-    if Phi.rows == 0:
+    rowkeys = sorted({k for c in cols for k in c}, key=lambda k: (k[0], str(k[1])))
+    if not rowkeys:
         raise LagdynError("the regressor is zero: no parameter affects the equations")
-    dM = DomainMatrix.from_Matrix(Phi).to_field()
+    index = {k: r for r, k in enumerate(rowkeys)}
+    sparse: dict[int, dict[int, sp.Expr]] = {}
+    for j, c in enumerate(cols):
+        for k, v in c.items():
+            sparse.setdefault(index[k], {})[j] = v
+    dM = DomainMatrix.from_dict_sympy(len(rowkeys), p, sparse).to_field()
     R_dm, pivots = dM.rref()
     R = R_dm.to_Matrix()
     r = len(pivots)
@@ -263,8 +370,8 @@ def base_parameters(system: LagrangianSystem, params: Any) -> BaseParameters:
     # exact check in canonical form: Y[:, dep] - Y_b K == 0
     for i in range(n):
         for b in range(len(dep)):
-            diff = Yp[i, dep[b]] - sum((Yb_plain[i, a] * K[a, b] for a in range(r)), sp.Integer(0))
-            if _canonical_terms(diff, qs):
+            terms = [(Yp[i, indep[a]], K[a, b]) for a in range(r) if K[a, b] != 0]
+            if not canon.combination_is_zero(Yp[i, dep[b]], terms):
                 raise LagdynError(  # pragma: no cover - would be a bug in the reduction
                     f"internal error: column {pr[dep[b]]} is not reproduced by the base regressor"
                 )
@@ -290,7 +397,8 @@ def base_parameters_text(system: LagrangianSystem, params: Any = None) -> str:
     system : LagrangianSystem
     params : sequence, optional
         Standard parameters; default :func:`~lagdyn.identification.linear_parameters` of every
-        parameter except the gravity ``g``.
+        parameter except the gravity ``g`` (for robot chains, the inertial, armature and
+        friction symbols of :func:`lagdyn.robot.regressor.standard_parameters_of`).
 
     Returns
     -------
@@ -308,6 +416,10 @@ def base_parameters_text(system: LagrangianSystem, params: Any = None) -> str:
     """
     from .regressor import linear_parameters
 
+    if params is None and getattr(system, "chain", None) is not None:
+        from ..robot.regressor import standard_parameters_of
+
+        params = standard_parameters_of(system)
     if params is None:
         syms = [s for s in system.parameters if s.name != "g"]
         if not syms:

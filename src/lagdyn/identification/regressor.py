@@ -201,9 +201,10 @@ def linear_parameters(system: LagrangianSystem, symbols: Any) -> tuple[sp.Expr, 
         )
     rows, _ = _lhs_plain(system)
     idsyms = frozenset(syms)
-    tables = _equation_tables(system, rows, idsyms, syms)
+    tables = _equation_tables(system, rows, idsyms, syms, coefficients=False)
     monos = set().union(*tables)
     if sp.Integer(1) in monos:
+        tables = _equation_tables(system, rows, idsyms, syms)
         _raise_missing(system, syms, tables, {sp.Integer(1)})
     return tuple(_sort_monomials(monos))
 
@@ -213,27 +214,107 @@ def _equation_tables(
     rows: Sequence[sp.Expr],
     idsyms: frozenset[sp.Symbol],
     params: Sequence[sp.Expr],
+    coefficients: bool = True,
 ) -> list[dict[sp.Expr, sp.Expr]]:
     """{monomial: coefficient} per equation (monomial 1 for terms without parameters).
 
+    The rows are expanded by symengine and each term split into a monomial of ``idsyms``
+    times a coefficient; sympy's ``expand`` is the fallback for rows symengine cannot hold.
+    With ``coefficients=False`` only the monomials are exact (coefficients are 1).
     Raises for a parameter inside a function or a denominator.
     """
     tables: list[dict[sp.Expr, sp.Expr]] = []
-    names = ", ".join(map(str, params))
     for i, e in enumerate(rows):
-        table: dict[sp.Expr, sp.Expr] = {}
-        for term in sp.Add.make_args(sp.expand(e)):
-            if term == 0:
-                continue
-            mono, coeff, reason = _split_term(term, idsyms)
-            if mono is None:
-                raise LagdynError(
-                    f"the equations are not linear in the parameters {names}: in equation "
-                    f"{i + 1}, the term {_dynamic(system, term)}: {reason}"
-                )
-            table[mono] = table.get(mono, sp.Integer(0)) + coeff
+        table = _split_symengine(system, e, idsyms, params, i, coefficients)
+        if table is None:
+            table = _split_sympy(system, e, idsyms, params, i)
         tables.append({k: v for k, v in table.items() if v != 0})
     return tables
+
+
+def _not_linear(
+    system: LagrangianSystem, params: Sequence[sp.Expr], i: int, term: sp.Expr, reason: str
+) -> LagdynError:
+    names = ", ".join(map(str, params))
+    return LagdynError(
+        f"the equations are not linear in the parameters {names}: in equation "
+        f"{i + 1}, the term {_dynamic(system, term)}: {reason}"
+    )
+
+
+def _split_sympy(
+    system: LagrangianSystem,
+    e: sp.Expr,
+    idsyms: frozenset[sp.Symbol],
+    params: Sequence[sp.Expr],
+    i: int,
+) -> dict[sp.Expr, sp.Expr]:
+    table: dict[sp.Expr, sp.Expr] = {}
+    for term in sp.Add.make_args(sp.expand(e)):
+        if term == 0:
+            continue
+        mono, coeff, reason = _split_term(term, idsyms)
+        if mono is None:
+            raise _not_linear(system, params, i, term, str(reason))
+        table[mono] = table.get(mono, sp.Integer(0)) + coeff
+    return table
+
+
+def _split_symengine(
+    system: LagrangianSystem,
+    e: sp.Expr,
+    idsyms: frozenset[sp.Symbol],
+    params: Sequence[sp.Expr],
+    i: int,
+    coefficients: bool = True,
+) -> dict[sp.Expr, sp.Expr] | None:
+    """:func:`_split_sympy` through ``symengine.expand`` (None if symengine cannot hold ``e``)."""
+    import symengine as se
+
+    from .._convert import SymbolTable, to_symengine
+
+    ex = to_symengine(e)
+    if ex is None:
+        return None
+    table_syms = SymbolTable.from_symbols(e.free_symbols)
+    ids = {se.Symbol(s.name): s for s in idsyms}
+    ids_set = frozenset(ids)
+    parts: dict[tuple[tuple[str, int], ...], list[Any]] = {}
+    expanded = se.expand(ex)
+    terms = expanded.args if expanded.is_Add else (expanded,)
+    for term in terms:
+        if term == 0:
+            continue
+        factors = term.args if term.is_Mul else (term,)
+        mono: list[tuple[str, int]] = []
+        coeff: list[Any] = []
+        for f in factors:
+            if ids_set.isdisjoint(f.free_symbols):
+                coeff.append(f)
+                continue
+            if f in ids_set:
+                mono.append((str(f), 1))
+                continue
+            if f.is_Pow:
+                base, exp = f.args
+                if base in ids_set and exp.is_Integer and int(exp) > 0:
+                    mono.append((str(base), int(exp)))
+                    continue
+            fs = table_syms.to_sympy(f)
+            raise _not_linear(
+                system,
+                params,
+                i,
+                table_syms.to_sympy(term),
+                f"{fs} is not a positive integer power of a parameter",
+            )
+        parts.setdefault(tuple(sorted(mono)), []).append(se.Mul(*coeff))
+    by_name = {s.name: s for s in idsyms}
+    out: dict[sp.Expr, sp.Expr] = {}
+    for key, cs in parts.items():
+        m = sp.Mul(*(by_name[name] ** k for name, k in key))
+        out[m] = table_syms.to_sympy(se.Add(*cs)) if coefficients else sp.Integer(1)
+    return out
 
 
 def _dynamic(system: LagrangianSystem, expr: sp.Expr) -> sp.Expr:
