@@ -7,8 +7,9 @@ Usage::
     python benchmarks/bench_identification.py --arm-only # planar_arm(5) steps only
 
 ``planar_arm(5)``: every parameter but g unknown (55 standard parameters, products of the
-physical symbols), best of three runs of each step on a fresh system (the system's own
-derivation of M and h is timed separately). Robot arms (symbolic barycentric parameters,
+physical symbols); each step runs in a fresh process (cold sympy caches), best of three,
+after the system's own derivation of M and h (timed separately); every step includes
+``linear_parameters``. Robot arms (symbolic barycentric parameters,
 ten per link): the recursive regressor program's build time and operations after CSE (sympy
 ``count_ops`` of the joint CSE of body and outputs, rationals counted as numbers, as
 ``Program.count_ops`` and ``benchmarks/bench_robot.py`` count), and the generation time
@@ -34,45 +35,50 @@ def _best(fn, repeat=3):
     return best, out
 
 
-def arm_steps(n=5):
-    """Seconds per step of the regressor workflow on planar_arm(n)."""
+STEPS = ("derive M, h", "linear_parameters", "regressor", "base_parameters", "regressor_function")
 
-    def derive():
-        arm = ld.zoo.planar_arm(n)
-        arm.M, arm.h  # noqa: B018
-        return arm
 
-    t_derive, _ = _best(derive)
-    rows = {"derive M, h": t_derive}
-    steps = {
-        "linear_parameters": lambda a, s: idf.linear_parameters(a, s),
-        "regressor": lambda a, s: ld.regressor(a, idf.linear_parameters(a, s)),
-        "base_parameters": lambda a, s: idf.base_parameters(a, idf.linear_parameters(a, s)),
-    }
-    for name, step in steps.items():
-
-        def run(step=step):
-            arm = derive()
-            syms = [s for s in arm.parameters if s.name != "g"]
-            start = time.perf_counter()
-            out = step(arm, syms)
-            return time.perf_counter() - start, out
-
-        times = [run() for _ in range(3)]
-        rows[name] = min(t for t, _ in times)
-    arm = derive()
+def _one_step(step, n=5):
+    """Seconds of one step on a fresh planar_arm(n), in this (fresh) process."""
+    start = time.perf_counter()
+    arm = ld.zoo.planar_arm(n)
+    arm.M, arm.h  # noqa: B018
+    t_derive = time.perf_counter() - start
+    if step == "derive M, h":
+        return t_derive
     syms = [s for s in arm.parameters if s.name != "g"]
+    start = time.perf_counter()
     params = idf.linear_parameters(arm, syms)
-    bp = idf.base_parameters(arm, params)
-    with tempfile.TemporaryDirectory() as tmp:
-        start = time.perf_counter()
-        idf.regressor_function(arm, params, arm.defaults, cache=False, cache_dir=tmp)
-        rows["regressor_function (numpy, no cache)"] = time.perf_counter() - start
-    print(f"planar_arm({n}): {len(params)} standard parameters, {bp.rank} base parameters")
+    if step == "regressor":
+        ld.regressor(arm, params)
+    elif step == "base_parameters":
+        idf.base_parameters(arm, params)
+    elif step == "regressor_function":
+        with tempfile.TemporaryDirectory() as tmp:
+            idf.regressor_function(arm, params, arm.defaults, cache=False, cache_dir=tmp)
+    return time.perf_counter() - start
+
+
+def arm_steps(n=5):
+    """Seconds per step on planar_arm(n): each step in a fresh process (sympy's caches are
+    cold, as for a user), best of three; every step includes linear_parameters."""
+    import subprocess
+
+    rows = {}
+    for step in STEPS:
+        times = []
+        for _ in range(3):
+            out = subprocess.run(
+                [sys.executable, __file__, "--step", step],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            times.append(float(out.stdout.split()[-1]))
+        rows[step] = min(times)
+    print(f"planar_arm({n}): 55 standard parameters (every parameter but g unknown)")
     for name, t in rows.items():
         print(f"  {name:40} {t:6.2f} s")
-    total = sum(t for k, t in rows.items() if k != "derive M, h")
-    print(f"  {'total (without derive)':40} {total:6.2f} s")
 
 
 def robots(names=("planar_3r", "spatial_3r", "ur5", "puma560", "panda")):
@@ -101,6 +107,9 @@ def robots(names=("planar_3r", "spatial_3r", "ur5", "puma560", "panda")):
 
 
 if __name__ == "__main__":
+    if "--step" in sys.argv:
+        print(_one_step(sys.argv[sys.argv.index("--step") + 1]))
+        sys.exit(0)
     print(f"load average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     arm_steps()
     if "--arm-only" not in sys.argv:
