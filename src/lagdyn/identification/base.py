@@ -485,9 +485,12 @@ class NumericBaseParameters:
         >>> import lagdyn as ld
         >>> cp = ld.zoo.cart_pole()
         >>> mc, mp, l, Ip = ld.parameters("mc mp l Ip")
-        >>> nb = ld.identification.numeric_base_parameters(cp, [mc, mp, l * mp], cp.defaults)
-        >>> nb.base_values(cp.defaults).round(12).tolist()
-        [1.0, 0.1, 0.05]
+        >>> params = [mc, mp, l * mp, l**2 * mp, Ip]
+        >>> nb = ld.identification.numeric_base_parameters(cp, params, cp.defaults)
+        >>> nb.base()
+        (l*mp, 1.0*mc + mp, 1.0*Ip + l**2*mp)
+        >>> nb.base_values(cp.defaults).round(12).tolist()   # l mp, mc + mp, Ip + l² mp
+        [0.05, 1.1, 0.033333333333]
         """
         if isinstance(standard, Mapping):
             vals = {(sp.Symbol(k) if isinstance(k, str) else k): v for k, v in standard.items()}
@@ -569,7 +572,7 @@ class BaseColumns:
     >>> dp = ld.zoo.double_pendulum()
     >>> Yb = ld.identification.numeric_base_parameters(dp, ["m1", "m2"], dp.defaults).function()
     >>> Yb.params, Yb(np.zeros((4, 2)), np.zeros((4, 2)), np.ones((4, 2))).shape
-    ((m1, m2), (4, 2, 2))
+    ((m2, m1), (4, 2, 2))
     """
 
     def __init__(self, full: Any, columns: tuple[int, ...], params: tuple[sp.Expr, ...]) -> None:

@@ -208,7 +208,7 @@ def regressor_program(
     >>> import numpy as np, lagdyn as ld
     >>> from lagdyn.robot.regressor import regressor_program, standard_parameters_of
     >>> arm = ld.zoo.get("planar_3r", parameters="symbolic")
-    >>> Y = regressor_program(arm).lambdify({"g": 9.81})
+    >>> Y = regressor_program(arm).lambdify(arm.defaults)   # g = 9.81 (the rest unused)
     >>> Y(q=np.zeros(3), qd=np.zeros(3), qdd=np.zeros(3)).shape
     (3, 30)
     """
