@@ -113,9 +113,18 @@ def test_non_standard_parameters_refuse_the_recursive_route():
 def test_numeric_rank_equals_exact_rank_on_3r_arms(name, rank):
     arm = ld.zoo.get(name, parameters="symbolic")
     params = standard_parameters_of(arm)
-    bp = idf.base_parameters(arm, params)
+    bp = idf.base_parameters(arm, params)  # the inlined recursive regressor
+    closed = idf.base_parameters(arm, params, route="closed")  # the closed form, independent
     nb = idf.numeric_base_parameters(arm, params, arm.defaults)
-    assert bp.rank == nb.rank == rank
+    assert bp.rank == closed.rank == nb.rank == rank
+    assert bp.independent == closed.independent and bp.K == closed.K
+    # Y_b of the exact reduction on the recursive numerics reproduces RNEA
+    Yb = bp.function(arm.defaults)
+    assert isinstance(Yb, idf.BaseColumns)
+    pib = np.array([float(b.subs(arm.defaults)) for b in bp.base])
+    q, qd, qdd = np.random.default_rng(2).normal(size=(3, 8, 3))
+    ref = ld.zoo.get(name).recursive_model().inverse_dynamics(q, qd, qdd)
+    np.testing.assert_allclose(Yb(q, qd, qdd) @ pib, ref, rtol=1e-12, atol=1e-12)
 
 
 def test_ur5_has_36_base_parameters():

@@ -274,8 +274,11 @@ class BaseParameters:
 
     def function(
         self, values: Mapping[Any, float] | None = None, **options: Any
-    ) -> RegressorFunction:
+    ) -> RegressorFunction | BaseColumns:
         """Generated numerics for the base regressor Y_b (see :func:`regressor_function`).
+
+        For a robot chain's standard parameters, the columns ``independent`` of the
+        recursive regressor (:class:`BaseColumns`), which is much smaller than Y_b inlined.
 
         Examples
         --------
@@ -286,10 +289,17 @@ class BaseParameters:
         array([[0., 0.],
                [0., 0.]])
         """
+        from .regressor import _use_recursive
+
+        if _use_recursive(self.system, self.params, options.pop("route", None)):
+            full = regressor_function(self.system, self.params, values, **options)
+            return BaseColumns(full, self.independent, self.base)
         return regressor_function(self.system, self.base, values, Y=self.Y_b, **options)
 
 
-def base_parameters(system: LagrangianSystem, params: Any) -> BaseParameters:
+def base_parameters(
+    system: LagrangianSystem, params: Any, *, route: str | None = None
+) -> BaseParameters:
     r"""The base parameters of ``params``, exactly: rank, grouping, τ = Y_b π_b.
 
     Parameters
@@ -299,6 +309,9 @@ def base_parameters(system: LagrangianSystem, params: Any) -> BaseParameters:
         Standard parameters, as for :func:`~lagdyn.identification.regressor` (e.g. from
         :func:`~lagdyn.identification.linear_parameters`). Earlier parameters are preferred as
         the independent ones.
+    route : {None, "recursive", "closed"}
+        How the regressor of a robot chain is obtained (see
+        :func:`~lagdyn.identification.regressor`).
 
     Returns
     -------
@@ -322,7 +335,7 @@ def base_parameters(system: LagrangianSystem, params: Any) -> BaseParameters:
     >>> bp.base
     (I1 + l1**2*m2 + lc1**2*m1, I2 + lc2**2*m2, l1*m2 + lc1*m1, lc2*m2, l1*lc2*m2)
     """
-    built = _build(system, params)
+    built = _build(system, params, route)
     Yp = built.Y
     n, p = Yp.shape
     qs, _ = system.plain_symbols
