@@ -3,10 +3,11 @@
 The arm is built with ten symbolic barycentric parameters per link (60 standard
 parameters, true values from ur_description's URDF in ``arm.defaults``); its regressor is
 the recursive program of ``lagdyn.robot.regressor`` (generated code, no closed form). QR
-with column pivoting at random states finds the 36 base parameters; a Fourier trajectory is
-optimised for the condition number of the base regressor (4 harmonics, ±1.5 rad); torques of the true arm (its
-numeric recursive inverse dynamics, independent of the regressor) with and without 1 %
-noise are fitted by least squares; the identified model predicts held-out torques.
+with column pivoting at random states finds the 36 base parameters; a Fourier trajectory
+(4 harmonics, ±1.5 rad) is optimised for the condition number of the base regressor;
+torques of the true arm (its numeric recursive inverse dynamics, independent of the
+regressor) with and without 1 % noise are fitted by least squares; the identified model
+predicts held-out torques.
 """
 
 import time
