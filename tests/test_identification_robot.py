@@ -195,7 +195,7 @@ def test_numeric_base_values_need_every_standard_parameter():
 
 @pytest.mark.slow
 def test_ur5_exact_base_parameters_match_the_numeric_rank():
-    # about 40 s on a loaded 2-core machine: the exact reduction of the inlined regressor
+    # 10–40 s on the shared 2-core machine: the exact reduction of the inlined regressor
     arm, params, Yf, pi, rnea = _arm("ur5")
     bp = idf.base_parameters(arm, params)
     assert bp.rank == 36
