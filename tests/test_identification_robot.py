@@ -93,6 +93,27 @@ def test_armature_and_friction_columns():
     assert Y[1, k] == sp.sign(arm.qd[1]) and Y[0, k] == 0
 
 
+def test_a_symbol_in_several_entries_sums_their_columns():
+    base = ld.zoo.get("spatial_3r", parameters="symbolic")
+    links = list(base.chain.links)
+    XX3, M2 = sp.Symbol("XX3", positive=True), sp.Symbol("M2", positive=True)
+    I3 = links[2].inertia
+    links[2] = replace(links[2], inertia=I3.subs(sp.Symbol("YY3", positive=True), XX3))  # XX = YY
+    links[2] = replace(links[2], mass=M2)  # links 2 and 3 share their mass
+    defaults = {k: v for k, v in base.defaults.items() if k.name not in ("YY3", "M3")}
+    defaults[XX3] = defaults[M2] = 0.7
+    arm = ld.robot.system.build(replace(base.chain, links=tuple(links), defaults=defaults))
+    params = standard_parameters_of(arm)
+    assert len(params) == 28
+    Yf = idf.regressor_function(arm, params, defaults)
+    pi = np.array([defaults[p] for p in params])
+    num = arm.lambdify(defaults, route="recursive")
+    q, qd, qdd = np.random.default_rng(4).normal(size=(3, 6, 3))
+    np.testing.assert_allclose(
+        Yf(q, qd, qdd) @ pi, num.inverse_dynamics(q, qd, qdd), rtol=1e-12, atol=1e-12
+    )
+
+
 def test_non_standard_parameters_refuse_the_recursive_route():
     arm = ld.zoo.get("planar_3r", parameters="symbolic")
     params = standard_parameters_of(arm)

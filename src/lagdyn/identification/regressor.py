@@ -703,7 +703,7 @@ def _recursive_function(
     from ..codegen.cache import DiskCache, cache_key
     from ..codegen.ir import code_symbols
     from ..numeric.expressions import ExpressionModel
-    from ..robot.regressor import regressor_program
+    from ..robot.regressor import REGRESSOR_VERSION, regressor_program
     from ..robot.route import _chain_parts, _clean
 
     n, p = system.n, len(pr)
@@ -716,7 +716,7 @@ def _recursive_function(
     cache_dir = opts.pop("cache_dir", None)
     parts: dict[str, list[Any]] = dict(_chain_parts(system))
     parts["params"] = list(pr)
-    key = cache_key(system, "robot-regressor-1", parts, binding.key(), be.name)
+    key = cache_key(system, f"robot-regressor-{REGRESSOR_VERSION}", parts, binding.key(), be.name)
     code = {
         "q": code_symbols("q", n),
         "qd": code_symbols("qd", n),

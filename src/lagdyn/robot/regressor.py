@@ -49,6 +49,8 @@ from .chain import Chain
 
 __all__ = ["is_standard", "regressor_program", "standard_parameters_of"]
 
+#: Bumped whenever the regressor program changes shape (part of the generated code's cache key).
+REGRESSOR_VERSION = "2"
 _FIELDS = ("XX", "XY", "XZ", "YY", "YZ", "ZZ", "MX", "MY", "MZ", "M")
 
 
@@ -286,13 +288,13 @@ def regressor_program(
         for j in chain.ancestors(i):
             sw, sv = carried[(i, j)]
             for k, e in enumerate(ents):
-                if e in col:
+                if e in col:  # a symbol in several entries: its column is the sum
                     cn, cf = A[k]
-                    Y[j][col[e]] = b.let(programs._dot(sw, cn) + programs._dot(sv, cf))
+                    Y[j][col[e]] += b.let(programs._dot(sw, cn) + programs._dot(sv, cf))
     for i, joint in enumerate(_joint_entries(system)):
         rates = (qdd[i], qd[i], sp.sign(qd[i]))
         for e, r in zip(joint, rates):
             if e in col:
-                Y[i][col[e]] = r
-    flat = [x for row in Y for x in row]
+                Y[i][col[e]] += r
+    flat = [b.let(x) for row in Y for x in row]
     return programs._finish("Y", b, flat, (n, len(pr)), start)
