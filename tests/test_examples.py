@@ -25,6 +25,8 @@ GALLERY_OUTPUTS = {
     "gallery_chaos.py": ["chaos.png"],
     "gallery_phase.py": ["phase.png", "timeseries.png"],
     "gallery_n_link.py": ["n_link.png", "n_link.gif"],
+    "lqr_cart_pole.py": ["lqr_cart_pole.png"],
+    "lqr_acrobot.py": ["lqr_acrobot.png"],
 }
 
 
@@ -40,7 +42,7 @@ def test_examples_exist():
 
 @pytest.mark.parametrize("script", [_param(p) for p in SCRIPTS])
 def test_example_runs(script: Path, tmp_path: Path):
-    if script.name.startswith("gallery_"):
+    if script.name in GALLERY_OUTPUTS:
         pytest.importorskip("matplotlib")
         pytest.importorskip("PIL")
     env = {**os.environ, "MPLBACKEND": "Agg"}

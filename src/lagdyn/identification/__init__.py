@@ -23,6 +23,7 @@ Examples
 from __future__ import annotations
 
 from .base import (
+    BaseColumns,
     BaseParameters,
     NumericBaseParameters,
     base_parameters,
@@ -41,6 +42,7 @@ __all__ = [  # noqa: RUF022 - grouped by concept
     "regressor",
     "regressor_function",
     # base parameters
+    "BaseColumns",
     "BaseParameters",
     "NumericBaseParameters",
     "base_parameters",

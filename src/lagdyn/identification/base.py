@@ -28,7 +28,8 @@ import numpy as np
 import sympy as sp
 from sympy.polys.matrices import DomainMatrix
 
-from ..errors import LagdynError
+from ..errors import LagdynError, ShapeError
+from ._canonical import _Canonical, _canonical_terms
 from .regressor import _build, _matrix_dynamic, _resolve, regressor_function
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -38,72 +39,13 @@ if TYPE_CHECKING:  # pragma: no cover
     from .regressor import RegressorFunction
 
 __all__ = [
+    "BaseColumns",
     "BaseParameters",
     "NumericBaseParameters",
     "base_parameters",
     "base_parameters_text",
     "numeric_base_parameters",
 ]
-
-
-# ---------------------------------------------------------------------------- canonical form
-def _canonical_terms(
-    expr: sp.Expr, qs: tuple[sp.Symbol, ...]
-) -> dict[tuple[tuple[sp.Expr, int], ...], sp.Expr]:
-    """``expr`` as {state monomial: coefficient}, unique modulo sin² + cos² = 1.
-
-    Trig functions of (integer combinations of) coordinates are expanded into
-    sin q_i, cos q_i; these become variables S_i, C_i and every C_i² is replaced by
-    1 − S_i². Other state-dependent functions are opaque variables.
-    """
-    e = sp.expand_trig(sp.expand(expr))
-    S = [sp.Symbol(f"_ldsin{i}", real=True) for i in range(len(qs))]
-    C = [sp.Symbol(f"_ldcos{i}", real=True) for i in range(len(qs))]
-    rep: dict[sp.Expr, sp.Expr] = {}
-    for i, q in enumerate(qs):
-        rep[sp.sin(q)] = S[i]
-        rep[sp.cos(q)] = C[i]
-    e = sp.expand(e.xreplace(rep))
-    # other functions of the state (sign(q̇), sqrt(q), ...) become opaque variables, named
-    # after their own srepr so that equal functions get equal names in every call
-    opaque = {
-        a: sp.Symbol("_ldop:" + sp.srepr(a), real=True)
-        for a in e.atoms(sp.Function, sp.Pow)
-        if _state_symbols_in(a) and not (isinstance(a, sp.Pow) and a.exp.is_Integer)
-    }
-    if opaque:
-        e = sp.expand(e.xreplace(opaque))
-    state = _state_symbols_in(e) - {*S, *C}
-    gens: list[sp.Expr] = [*S, *C, *sorted(state, key=sp.default_sort_key)]
-    if e == 0:
-        return {}
-    poly = sp.Poly(e, *gens)
-    nS = len(qs)
-    out: dict[tuple[tuple[sp.Expr, int], ...], sp.Expr] = {}
-    pending = list(poly.terms())
-    while pending:
-        monom, coeff = pending.pop()
-        k = next((i for i in range(nS) if monom[nS + i] >= 2), None)
-        if k is not None:  # C_k^e = C_k^(e-2) (1 - S_k^2)
-            m1 = list(monom)
-            m1[nS + k] -= 2
-            pending.append((tuple(m1), coeff))
-            m2 = list(m1)
-            m2[k] += 2
-            pending.append((tuple(m2), -coeff))
-            continue
-        key = tuple((g, p) for g, p in zip(gens, monom) if p)
-        c = out.get(key, sp.Integer(0)) + sp.sympify(coeff)
-        if c == 0:
-            out.pop(key, None)
-        else:
-            out[key] = c
-    return {k: v for k, v in out.items() if sp.expand(v) != 0}
-
-
-def _state_symbols_in(e: sp.Expr) -> set[sp.Symbol]:
-    """Plain state symbols (q, q̇, q̈ of lagdyn's internal names) in ``e``."""
-    return {s for s in e.free_symbols if isinstance(s, sp.Symbol) and s.name.startswith("_ld")}
 
 
 # ---------------------------------------------------------------------------- symbolic
@@ -179,8 +121,11 @@ class BaseParameters:
 
     def function(
         self, values: Mapping[Any, float] | None = None, **options: Any
-    ) -> RegressorFunction:
+    ) -> RegressorFunction | BaseColumns:
         """Generated numerics for the base regressor Y_b (see :func:`regressor_function`).
+
+        For a robot chain's standard parameters, the columns ``independent`` of the
+        recursive regressor (:class:`BaseColumns`), which is much smaller than Y_b inlined.
 
         Examples
         --------
@@ -191,10 +136,17 @@ class BaseParameters:
         array([[0., 0.],
                [0., 0.]])
         """
+        from .regressor import _use_recursive
+
+        if _use_recursive(self.system, self.params, options.pop("route", None)):
+            full = regressor_function(self.system, self.params, values, **options)
+            return BaseColumns(full, self.independent, self.base)
         return regressor_function(self.system, self.base, values, Y=self.Y_b, **options)
 
 
-def base_parameters(system: LagrangianSystem, params: Any) -> BaseParameters:
+def base_parameters(
+    system: LagrangianSystem, params: Any, *, route: str | None = None
+) -> BaseParameters:
     r"""The base parameters of ``params``, exactly: rank, grouping, τ = Y_b π_b.
 
     Parameters
@@ -204,6 +156,9 @@ def base_parameters(system: LagrangianSystem, params: Any) -> BaseParameters:
         Standard parameters, as for :func:`~lagdyn.identification.regressor` (e.g. from
         :func:`~lagdyn.identification.linear_parameters`). Earlier parameters are preferred as
         the independent ones.
+    route : {None, "recursive", "closed"}
+        How the regressor of a robot chain is obtained (see
+        :func:`~lagdyn.identification.regressor`).
 
     Returns
     -------
@@ -227,26 +182,37 @@ def base_parameters(system: LagrangianSystem, params: Any) -> BaseParameters:
     >>> bp.base
     (I1 + l1**2*m2 + lc1**2*m1, I2 + lc2**2*m2, l1*m2 + lc1*m1, lc2*m2, l1*lc2*m2)
     """
-    built = _build(system, params)
+    built = _build(system, params, route)
     Yp = built.Y
     n, p = Yp.shape
     qs, _ = system.plain_symbols
+    canon = _Canonical(list(Yp), qs)
+    tables: list[list[dict[Any, sp.Expr] | None]] = [
+        [canon.table(Yp[i, j]) for j in range(p)] for i in range(n)
+    ]
     try:
+        if any(t is None for row in tables for t in row):  # one form for every entry
+            canon.encoder = None
+            tables = [[_canonical_terms(Yp[i, j], qs) for j in range(p)] for i in range(n)]
         cols: list[dict[tuple[int, Any], sp.Expr]] = [{} for _ in range(p)]
         for i in range(n):
             for j in range(p):
-                for key, c in _canonical_terms(Yp[i, j], qs).items():
+                for key, c in (tables[i][j] or {}).items():
                     cols[j][(i, key)] = c
     except (sp.PolynomialError, sp.GeneratorsNeeded) as exc:
         raise LagdynError(
             f"the regressor is outside the canonical form ({exc}); "
             "use ld.identification.numeric_base_parameters"
         ) from exc
-    rowkeys = sorted({k for c in cols for k in c}, key=lambda k: (k[0], sp.default_sort_key(k[1])))
-    Phi = sp.Matrix(len(rowkeys), p, lambda r, j: cols[j].get(rowkeys[r], sp.Integer(0)))
-    if Phi.rows == 0:
+    rowkeys = sorted({k for c in cols for k in c}, key=lambda k: (k[0], str(k[1])))
+    if not rowkeys:
         raise LagdynError("the regressor is zero: no parameter affects the equations")
-    dM = DomainMatrix.from_Matrix(Phi).to_field()
+    index = {k: r for r, k in enumerate(rowkeys)}
+    sparse: dict[int, dict[int, sp.Expr]] = {}
+    for j, c in enumerate(cols):
+        for k, v in c.items():
+            sparse.setdefault(index[k], {})[j] = v
+    dM = DomainMatrix.from_dict_sympy(len(rowkeys), p, sparse).to_field()
     R_dm, pivots = dM.rref()
     R = R_dm.to_Matrix()
     r = len(pivots)
@@ -264,8 +230,8 @@ def base_parameters(system: LagrangianSystem, params: Any) -> BaseParameters:
     # exact check in canonical form: Y[:, dep] - Y_b K == 0
     for i in range(n):
         for b in range(len(dep)):
-            diff = Yp[i, dep[b]] - sum((Yb_plain[i, a] * K[a, b] for a in range(r)), sp.Integer(0))
-            if _canonical_terms(diff, qs):
+            terms = [(Yp[i, indep[a]], K[a, b]) for a in range(r) if K[a, b] != 0]
+            if not canon.combination_is_zero(Yp[i, dep[b]], terms):
                 raise LagdynError(  # pragma: no cover - would be a bug in the reduction
                     f"internal error: column {pr[dep[b]]} is not reproduced by the base regressor"
                 )
@@ -291,7 +257,8 @@ def base_parameters_text(system: LagrangianSystem, params: Any = None) -> str:
     system : LagrangianSystem
     params : sequence, optional
         Standard parameters; default :func:`~lagdyn.identification.linear_parameters` of every
-        parameter except the gravity ``g``.
+        parameter except the gravity ``g`` (for robot chains, the inertial, armature and
+        friction symbols of :func:`lagdyn.robot.regressor.standard_parameters_of`).
 
     Returns
     -------
@@ -309,6 +276,10 @@ def base_parameters_text(system: LagrangianSystem, params: Any = None) -> str:
     """
     from .regressor import linear_parameters
 
+    if params is None and getattr(system, "chain", None) is not None:
+        from ..robot.regressor import standard_parameters_of
+
+        params = standard_parameters_of(system)
     if params is None:
         syms = [s for s in system.parameters if s.name != "g"]
         if not syms:
@@ -333,6 +304,10 @@ class NumericBaseParameters:
         ``Y[:, dependent] ≈ Y[:, independent] K``.
     diagonal : ndarray, shape (p,)
         |R_kk| of the pivoted QR, relative to the first: the gap that decided the rank.
+    system : LagrangianSystem
+        The system (None when built by hand).
+    regressor : RegressorFunction
+        The numeric regressor of ``params`` the rank was computed from.
 
     Examples
     --------
@@ -349,6 +324,74 @@ class NumericBaseParameters:
     dependent: tuple[int, ...]
     K: np.ndarray
     diagonal: np.ndarray
+    system: Any = field(default=None, repr=False, compare=False)
+    regressor: Any = field(default=None, repr=False, compare=False)
+
+    def base_values(self, standard: Any) -> np.ndarray:
+        """π_b = π₁ + K π₂ from values of the standard parameters.
+
+        Parameters
+        ----------
+        standard : mapping of parameter (or name) to float, or array_like (p,)
+            Values of :attr:`params`; a mapping may hold symbols of the parameters (as a
+            system's ``defaults`` does): each parameter is evaluated in it.
+
+        Returns
+        -------
+        ndarray, shape (rank,)
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> cp = ld.zoo.cart_pole()
+        >>> mc, mp, l, Ip = ld.parameters("mc mp l Ip")
+        >>> params = [mc, mp, l * mp, l**2 * mp, Ip]
+        >>> nb = ld.identification.numeric_base_parameters(cp, params, cp.defaults)
+        >>> nb.base()
+        (l*mp, 1.0*mc + mp, 1.0*Ip + l**2*mp)
+        >>> nb.base_values(cp.defaults).round(12).tolist()   # l mp, mc + mp, Ip + l² mp
+        [0.05, 1.1, 0.033333333333]
+        """
+        if isinstance(standard, Mapping):
+            vals = {(sp.Symbol(k) if isinstance(k, str) else k): v for k, v in standard.items()}
+            by_name = {getattr(k, "name", str(k)): v for k, v in vals.items()}
+            pi = np.array(
+                [
+                    float(p.xreplace({s: by_name[s.name] for s in p.free_symbols}))
+                    if all(s.name in by_name for s in p.free_symbols)
+                    else np.nan
+                    for p in self.params
+                ]
+            )
+            if np.any(np.isnan(pi)):
+                missing = [str(p) for p, v in zip(self.params, pi) if np.isnan(v)]
+                raise LagdynError(f"no values for the standard parameters {', '.join(missing)}")
+        else:
+            pi = np.asarray(standard, dtype=float)
+            if pi.shape != (len(self.params),):
+                raise ShapeError(f"standard must have shape ({len(self.params)},), got {pi.shape}")
+        dep = list(self.dependent)
+        return np.asarray(pi[list(self.independent)] + (self.K @ pi[dep] if dep else 0.0))
+
+    def function(self) -> BaseColumns:
+        """The numeric base regressor Y_b = Y[:, independent] (from :attr:`regressor`).
+
+        Raises
+        ------
+        LagdynError
+            No regressor function attached.
+
+        Examples
+        --------
+        >>> import numpy as np, lagdyn as ld
+        >>> dp = ld.zoo.double_pendulum()
+        >>> nb = ld.identification.numeric_base_parameters(dp, ["m1", "m2"], dp.defaults)
+        >>> nb.function()(np.zeros(2), np.zeros(2), np.ones(2)).shape
+        (2, 2)
+        """
+        if self.regressor is None:
+            raise LagdynError("these numeric base parameters carry no regressor function")
+        return BaseColumns(self.regressor, self.independent, self.base())
 
     def base(self, digits: int = 12) -> tuple[sp.Expr, ...]:
         """π_b = π₁ + K π₂ with K rounded to ``digits`` significant digits (for display).
@@ -372,6 +415,47 @@ class NumericBaseParameters:
                     e += sp.Float(k, digits) * self.params[j]
             out.append(e)
         return tuple(out)
+
+
+class BaseColumns:
+    """The base regressor Y_b = Y[..., independent] of numeric base parameters.
+
+    Attributes
+    ----------
+    params : tuple of sympy.Expr
+        The base parameters (numeric K, rounded to 12 digits).
+    n : int
+
+    Examples
+    --------
+    >>> import numpy as np, lagdyn as ld
+    >>> dp = ld.zoo.double_pendulum()
+    >>> Yb = ld.identification.numeric_base_parameters(dp, ["m1", "m2"], dp.defaults).function()
+    >>> Yb.params, Yb(np.zeros((4, 2)), np.zeros((4, 2)), np.ones((4, 2))).shape
+    ((m2, m1), (4, 2, 2))
+    """
+
+    def __init__(self, full: Any, columns: tuple[int, ...], params: tuple[sp.Expr, ...]) -> None:
+        self.full = full
+        self.columns = list(columns)
+        self.params = params
+        self.n = full.n
+
+    def __call__(self, q: Any, qd: Any, qdd: Any, t: Any = 0.0) -> np.ndarray:
+        """Y_b at states of shape ``(..., n)``: an array ``(..., n, rank)``.
+
+        Examples
+        --------
+        >>> import numpy as np, lagdyn as ld
+        >>> dp = ld.zoo.double_pendulum()
+        >>> nb = ld.identification.numeric_base_parameters(dp, ["m1", "m2"], dp.defaults)
+        >>> nb.function()(np.zeros(2), np.zeros(2), np.zeros(2)).shape
+        (2, 2)
+        """
+        return np.asarray(self.full(q, qd, qdd, t)[..., self.columns])
+
+    def __repr__(self) -> str:
+        return f"BaseColumns(n={self.n}, rank={len(self.columns)})"
 
 
 def pivoted_qr(A: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -494,4 +578,4 @@ def numeric_base_parameters(
         K = np.zeros((0, p))
     full = np.zeros(p)
     full[: d.size] = d / ref
-    return NumericBaseParameters(pr, rank, indep, dep, K, full)
+    return NumericBaseParameters(pr, rank, indep, dep, K, full, system, Yf)

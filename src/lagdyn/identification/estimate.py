@@ -18,7 +18,7 @@ import numpy as np
 import sympy as sp
 
 from ..errors import LagdynError, ShapeError
-from .base import BaseParameters, base_parameters
+from .base import BaseParameters, NumericBaseParameters, base_parameters
 
 if TYPE_CHECKING:  # pragma: no cover
     from .regressor import RegressorFunction
@@ -175,9 +175,11 @@ def identify(
 
     Parameters
     ----------
-    model : LagrangianSystem or BaseParameters
-        A system (with ``params``) or base parameters from
-        :func:`~lagdyn.identification.base_parameters`.
+    model : LagrangianSystem, BaseParameters or NumericBaseParameters
+        A system (with ``params``), exact base parameters from
+        :func:`~lagdyn.identification.base_parameters`, or numeric ones from
+        :func:`~lagdyn.identification.numeric_base_parameters` (estimates are then the
+        numeric combinations π₁ + K π₂, e.g. for a 6-DOF arm).
     q, qd, qdd, tau : array_like, shape (N, n)
         Measured positions, rates, accelerations and generalized forces.
     params : sequence, optional
@@ -214,7 +216,14 @@ def identify(
     >>> res.base[1], float(res.estimates[1].round(10))   # δ = I2 + m2 lc2² = 1/12 + 1/4
     (I2 + lc2**2*m2, 0.3333333333)
     """
-    if isinstance(model, BaseParameters):
+    bp: Any
+    if isinstance(model, NumericBaseParameters):
+        if params is not None:
+            raise LagdynError("params is given by the NumericBaseParameters model; do not pass it")
+        if model.system is None:
+            raise LagdynError("these numeric base parameters carry no system")
+        bp = model
+    elif isinstance(model, BaseParameters):
         bp = model
         if params is not None:
             raise LagdynError("params is given by the BaseParameters model; do not pass it")
@@ -233,7 +242,14 @@ def identify(
     qa, qda, qdda, taua = _states(q, qd, qdd, tau, n)
     N = qa.shape[0]
     vals = dict(system.defaults) if values is None else values
-    Yf = function if function is not None else bp.function(vals)
+    Yf: Any
+    if function is not None:
+        Yf = function
+    elif isinstance(bp, NumericBaseParameters):
+        Yf = bp.function()
+    else:
+        Yf = bp.function(vals)
+    base = bp.base() if isinstance(bp, NumericBaseParameters) else bp.base
     A = Yf(qa, qda, qdda).reshape(N * n, bp.rank)
     b = taua.reshape(N * n)
     if weights is None:
@@ -256,7 +272,7 @@ def identify(
             raise LagdynError("weights must be finite and non-negative")
     x, r, cov, cond = _solve(A, b, w)
     return IdentificationResult(
-        base=bp.base,
+        base=base,
         estimates=x,
         covariance=cov,
         std_errors=np.sqrt(np.maximum(np.diag(cov), 0.0)),

@@ -35,6 +35,7 @@ import numpy as np
 import sympy as sp
 
 from ..errors import LagdynError, ShapeError, UnboundParameterError
+from ._split import _accel_symbols, _dynamic, _equation_tables, _monomial_table
 
 if TYPE_CHECKING:  # pragma: no cover
     # duck-typed: system.py reaches this package (to_casadi), so no import of lagdyn.system
@@ -44,11 +45,6 @@ __all__ = ["RegressorFunction", "linear_parameters", "regressor", "regressor_fun
 
 
 # ---------------------------------------------------------------------------- helpers
-def _accel_symbols(n: int) -> tuple[sp.Symbol, ...]:
-    """Plain symbols standing for q̈ (zero-padded so that sorting by name keeps the order)."""
-    return tuple(sp.Symbol(f"_ldqdd{i:03d}", real=True) for i in range(n))
-
-
 def _resolve(system: LagrangianSystem, params: Any) -> tuple[sp.Expr, ...]:
     """Parameters as sympy expressions: names become the system's own symbols."""
     if isinstance(params, (str, sp.Basic)):
@@ -109,49 +105,6 @@ def _lhs_plain(system: LagrangianSystem) -> tuple[list[sp.Expr], tuple[sp.Symbol
     return rows, acc
 
 
-def _split_term(
-    term: sp.Expr, idsyms: frozenset[sp.Symbol]
-) -> tuple[sp.Expr | None, sp.Expr, str | None]:
-    """``term = coefficient * monomial``; the monomial in ``idsyms`` (None if non-linear).
-
-    Returns (monomial, coefficient, reason) where reason explains a non-polynomial term.
-    """
-    mono: list[sp.Expr] = []
-    coeff: list[sp.Expr] = []
-    for f in sp.Mul.make_args(term):
-        fs = f.free_symbols & idsyms
-        if not fs:
-            coeff.append(f)
-            continue
-        base, exp = f.as_base_exp()
-        if isinstance(base, sp.Symbol) and base in idsyms and exp.is_Integer and exp > 0:
-            mono.append(f)
-            continue
-        return None, term, f"{f} is not a positive integer power of a parameter"
-    return sp.Mul(*mono), sp.Mul(*coeff), None
-
-
-def _monomial_table(
-    exprs: Sequence[sp.Expr], idsyms: frozenset[sp.Symbol], what: str
-) -> list[dict[sp.Expr, sp.Expr]]:
-    """Each expression as {monomial: coefficient}; raise on terms that are not linear."""
-    tables: list[dict[sp.Expr, sp.Expr]] = []
-    for k, e in enumerate(exprs):
-        table: dict[sp.Expr, sp.Expr] = {}
-        for term in sp.Add.make_args(sp.expand(e)):
-            if term == 0:
-                continue
-            mono, coeff, reason = _split_term(term, idsyms)
-            if mono is None:
-                raise LagdynError(f"{what} {k + 1} is not linear in the parameters: {reason}")
-            if mono == 1:
-                table[sp.Integer(1)] = table.get(sp.Integer(1), 0) + coeff
-                continue
-            table[mono] = table.get(mono, sp.Integer(0)) + coeff
-        tables.append(table)
-    return tables
-
-
 def _sort_monomials(monos: set[sp.Expr]) -> list[sp.Expr]:
     """Monomials by degree, then by name (m before m*c before m*c**2)."""
 
@@ -202,51 +155,12 @@ def linear_parameters(system: LagrangianSystem, symbols: Any) -> tuple[sp.Expr, 
         )
     rows, _ = _lhs_plain(system)
     idsyms = frozenset(syms)
-    tables = _equation_tables(system, rows, idsyms, syms)
+    tables = _equation_tables(system, rows, idsyms, syms, coefficients=False)
     monos = set().union(*tables)
     if sp.Integer(1) in monos:
+        tables = _equation_tables(system, rows, idsyms, syms)
         _raise_missing(system, syms, tables, {sp.Integer(1)})
     return tuple(_sort_monomials(monos))
-
-
-def _equation_tables(
-    system: LagrangianSystem,
-    rows: Sequence[sp.Expr],
-    idsyms: frozenset[sp.Symbol],
-    params: Sequence[sp.Expr],
-) -> list[dict[sp.Expr, sp.Expr]]:
-    """{monomial: coefficient} per equation (monomial 1 for terms without parameters).
-
-    Raises for a parameter inside a function or a denominator.
-    """
-    tables: list[dict[sp.Expr, sp.Expr]] = []
-    names = ", ".join(map(str, params))
-    for i, e in enumerate(rows):
-        table: dict[sp.Expr, sp.Expr] = {}
-        for term in sp.Add.make_args(sp.expand(e)):
-            if term == 0:
-                continue
-            mono, coeff, reason = _split_term(term, idsyms)
-            if mono is None:
-                raise LagdynError(
-                    f"the equations are not linear in the parameters {names}: in equation "
-                    f"{i + 1}, the term {_dynamic(system, term)}: {reason}"
-                )
-            table[mono] = table.get(mono, sp.Integer(0)) + coeff
-        tables.append({k: v for k, v in table.items() if v != 0})
-    return tables
-
-
-def _dynamic(system: LagrangianSystem, expr: sp.Expr) -> sp.Expr:
-    """Plain symbols (q, q̇, q̈) back to q(t), q̇(t), q̈(t)."""
-    qs, vs = system.plain_symbols
-    acc = _accel_symbols(system.n)
-    back: dict[sp.Expr, sp.Expr] = {}
-    for i in range(system.n):
-        back[qs[i]] = system.q[i]
-        back[vs[i]] = system.qd[i]
-        back[acc[i]] = system.qdd[i]
-    return sp.sympify(expr).xreplace(back)
 
 
 @dataclass(frozen=True)
@@ -259,18 +173,57 @@ class _Regressor:
     acc: tuple[sp.Symbol, ...]
 
 
-_BUILT: weakref.WeakKeyDictionary[Any, dict[tuple[sp.Expr, ...], _Regressor]] = (
-    weakref.WeakKeyDictionary()
-)
+_BUILT: weakref.WeakKeyDictionary[Any, dict[Any, _Regressor]] = weakref.WeakKeyDictionary()
+ROUTES = ("recursive", "closed")
 
 
-def _build(system: LagrangianSystem, params: Any) -> _Regressor:
-    """The regressor in plain symbols (memoised per system and parameter tuple)."""
+def _use_recursive(system: LagrangianSystem, pr: tuple[sp.Expr, ...], route: str | None) -> bool:
+    """Whether the regressor of ``pr`` takes the recursive route of a robot chain.
+
+    ``route=None`` takes it whenever ``system`` is a chain and ``pr`` a standard parameter
+    set of it (:func:`lagdyn.robot.regressor.is_standard`).
+    """
+    if route is not None and route not in ROUTES:
+        raise LagdynError(f"unknown route {route!r}; choose 'recursive', 'closed' or None")
+    if route == "closed":
+        return False
+    ok = False
+    if getattr(system, "chain", None) is not None:
+        from ..robot.regressor import is_standard
+
+        ok = is_standard(system, pr)
+    if route == "recursive" and not ok:
+        raise LagdynError(
+            "route='recursive' needs a robot chain and a standard parameter set of it "
+            "(its inertial, armature and friction symbols; see "
+            "ld.robot.regressor.standard_parameters_of)"
+        )
+    return ok
+
+
+def _build(system: LagrangianSystem, params: Any, route: str | None = None) -> _Regressor:
+    """The regressor in plain symbols (memoised per system, parameter tuple and route)."""
     pr = _resolve(system, params)
+    recursive = _use_recursive(system, pr, route)
     per = _BUILT.setdefault(system, {})
-    if pr not in per:
-        per[pr] = _build_new(system, pr)
-    return per[pr]
+    key = (pr, recursive)
+    if key not in per:
+        per[key] = _build_recursive(system, pr) if recursive else _build_new(system, pr)
+    return per[key]
+
+
+def _build_recursive(system: LagrangianSystem, pr: tuple[sp.Expr, ...]) -> _Regressor:
+    """The regressor of a chain's standard parameters: the recursive program, inlined."""
+    from ..robot.programs import input_symbols
+    from ..robot.regressor import regressor_program
+
+    n = system.n
+    acc = _accel_symbols(n)
+    prog = regressor_program(system, pr)
+    ins = input_symbols(n)
+    Y = prog.inline().xreplace(dict(zip(ins["qdd"], acc)))
+    idsyms = frozenset(s for p in pr for s in p.free_symbols)
+    return _Regressor(pr, idsyms, sp.ImmutableMatrix(Y), acc)
 
 
 def _build_new(system: LagrangianSystem, pr: tuple[sp.Expr, ...]) -> _Regressor:
@@ -350,7 +303,9 @@ def _raise_missing(
     raise LagdynError(f"the equations are not linear in the parameters {names}: {free_note}")
 
 
-def regressor(system: LagrangianSystem, params: Any) -> sp.ImmutableMatrix:
+def regressor(
+    system: LagrangianSystem, params: Any, *, route: str | None = None
+) -> sp.ImmutableMatrix:
     r"""The regressor Y(q, q̇, q̈) with τ = Y π exactly, shape (n, len(params)).
 
     Parameters
@@ -360,6 +315,12 @@ def regressor(system: LagrangianSystem, params: Any) -> sp.ImmutableMatrix:
         The parameters π: symbols or their names, products of powers of symbols
         (``m2*lc2**2``) or linear combinations of such products (seed 001's α). Every
         symbol they contain is unknown; the other parameters of the system stay in Y.
+    route : {None, "recursive", "closed"}
+        For robot chains (:mod:`lagdyn.robot`) with their standard parameters (the ten
+        barycentric symbols per link, armature and friction symbols),
+        ``"recursive"`` inlines the recursive regressor program of
+        :func:`lagdyn.robot.regressor.regressor_program`; ``"closed"`` splits the closed-form
+        equations. ``None`` (default) takes ``"recursive"`` whenever it applies.
 
     Returns
     -------
@@ -389,7 +350,7 @@ def regressor(system: LagrangianSystem, params: Any) -> sp.ImmutableMatrix:
     ...     print(str(exc)[:60])
     the equations are not linear in the parameters m2, l2: in eq
     """
-    built = _build(system, params)
+    built = _build(system, params, route)
     return _matrix_dynamic(system, built.Y)
 
 
@@ -462,6 +423,7 @@ def regressor_function(
     *,
     Y: sp.MatrixBase | None = None,
     backend: str = "numpy",
+    route: str | None = None,
     **options: Any,
 ) -> RegressorFunction:
     """Generated, batched numerics for the regressor of :func:`regressor`.
@@ -479,8 +441,12 @@ def regressor_function(
         A regressor already computed for ``params`` (e.g. the base regressor ``Y_b``);
         default :func:`regressor`.
     backend : {"numpy", "c", "numba", "jax"}
+    route : {None, "recursive", "closed"}
+        For robot chains with their standard parameters, ``"recursive"`` generates the
+        recursive program of :func:`lagdyn.robot.regressor.regressor_program` (no closed
+        form is derived; the default whenever it applies and ``Y`` is not given).
     **options
-        Passed to :func:`lagdyn.numeric.lambdify_expressions`.
+        Passed to :func:`lagdyn.numeric.lambdify_expressions` (backend options).
 
     Returns
     -------
@@ -503,8 +469,10 @@ def regressor_function(
 
     pr = _resolve(system, params)
     acc = _accel_symbols(system.n)
+    if Y is None and _use_recursive(system, pr, route):
+        return _recursive_function(system, pr, values, backend, options)
     if Y is None:
-        Ym = sp.Matrix(_build(system, pr).Y)
+        Ym = sp.Matrix(_build(system, pr, route).Y)
     else:  # dynamic q̈(t) first: to_plain would otherwise rewrite the q(t) inside it
         qdd_dyn = {system.qdd[i]: acc[i] for i in range(system.n)}
         Ym = sp.Matrix(Y).xreplace(qdd_dyn)
@@ -534,3 +502,84 @@ def regressor_function(
         extra = ", ".join(str(s) for s in model.free_parameters if s not in acc)
         raise UnboundParameterError(extra.split(", "), "regressor_function")
     return RegressorFunction(pr, system.n, model)
+
+
+def _known_values(
+    system: LagrangianSystem, pr: tuple[sp.Expr, ...], values: Mapping[Any, float] | None
+) -> dict[sp.Symbol, float]:
+    """Every parameter bound: known ones from ``values``, identification symbols to 0."""
+    idsyms = {s for p in pr for s in p.free_symbols}
+    by_name = {s.name: s for s in system.parameters}
+    given: dict[sp.Symbol, float] = {}
+    for key, v in (values or {}).items():
+        s = by_name.get(key) if isinstance(key, str) else key
+        if s is None or s not in system.parameters:
+            raise LagdynError(f"values names {key}, which is not a parameter of the system")
+        given[s] = float(v)
+    missing = [s for s in system.parameters if s not in idsyms and s not in given]
+    if missing:
+        raise UnboundParameterError(missing, "regressor_function: values of known parameters")
+    return {s: (0.0 if s in idsyms else given[s]) for s in system.parameters}
+
+
+def _recursive_function(
+    system: LagrangianSystem,
+    pr: tuple[sp.Expr, ...],
+    values: Mapping[Any, float] | None,
+    backend: str,
+    options: Mapping[str, Any],
+) -> RegressorFunction:
+    """The regressor of a robot chain's standard parameters from its recursive program."""
+    import lagdyn.numeric.backends as backends
+
+    from ..codegen import Binding, program
+    from ..codegen.build import _number
+    from ..codegen.cache import DiskCache, cache_key
+    from ..codegen.ir import code_symbols
+    from ..numeric.expressions import ExpressionModel
+    from ..robot.regressor import REGRESSOR_VERSION, regressor_program
+    from ..robot.route import _chain_parts, _clean
+
+    n, p = system.n, len(pr)
+    acc = _accel_symbols(n)
+    bound = _known_values(system, pr, values)
+    binding = Binding((*system.parameters, *acc), bound)
+    be = backends.get(backend)
+    opts = dict(options)
+    cache = bool(opts.pop("cache", True))
+    cache_dir = opts.pop("cache_dir", None)
+    parts: dict[str, list[Any]] = dict(_chain_parts(system))
+    parts["params"] = list(pr)
+    key = cache_key(system, f"robot-regressor-{REGRESSOR_VERSION}", parts, binding.key(), be.name)
+    code = {
+        "q": code_symbols("q", n),
+        "qd": code_symbols("qd", n),
+        "qdd": code_symbols("p", n),
+    }
+    t = sp.Symbol("t", real=True)
+
+    def make() -> Any:
+        known = {s: _number(v) for s, v in bound.items() if s not in set(pr)}
+        prog = regressor_program(system, pr, known, code=code)
+        body = [(s, _clean(e)) for s, e in prog.body]
+        outs = sp.Matrix(n, p, [_clean(sp.sympify(e)) for e in prog.outputs])
+        return program(
+            body,
+            {"Y": outs},
+            {"q": code["q"], "qd": code["qd"], "params": code["qdd"]},
+            t=t,
+            parameter_names=tuple(s.name for s in acc),
+        )
+
+    disk = DiskCache(cache_dir) if cache else None
+    kernels = be.build(make, key, disk, **opts)
+    model = ExpressionModel(
+        system,
+        kernels,
+        shapes={"Y": (n, p)},
+        uses_qd={"Y": True},
+        binding=binding,
+        backend=be.name,
+        key=key,
+    )
+    return RegressorFunction(pr, n, model)

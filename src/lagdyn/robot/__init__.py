@@ -4,7 +4,8 @@ Every builder returns a :class:`~lagdyn.robot.system.RobotSystem`, a
 :class:`~lagdyn.LagrangianSystem` (M, C, g, proofs, LaTeX, ``lambdify`` all work) with the
 :class:`Chain` attached as ``system.chain`` and the recursive programs of
 :mod:`lagdyn.robot.programs` (RNEA, CRBA, forward dynamics, Coriolis matrix) available as
-``system.program(name)``.
+``system.program(name)``; :mod:`lagdyn.robot.regressor` builds the regressor of the standard
+inertial parameters the same way.
 
 Examples
 --------
@@ -16,6 +17,7 @@ Matrix([[0, 0]])
 """
 
 import lagdyn.robot.programs as programs
+import lagdyn.robot.regressor as regressor
 
 from .builders import exact, exact_angle, from_dh, from_screws, make_chain
 from .chain import (
@@ -44,6 +46,7 @@ __all__ = [
     "inertia_about_origin",
     "make_chain",
     "programs",
+    "regressor",
     "rotation_about",
     "rpy",
     "skew",
