@@ -16,7 +16,8 @@ import sympy as sp
 from ..errors import LagdynError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..system import LagrangianSystem
+    # duck-typed: system.py reaches identification through casadi_model
+    from typing import Any as LagrangianSystem
 
 
 def _accel_symbols(n: int) -> tuple[sp.Symbol, ...]:

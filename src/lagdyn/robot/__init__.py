@@ -16,10 +16,10 @@ Examples
 Matrix([[0, 0]])
 """
 
-import lagdyn.robot.programs as programs
-import lagdyn.robot.regressor as regressor
+from typing import Any
 
-from .builders import exact, exact_angle, from_dh, from_screws, make_chain
+import lagdyn.robot.programs as programs
+
 from .chain import (
     Chain,
     Link,
@@ -30,8 +30,45 @@ from .chain import (
     standard_parameters,
 )
 from .programs import Program
-from .system import RobotSystem
-from .urdf import from_urdf, transform_inertia
+
+# The builders, RobotSystem and the regressor are loaded on first access (PEP 562): they
+# reach lagdyn.system, while the recursive programs and the chain (imported by
+# identification and codegen users) must not, or system -> ... -> robot -> system cycles.
+_LAZY: dict[str, tuple[str, str | None]] = {
+    "regressor": ("lagdyn.robot.regressor", None),
+    "RobotSystem": ("lagdyn.robot.system", "RobotSystem"),
+    "from_urdf": ("lagdyn.robot.urdf", "from_urdf"),
+    "transform_inertia": ("lagdyn.robot.urdf", "transform_inertia"),
+    **{
+        name: ("lagdyn.robot.builders", name)
+        for name in ("exact", "exact_angle", "from_dh", "from_screws", "make_chain")
+    },
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Load the builders, ``RobotSystem`` and ``regressor`` on first access.
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> ld.robot.from_dh.__module__
+    'lagdyn.robot.builders'
+    """
+    import importlib
+
+    if name not in _LAZY:
+        raise AttributeError(f"module 'lagdyn.robot' has no attribute {name!r}")
+    module_name, attr = _LAZY[name]
+    module = importlib.import_module(module_name)
+    value = module if attr is None else getattr(module, attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY, *__all__})
+
 
 __all__ = [
     "Chain",

@@ -21,7 +21,8 @@ from typing import Any
 import sympy as sp
 
 from ..errors import LagdynError
-from ..robot import from_dh, from_urdf
+from ..robot.builders import from_dh
+from ..robot.urdf import from_urdf
 from ..robot.system import RobotSystem
 
 # Arms whose closed form (M by the trig-polynomial path, C, proofs, generated numerics) takes
