@@ -1072,12 +1072,18 @@ class FastDerivation:
 
 
 def _encoder_for(exprs: Sequence[sympy.Expr], q: Sequence[sympy.Basic]) -> _Encoder | None:
+    """One encoder for every expression of ``exprs`` in the angles ``q``, or None."""
     encoder = _Encoder(q)
     try:
         encoder.register(exprs)
     except _NotRepresentableError:
         return None
     return encoder
+
+
+#: Shared encoders for other modules (kinematics, structure).
+encoder_for = _encoder_for
+NotRepresentableError = _NotRepresentableError
 
 
 def derive(

@@ -293,13 +293,26 @@ class LagrangianSystem:
                         f"{name} must depend on q only, found {', '.join(map(str, bad))}"
                     )
         asym = [
-            (i, j) for i in range(n) for j in range(i + 1, n) if sp.expand(Mm[i, j] - Mm[j, i]) != 0
+            (i, j)
+            for i in range(n)
+            for j in range(i + 1, n)
+            if Mm[i, j] != Mm[j, i] and sp.expand(Mm[i, j] - Mm[j, i]) != 0
         ]
         if asym:
             raise NotQuadraticError(f"M is not symmetric at entries {asym}")
         Ue = _as_expr(U, "U")
-        v = sp.Matrix(qd)
-        L = (v.T * Mm * v)[0, 0] / 2 + (bm.T * v)[0, 0] - Ue
+        # ½ q̇ᵀMq̇ + bᵀq̇ − U as one flat sum (a matrix product adds term by term, which is
+        # quadratic in the size of M)
+        half = sp.Rational(1, 2)
+        terms = [sp.Mul(half, Mm[i, i], qd[i] ** 2) for i in range(n) if Mm[i, i] != 0]
+        terms += [
+            sp.Mul(Mm[i, j], qd[i], qd[j])
+            for i in range(n)
+            for j in range(i + 1, n)
+            if Mm[i, j] != 0
+        ]
+        terms += [sp.Mul(bm[i], qd[i]) for i in range(n) if bm[i] != 0]
+        L = sp.Add(*terms) - Ue
         self = cls.__new__(cls)
         self._setup(L, qv, forces, defaults)
         self._M_dyn = Mm
