@@ -1250,6 +1250,107 @@ def canonical(expr: sympy.Expr, q: Sequence[sympy.Basic]) -> sympy.Expr | None:
     return encoder.rebuild(poly)
 
 
+def passivity_identity(
+    L: sympy.Expr,
+    parts: Sequence[sympy.MatrixBase],
+    q: Sequence[sympy.Basic],
+    qd: Sequence[sympy.Basic],
+    qdd: Sequence[sympy.Basic],
+) -> bool | None:
+    """Decide exactly whether dE/dt = q̇ᵀ(M q̈ + C q̇ + G q̇ + g) for E = q̇ᵀ∂L/∂q̇ − L.
+
+    ``parts`` is (M, C, G, g). Write L = L₂ + L₁ + L₀ by degree in q̇ (a term of another
+    degree answers None). Then E = L₂ − L₀ and the residual splits by degree in (q̇, q̈)
+    into three identities, each decided in canonical form:
+
+    * q̈-linear: L₂ = ½ q̇ᵀ M q̇ (M is L's Hessian in q̇);
+    * q̇-linear: ∂(−L₀)/∂q = g;
+    * q̇-cubic: q̇ᵀ(C + G)q̇ = ½ q̇ᵀṀq̇ as polynomials in q̇ (C may itself contain q̇, so
+      this is weaker than Ṁ − 2C skew, which :func:`skew_identity` decides).
+
+    Everything is encoded once (q(t), q̇(t) as they are, no substitution). Returns None
+    when an expression is not representable.
+
+    Examples
+    --------
+    >>> import sympy
+    >>> q, v, a, m, k = sympy.symbols("q v a m k")
+    >>> L = m * v**2 / 2 - k * q**2 / 2
+    >>> parts = (sympy.Matrix([[m]]), sympy.Matrix([[0]]), sympy.Matrix([[0]]),
+    ...          sympy.Matrix([k * q]))
+    >>> passivity_identity(L, parts, [q], [v], [a])
+    True
+    >>> passivity_identity(L, parts[:3] + (sympy.Matrix([2 * k * q]),), [q], [v], [a])
+    False
+    """
+    n = len(q)
+    M, C, G, g = (sympy.ImmutableMatrix(p) for p in parts)
+    CG = C + G
+    encoder = _encoder_for([L, *M, *g, *CG], q)
+    if encoder is None:
+        return None
+    try:
+        Le = encoder.encode(L)
+        Me = {(i, j): encoder.encode(M[i, j]) for i in range(n) for j in range(i, n)}
+        ge = [encoder.encode(x) for x in g]
+        CGe = [[encoder.encode(CG[i, j]) for j in range(n)] for i in range(n)]
+    except _NotRepresentableError:
+        return None
+    vel = [encoder._symbol(v) for v in qd]
+    vset = set(vel)
+    quadratic: list[Any] = []
+    constant: list[Any] = []
+    for mono, coef in Le.as_coefficients_dict().items():
+        degree = 0
+        for factor in mono.args if mono.is_Mul else (mono,):
+            if factor in vset:
+                degree += 1
+            elif factor.is_Pow and factor.args[0] in vset:
+                degree += int(factor.args[1])
+        if degree == 2:
+            quadratic.append(coef * mono)
+        elif degree == 0:
+            constant.append(coef * mono)
+        elif degree != 1:
+            return None
+    half_vmv = se.Add(
+        *[
+            (_HALF if i == j else _ONE) * Me[i, j] * vel[i] * vel[j]
+            for i in range(n)
+            for j in range(i, n)
+        ]
+    )
+    if se.expand(se.Add(*quadratic) - half_vmv) != _ZERO:
+        return False
+    potential = -se.Add(*constant) if constant else _ZERO
+    for k in range(n):
+        if se.expand(_partial(encoder, potential, k) - ge[k]) != _ZERO:
+            return False
+    # ½ q̇ᵀṀq̇ with Ṁ_ij = Σ_k ∂_k m_ij q̇_k, against q̇ᵀ(C + G)q̇
+    mdot = [
+        (_HALF if i == j else _ONE) * vel[i] * vel[j] * _partial(encoder, Me[i, j], k) * vel[k]
+        for i in range(n)
+        for j in range(i, n)
+        for k in range(n)
+    ]
+    power = [vel[i] * CGe[i][j] * vel[j] for i in range(n) for j in range(n)]
+    return bool(se.expand(se.Add(*power) - se.Add(*mdot)) == _ZERO)
+
+
+def _partial(encoder: _Encoder, f: Any, k: int) -> Any:
+    """∂f/∂q_k of a Laurent polynomial (z_k = exp(i q_k / d_k))."""
+    dk = f.diff(encoder.qse[k])
+    if k < len(encoder.z):
+        z = encoder.z[k]
+        dz = f.diff(z)
+        if dz != _ZERO:
+            dk = dk + se.I / encoder.denominators[k] * z * dz
+    return dk
+
+
+_SKEW_CACHE: dict[Any, bool | None] = {}
+
+
 def skew_identity(
     M: sympy.MatrixBase,
     C: sympy.MatrixBase,
@@ -1281,9 +1382,23 @@ def skew_identity(
     >>> skew_identity(M, 2*C, [q1, q2], [v1, v2])
     False
     """
+    key = (sympy.ImmutableMatrix(M), sympy.ImmutableMatrix(C), tuple(q), tuple(qd))
+    if key in _SKEW_CACHE:
+        return _SKEW_CACHE[key]
+    verdict = _skew_identity(*key)
+    if len(_SKEW_CACHE) > 64:
+        _SKEW_CACHE.clear()
+    _SKEW_CACHE[key] = verdict
+    return verdict
+
+
+def _skew_identity(
+    M: sympy.ImmutableMatrix,
+    C: sympy.ImmutableMatrix,
+    q: Sequence[sympy.Basic],
+    qd: Sequence[sympy.Basic],
+) -> bool | None:
     n = len(q)
-    M = sympy.Matrix(M)
-    C = sympy.Matrix(C)
     encoder = _encoder_for([*M, *C], q)
     if encoder is None:
         return None

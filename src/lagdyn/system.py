@@ -802,9 +802,9 @@ class LagrangianSystem:
         >>> ld.zoo.double_pendulum().is_positive_definite()
         True
         """
-        from .structure import is_positive_definite
+        from .structure import positive_definite
 
-        return is_positive_definite(self.M, self.q)
+        return positive_definite(self)
 
     def is_passive(self) -> bool:
         """Exact proof of dE/dt = q̇ᵀ(τ + Q) along the equations (see :mod:`lagdyn.structure`).

@@ -209,8 +209,25 @@ def readable(expr: Any, system: LagrangianSystem) -> Any:
     return expr.xreplace(repl)
 
 
+#: Expressions with more nodes than this are pretty-printed in sympy's stored term order
+#: (``order="none"``): sorting every sum for display costs more than deriving it.
+LARGE = 400
+
+
+def _nodes(expr: Any, limit: int) -> int:
+    """The number of nodes of ``expr``, counted up to ``limit``."""
+    count, stack = 0, [expr]
+    while stack and count <= limit:
+        node = stack.pop()
+        count += 1
+        stack.extend(getattr(node, "args", ()))
+    return count
+
+
 def _pretty(expr: Any, system: LagrangianSystem) -> str:
-    return sp.pretty(readable(expr, system), use_unicode=True, wrap_line=False)
+    shown = readable(expr, system)
+    order = "none" if _nodes(shown, LARGE) > LARGE else None
+    return sp.pretty(shown, use_unicode=True, wrap_line=False, order=order)
 
 
 def _parseable(expr: Any, system: Any) -> str:
@@ -374,11 +391,18 @@ WIDTH = 100
 
 
 def _print_matrix(title: str, mat: Any, system: Any, out: TextIO) -> None:
-    text = _pretty(mat, system)
-    if max(map(len, text.splitlines()), default=0) <= WIDTH:
-        print(f"\n{title} =", file=out)
-        print(text, file=out)
-        return
+    # the linear form is a cheap lower bound on the width: a matrix whose entries
+    # already overflow it goes one entry per line without a whole-matrix pretty print
+    narrow = sum(
+        max(6 * len(sp.Add.make_args(mat[i, j])) for i in range(mat.rows))
+        for j in range(mat.cols)
+    )
+    if narrow <= WIDTH:
+        text = _pretty(mat, system)
+        if max(map(len, text.splitlines()), default=0) <= WIDTH:
+            print(f"\n{title} =", file=out)
+            print(text, file=out)
+            return
     print(f"\n{title}, one entry per line:", file=out)
     symbol = title.split("(")[0]
     for i in range(mat.rows):
@@ -408,7 +432,8 @@ def _print_text(label: str, system: Any, out: TextIO) -> None:
     eqs = system.M * sp.Matrix(system.qdd) + system.h
     for i in range(system.n):
         tau = sp.Symbol(f"τ_{i + 1}")  # numbered like the LaTeX export: τ₁, τ₂, …
-        print(_pretty(sp.Eq(eqs[i], tau + system.forces[i]), system), file=out)
+        eq = sp.Eq(eqs[i], tau + system.forces[i], evaluate=False)  # no is_eq/evalf pass
+        print(_pretty(eq, system), file=out)
 
 
 def _json(label: str, system: Any) -> dict[str, Any]:
