@@ -135,6 +135,7 @@ class _Encoder:
         self.memo: dict[sympy.Basic, Any] = {}
         self._table = SymbolTable(self.back)  # shares the dict: names added later count
         self.compact_memo: dict[Any, sympy.Expr] = {}
+        self._trig_memo: dict[tuple[Key, int], sympy.Expr] = {}
         self.poly_q: set[int] = set()  # coordinates that occur outside trig atoms
         self._frozen = False
 
@@ -354,16 +355,47 @@ class _Encoder:
             ]
         )
 
+    def trig_function(self, key: Key, slot: int) -> sympy.Expr:
+        """``cos(e·q)`` (slot 0) or ``sin(e·q)`` (slot 1) of a nonzero key, exactly as
+        sympy's evaluating constructor returns it, built once per key.
+
+        sympy's ``cos``/``sin`` evaluation spends most of its time on assumption queries
+        (milliseconds per new angle with assumption-free symbols). For angles that are
+        rational combinations of the coordinates alone its only possible rewrite is the
+        sign of the argument, so that sign is decided here (sympy's own rule,
+        ``could_extract_minus_sign``, only asked when the signs of the coefficients tie)
+        and the function is created unevaluated; anything else goes through sympy.
+        """
+        memo = self._trig_memo
+        found = memo.get((key, slot))
+        if found is not None:
+            return found
+        theta = self.angle(key)
+        if any(n for n in key[self.n :]):  # symbolic phases: let sympy decide
+            out = sympy.cos(theta) if slot == 0 else sympy.sin(theta)
+        else:
+            pos = sum(1 for n in key if n > 0)
+            neg = sum(1 for n in key if n < 0)
+            flip = neg > pos or (neg == pos and theta.could_extract_minus_sign())
+            arg = -theta if flip else theta
+            if slot == 0:
+                out = sympy.cos(arg, evaluate=False)
+            else:
+                out = sympy.sin(arg, evaluate=False)
+                out = -out if flip else out
+        memo[(key, slot)] = out
+        return out
+
     def rebuild(self, poly: TrigPoly) -> sympy.Expr:
         """Rebuild a compact sympy expression from a dictionary."""
         terms = []
         for key in sorted(poly):
             a, b = poly[key]
-            theta = self.angle(key)
+            nonzero = any(key)
             if a != _ZERO:
-                terms.append(self.compact(a) * sympy.cos(theta) if any(key) else self.compact(a))
+                terms.append(self.compact(a) * self.trig_function(key, 0) if nonzero else self.compact(a))
             if b != _ZERO:
-                terms.append(self.compact(b) * sympy.sin(theta))
+                terms.append(self.compact(b) * self.trig_function(key, 1))
         return sympy.Add(*terms)
 
     def compact(self, value: Any) -> sympy.Expr:
@@ -950,8 +982,7 @@ class FastDerivation:
         keys = sorted({key for poly in polys for key in poly})
         terms = []
         for key in keys:
-            theta = enc.angle(key)
-            for slot, trig in ((0, sympy.cos), (1, sympy.sin)):
+            for slot in (0, 1):
                 groups: dict[Any, list[tuple[Any, int]]] = {}
                 order: list[Any] = []
                 for k, poly in enumerate(polys):
@@ -972,7 +1003,7 @@ class FastDerivation:
                     outer = se.expand(vel_content * primitive)
                     parts.append(enc.compact(outer) * enc.to_sympy(vel_rest))
                 factor = sympy.Add(*parts)
-                terms.append(factor * trig(theta) if any(key) else factor)
+                terms.append(factor * enc.trig_function(key, slot) if any(key) else factor)
         return sympy.Add(*terms)
 
     @cached_property
@@ -1024,15 +1055,14 @@ class FastDerivation:
             terms = []
             for key in sorted(acc):
                 a_terms, b_terms = acc[key]
-                theta = enc.angle(key)
-                for slot_terms, trig in ((a_terms, sympy.cos), (b_terms, sympy.sin)):
+                for slot, slot_terms in enumerate((a_terms, b_terms)):
                     if not slot_terms:
                         continue
                     coef = se.expand(se.Add(*slot_terms))
                     if coef == _ZERO:
                         continue
                     factor = _velocity_factored(enc, coef, vel)
-                    terms.append(factor * trig(theta) if any(key) else factor)
+                    terms.append(factor * enc.trig_function(key, slot) if any(key) else factor)
             row = sympy.Add(*terms)
             if g_polys is not None:
                 row += enc.rebuild(g_polys[i])
@@ -1285,15 +1315,17 @@ def passivity_identity(
     """
     n = len(q)
     M, C, G, g = (sympy.ImmutableMatrix(p) for p in parts)
-    CG = C + G
-    encoder = _encoder_for([L, *M, *g, *CG], q)
-    if encoder is None:
+    forms = _forms(M, C, q, (L, *G, *g))
+    if forms is None:
         return None
+    encoder, Me, Ce = forms
     try:
         Le = encoder.encode(L)
-        Me = {(i, j): encoder.encode(M[i, j]) for i in range(n) for j in range(i, n)}
         ge = [encoder.encode(x) for x in g]
-        CGe = [[encoder.encode(CG[i, j]) for j in range(n)] for i in range(n)]
+        CGe = [
+            [Ce[i][j] + encoder.encode(G[i, j]) if G[i, j] != 0 else Ce[i][j] for j in range(n)]
+            for i in range(n)
+        ]
     except _NotRepresentableError:
         return None
     vel = [encoder._symbol(v) for v in qd]
@@ -1349,6 +1381,34 @@ def _partial(encoder: _Encoder, f: Any, k: int) -> Any:
 
 
 _SKEW_CACHE: dict[Any, bool | None] = {}
+_FORMS_CACHE: dict[Any, Any] = {}
+
+
+def _forms(
+    M: sympy.ImmutableMatrix,
+    C: sympy.ImmutableMatrix,
+    q: Sequence[sympy.Basic],
+    extra: Sequence[sympy.Expr] = (),
+) -> tuple[_Encoder, dict[tuple[int, int], Any], list[list[Any]]] | None:
+    """One encoder for M, C and ``extra`` (registered, encoded on demand), with M's upper
+    triangle and C encoded; cached, so the skew and passivity proofs encode C once."""
+    key = (M, C, tuple(q), tuple(extra))
+    if key in _FORMS_CACHE:
+        return _FORMS_CACHE[key]  # type: ignore[no-any-return]
+    n = len(q)
+    found = None
+    encoder = _encoder_for([*M, *C, *extra], q)
+    if encoder is not None:
+        try:
+            m = {(i, j): encoder.encode(M[i, j]) for i in range(n) for j in range(i, n)}
+            c = [[encoder.encode(C[i, j]) for j in range(n)] for i in range(n)]
+            found = (encoder, m, c)
+        except _NotRepresentableError:
+            found = None
+    if len(_FORMS_CACHE) > 8:
+        _FORMS_CACHE.clear()
+    _FORMS_CACHE[key] = found
+    return found
 
 
 def skew_identity(
@@ -1356,6 +1416,8 @@ def skew_identity(
     C: sympy.MatrixBase,
     q: Sequence[sympy.Basic],
     qd: Sequence[sympy.Basic],
+    *,
+    extra: Sequence[sympy.Expr] = (),
 ) -> bool | None:
     """Decide exactly whether ``Ṁ − 2C`` is skew-symmetric, from ``M`` and ``C`` as given.
 
@@ -1363,6 +1425,9 @@ def skew_identity(
     Σ_k ∂_k m_ij qd_k`` is formed on the dictionaries and ``N_ij + N_ji = 2Ṁ_ij −
     2(C_ij + C_ji)`` is compared with the empty dictionary. ``q`` and ``qd`` may be
     plain symbols or dynamicsymbols ``q(t)`` and their derivatives.
+
+    ``extra`` are further expressions registered in the same encoder, so a later
+    :func:`passivity_identity` with the same M, C and (L, G, g) reuses the encoded M, C.
 
     Returns
     -------
@@ -1385,7 +1450,7 @@ def skew_identity(
     key = (sympy.ImmutableMatrix(M), sympy.ImmutableMatrix(C), tuple(q), tuple(qd))
     if key in _SKEW_CACHE:
         return _SKEW_CACHE[key]
-    verdict = _skew_identity(*key)
+    verdict = _skew_identity(*key, extra=tuple(extra))
     if len(_SKEW_CACHE) > 64:
         _SKEW_CACHE.clear()
     _SKEW_CACHE[key] = verdict
@@ -1397,16 +1462,14 @@ def _skew_identity(
     C: sympy.ImmutableMatrix,
     q: Sequence[sympy.Basic],
     qd: Sequence[sympy.Basic],
+    extra: tuple[sympy.Expr, ...] = (),
 ) -> bool | None:
     n = len(q)
-    encoder = _encoder_for([*M, *C], q)
-    if encoder is None:
+    forms = _forms(M, C, q, extra)
+    if forms is None:
         return None
-    try:
-        m_laurent = {(i, j): encoder.encode(M[i, j]) for i in range(n) for j in range(i, n)}
-        c_laurent = {(i, j): encoder.encode(C[i, j]) for i in range(n) for j in range(n)}
-    except _NotRepresentableError:
-        return None
+    encoder, m_laurent, c_rows = forms
+    c_laurent = {(i, j): c_rows[i][j] for i in range(n) for j in range(n)}
     velocities = [encoder._symbol(v) for v in qd]
     # ∂/∂q_k on a Laurent polynomial: z_k = exp(i q_k / d_k), so ∂z_k/∂q_k = (i/d_k) z_k,
     # plus the explicit polynomial dependence on q_k. Expanded sums are canonical.

@@ -231,7 +231,9 @@ def is_skew_symmetric(system: SystemLike, C: sp.MatrixBase | None = None) -> boo
     except ImportError:  # pragma: no cover
         verdict = None
     else:
-        verdict = _trigpoly.skew_identity(system.M, Cm, system.q, system.qd)
+        # L, G, g registered too: the passivity proof then reuses the encoded M and C
+        extra = (system.L, *system.G, *system.g) if C is None else ()
+        verdict = _trigpoly.skew_identity(system.M, Cm, system.q, system.qd, extra=extra)
     if verdict is not None:
         return verdict
     qs, vs = system.plain_symbols
