@@ -497,14 +497,15 @@ class LagrangianSystem:
         entries: dict[str, sp.Expr] = {}
         for i in range(n):
             for j in range(i, n):
-                entries[f"M[{i + 1}, {j + 1}]"] = self.plain(self._M_dyn[i, j])
+                entries[f"M[{i + 1}, {j + 1}]"] = self._M_dyn[i, j]
         for i in range(n):
-            entries[f"b[{i + 1}]"] = self.plain(self._b_dyn[i])
-        entries["V"] = self.plain(self._V_dyn)
+            entries[f"b[{i + 1}]"] = self._b_dyn[i]
+        entries["V"] = self._V_dyn
         if self._forces_in is not None:
             for i in range(n):
-                entries[f"forces[{i + 1}]"] = self.plain(self._forces_in[i])
-        _validate.check_defined(entries, self._qs, lambda e: e.xreplace(self._bwd))
+                entries[f"forces[{i + 1}]"] = self._forces_in[i]
+        # checked in q(t) as they are (the zero test takes the coordinates as angles)
+        _validate.check_defined(entries, self._q)
 
     # ------------------------------------------------------------------ derivation
     @cached_property
