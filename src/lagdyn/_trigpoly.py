@@ -1295,8 +1295,10 @@ def passivity_identity(
 
     * q̈-linear: L₂ = ½ q̇ᵀ M q̇ (M is L's Hessian in q̇);
     * q̇-linear: ∂(−L₀)/∂q = g;
-    * q̇-cubic: q̇ᵀ(C + G)q̇ = ½ q̇ᵀṀq̇ as polynomials in q̇ (C may itself contain q̇, so
-      this is weaker than Ṁ − 2C skew, which :func:`skew_identity` decides).
+    * q̇-cubic: q̇ᵀ(C + G)q̇ = ½ q̇ᵀṀq̇ as polynomials in q̇. It follows from G + Gᵀ = 0
+      and Ṁ = C + Cᵀ (:func:`skew_identity`, cached), both decided exactly; when either
+      fails the cubic identity itself is expanded (C may contain q̇, so it is weaker
+      than Ṁ − 2C skew).
 
     Everything is encoded once (q(t), q̇(t) as they are, no substitution). Returns None
     when an expression is not representable.
@@ -1358,7 +1360,18 @@ def passivity_identity(
     for k in range(n):
         if se.expand(_partial(encoder, potential, k) - ge[k]) != _ZERO:
             return False
-    # ½ q̇ᵀṀq̇ with Ṁ_ij = Σ_k ∂_k m_ij q̇_k, against q̇ᵀ(C + G)q̇
+    # q̇ᵀ(C + G)q̇ = ½ q̇ᵀṀq̇ follows from two exact facts when both hold: G + Gᵀ = 0 and
+    # Ṁ = C + Cᵀ entrywise (skew_identity, cached: the skew proof has usually just run)
+    g_skew = all(
+        G[i, j] == 0 and G[j, i] == 0
+        or se.expand(encoder.encode(G[i, j]) + encoder.encode(G[j, i])) == _ZERO
+        for i in range(n)
+        for j in range(i, n)
+    )
+    if g_skew and skew_identity(M, C, q, qd, extra=(L, *G, *g)):
+        return True
+    # otherwise decide the cubic identity itself (C may contain q̇: a C that is not
+    # Christoffel-consistent can still satisfy it): ½ q̇ᵀṀq̇ against q̇ᵀ(C + G)q̇
     mdot = [
         (_HALF if i == j else _ONE) * vel[i] * vel[j] * _partial(encoder, Me[i, j], k) * vel[k]
         for i in range(n)

@@ -486,7 +486,7 @@ def _mass_matrix(
     fast = _mass_matrix_canonical(terms, qv)
     if fast is not None:
         return fast, rows
-    return _mass_matrix_sympy(terms, qv), rows
+    return _mass_matrix_sympy(terms, qv), None
 
 
 def _mass_matrix_canonical(
@@ -650,6 +650,9 @@ def from_bodies(
     system = LagrangianSystem.from_mass_matrix(M, U, qv, forces=forces, defaults=defaults)
     # the factor M = Σ w_r J_rᵀ J_r, for the positive-definiteness proof (structure.py)
     system._gram_rows = rows
+    # M is already the canonical rebuild (rows is None only on the sympy path): the fast
+    # derivation need not rebuild it again
+    system._canonical_M = rows is not None
     return system
 
 

@@ -583,7 +583,9 @@ class LagrangianSystem:
         l2**2*m2
         """
         fast = self._fast
-        return fast.M if fast is not None else self._M_dyn
+        if fast is None or getattr(self, "_canonical_M", False):
+            return self._M_dyn  # kinematics assembled it in the same canonical form
+        return fast.M
 
     @cached_property
     def christoffel(self) -> tuple[tuple[tuple[sp.Expr, ...], ...], ...]:
