@@ -200,11 +200,14 @@ class LagrangianSystem:
         q: Any,
         forces: Sequence[sp.Expr] | None,
         defaults: Mapping[sp.Symbol, float] | None,
+        *,
+        check_floats: bool = True,
     ) -> None:
         self._q = _validate_coordinates(q)
         self.defaults: dict[sp.Symbol, float] = dict(defaults or {})
         self._L = _as_expr(L, "L")
-        _validate.check_float_range("L", self._L)
+        if check_floats:  # from_mass_matrix: M, b, U are checked entry by entry instead
+            _validate.check_float_range("L", self._L)
         _check_dependencies(self._L, self._q, "L", allow_t=False)
         self._forces_in = self._validate_forces(forces)
         self._qs, self._vs = _convert.state_symbols(self.n)
@@ -314,7 +317,7 @@ class LagrangianSystem:
         terms += [sp.Mul(bm[i], qd[i]) for i in range(n) if bm[i] != 0]
         L = sp.Add(*terms) - Ue
         self = cls.__new__(cls)
-        self._setup(L, qv, forces, defaults)
+        self._setup(L, qv, forces, defaults, check_floats=False)
         self._M_dyn = Mm
         self._b_dyn = bm
         self._V_dyn = Ue
@@ -464,6 +467,28 @@ class LagrangianSystem:
             f"{entry} depends on {rates}"
         )
 
+    def _plain_symengine_M(self) -> dict[tuple[int, int], Any]:
+        """M's upper triangle in symengine on the plain symbols: converted as it is (q(t)
+        become symengine functions) and substituted there, which is much faster than a
+        sympy ``xreplace`` per entry; sympy's route for objects symengine cannot hold."""
+        n = self.n
+        try:
+            funcs = {se.sympify(qi): se.Symbol(s.name) for qi, s in zip(self._q, self._qs)}
+            out = {}
+            for i in range(n):
+                for j in range(i, n):
+                    e = se.sympify(self._M_dyn[i, j]).xreplace(funcs)
+                    if any(not x.is_Symbol for x in e.free_symbols) or e.atoms(se.Derivative):
+                        raise ValueError("left a function of t")
+                    out[i, j] = e
+            return out
+        except Exception:  # symengine cannot hold some sympy objects
+            return {
+                (i, j): se.sympify(self.plain(self._M_dyn[i, j]))
+                for i in range(n)
+                for j in range(i, n)
+            }
+
     def _check_regular(self) -> None:
         """Reject a singular M: a zero row, or rank deficiency at random points."""
         n = self.n
@@ -476,11 +501,7 @@ class LagrangianSystem:
             )
         m_se = getattr(self, "_M_se", None)
         if m_se is None:
-            m_se = {
-                (i, j): se.sympify(self.plain(self._M_dyn[i, j]))
-                for i in range(n)
-                for j in range(i, n)
-            }
+            m_se = self._plain_symengine_M()
         syms = sorted(set().union(*(e.free_symbols for e in m_se.values())), key=str)
         rows = [[m_se[min(i, j), max(i, j)] for j in range(n)] for i in range(n)]
         rank = _validate.rank_at_random_states(rows, syms)
