@@ -182,7 +182,7 @@ def _dotted(name: str, dots: int) -> sp.Symbol:
     return sp.Symbol(base + ("", "dot", "ddot")[dots] + digits)
 
 
-def readable(expr: Any, system: LagrangianSystem) -> Any:
+def readable(expr: Any, system: LagrangianSystem, *, unicode_names: bool = False) -> Any:
     """``expr`` with q(t), q̇, q̈ replaced by plain symbols that pretty-print with dots.
 
     Examples
@@ -198,6 +198,11 @@ def readable(expr: Any, system: LagrangianSystem) -> Any:
         repl[qdd] = _dotted(name, 2)
         repl[qd] = _dotted(name, 1)
         repl[q] = sp.Symbol(name)
+    if unicode_names:  # symbols named as they pretty-print (φ̇₁, l₁₀), for linear output
+        for p in sp.sympify(expr).free_symbols:
+            if p not in repl:
+                repl[p] = p
+        repl = {k: _unicode_symbol(v) for k, v in repl.items()}
     # the form a person writes (sin²θ rather than 1/2 − cos 2θ/2); values are unchanged
     expr = sp.sympify(expr)
     if isinstance(expr, sp.MatrixBase):
@@ -209,8 +214,8 @@ def readable(expr: Any, system: LagrangianSystem) -> Any:
     return expr.xreplace(repl)
 
 
-#: Expressions with more nodes than this are pretty-printed in sympy's stored term order
-#: (``order="none"``): sorting every sum for display costs more than deriving it.
+#: Expressions with more nodes than this are printed on one line in sympy's linear syntax,
+#: terms in stored order: the 2-D pretty printer costs more than deriving them.
 LARGE = 400
 
 
@@ -224,10 +229,24 @@ def _nodes(expr: Any, limit: int) -> int:
     return count
 
 
+_UNICODE: dict[sp.Symbol, sp.Symbol] = {}
+
+
+def _unicode_symbol(symbol: sp.Symbol) -> sp.Symbol:
+    found = _UNICODE.get(symbol)
+    if found is None:
+        found = _UNICODE[symbol] = sp.Symbol(sp.pretty(symbol, use_unicode=True))
+    return found
+
+
 def _pretty(expr: Any, system: LagrangianSystem) -> str:
-    shown = readable(expr, system)
-    order = "none" if _nodes(shown, LARGE) > LARGE else None
-    return sp.pretty(shown, use_unicode=True, wrap_line=False, order=order)
+    if _nodes(expr, LARGE) <= LARGE:
+        return sp.pretty(readable(expr, system), use_unicode=True, wrap_line=False)
+    if isinstance(expr, sp.Equality):
+        return f"{_pretty(expr.lhs, system)} = {_pretty(expr.rhs, system)}"
+    # large: one line in sympy's linear syntax with the pretty symbol names, terms in
+    # stored order (2-D layout and sorting cost more than the derivation at n ≈ 15)
+    return sp.sstr(readable(expr, system, unicode_names=True), order="none")
 
 
 def _parseable(expr: Any, system: Any) -> str:
