@@ -36,7 +36,7 @@ import sys
 import time
 
 
-def _model(n: int, convention: str, positive: bool):  # noqa: ANN202
+def _model(n: int, convention: str, positive: bool):
     import sympy as sp
     from sympy.physics import mechanics as me
 
@@ -89,7 +89,9 @@ def child_kane(n: int, convention: str, positive: bool) -> dict:
     point = origin
     for i in range(n):
         th = theta[i]
-        point = point.locatenew(f"P{i + 1}", lengths[i] * (sp.sin(th) * frame.x - sp.cos(th) * frame.y))
+        point = point.locatenew(
+            f"P{i + 1}", lengths[i] * (sp.sin(th) * frame.x - sp.cos(th) * frame.y)
+        )
         point.set_vel(frame, point.pos_from(origin).dt(frame))
         particles.append(me.Particle(f"pa{i + 1}", point, m[i]))
         loads.append((point, -m[i] * grav * frame.y))
@@ -102,16 +104,15 @@ def child_kane(n: int, convention: str, positive: bool) -> dict:
 
 def _child(args: argparse.Namespace) -> None:
     # imports are not part of the measurement (both tools import sympy)
-    import sympy  # noqa: F401
-    import sympy.physics.mechanics  # noqa: F401
-
     import numpy  # noqa: F401
     import symengine  # noqa: F401
+    import sympy
+    import sympy.physics.mechanics  # noqa: F401
 
-    import lagdyn  # noqa: F401
-    import lagdyn._trigpoly  # noqa: F401
-    import lagdyn._validate  # noqa: F401
-    import lagdyn.structure  # noqa: F401
+    import lagdyn
+    import lagdyn._trigpoly
+    import lagdyn._validate
+    import lagdyn.structure
     import lagdyn.system  # noqa: F401
 
     fn = child_lagdyn if args.tool == "lagdyn" else child_kane

@@ -393,7 +393,9 @@ class _Encoder:
             a, b = poly[key]
             nonzero = any(key)
             if a != _ZERO:
-                terms.append(self.compact(a) * self.trig_function(key, 0) if nonzero else self.compact(a))
+                terms.append(
+                    self.compact(a) * self.trig_function(key, 0) if nonzero else self.compact(a)
+                )
             if b != _ZERO:
                 terms.append(self.compact(b) * self.trig_function(key, 1))
         return sympy.Add(*terms)
@@ -1055,14 +1057,14 @@ class FastDerivation:
             terms = []
             for key in sorted(acc):
                 a_terms, b_terms = acc[key]
-                for slot, slot_terms in enumerate((a_terms, b_terms)):
+                for kind, slot_terms in enumerate((a_terms, b_terms)):
                     if not slot_terms:
                         continue
                     coef = se.expand(se.Add(*slot_terms))
                     if coef == _ZERO:
                         continue
                     factor = _velocity_factored(enc, coef, vel)
-                    terms.append(factor * enc.trig_function(key, slot) if any(key) else factor)
+                    terms.append(factor * enc.trig_function(key, kind) if any(key) else factor)
             row = sympy.Add(*terms)
             if g_polys is not None:
                 row += enc.rebuild(g_polys[i])
@@ -1363,7 +1365,7 @@ def passivity_identity(
     # q̇ᵀ(C + G)q̇ = ½ q̇ᵀṀq̇ follows from two exact facts when both hold: G + Gᵀ = 0 and
     # Ṁ = C + Cᵀ entrywise (skew_identity, cached: the skew proof has usually just run)
     g_skew = all(
-        G[i, j] == 0 and G[j, i] == 0
+        (G[i, j] == 0 and G[j, i] == 0)
         or se.expand(encoder.encode(G[i, j]) + encoder.encode(G[j, i])) == _ZERO
         for i in range(n)
         for j in range(i, n)
@@ -1407,7 +1409,7 @@ def _forms(
     triangle and C encoded; cached, so the skew and passivity proofs encode C once."""
     key = (M, C, tuple(q), tuple(extra))
     if key in _FORMS_CACHE:
-        return _FORMS_CACHE[key]  # type: ignore[no-any-return]
+        return _FORMS_CACHE[key]
     n = len(q)
     found = None
     encoder = _encoder_for([*M, *C, *extra], q)

@@ -474,18 +474,19 @@ def _mass_matrix(
     ``M = Σ_r weight_r row_rᵀ row_r`` (``pair``: index of the row that is this row's
     imaginary partner in the planar position ``x + i y``, or −1)."""
     terms = [(W, J) for body in items for W, J in _body_terms(body, qv)]
-    rows: list[tuple[sp.Expr, list[sp.Expr], int]] | None = []
+    collected: list[tuple[sp.Expr, list[sp.Expr], int]] = []
+    scalar = True
     for W, J in terms:
         if isinstance(W, sp.MatrixBase):
-            rows = None
+            scalar = False
             break
-        start = len(rows)
+        start = len(collected)
         for r in range(J.rows):
             pair = start + 1 if (r == 0 and J.rows >= 2 and J.cols > 0) else -1
-            rows.append((W, [J[r, j] for j in range(J.cols)], pair))
+            collected.append((W, [J[r, j] for j in range(J.cols)], pair))
     fast = _mass_matrix_canonical(terms, qv)
     if fast is not None:
-        return fast, rows
+        return fast, collected if scalar else None
     return _mass_matrix_sympy(terms, qv), None
 
 
@@ -510,7 +511,7 @@ def _mass_matrix_canonical(
     if encoder is None:
         return None
     try:
-        enc = [
+        enc: list[tuple[Any, Any]] = [
             (
                 [[encoder.encode(e) if e != 0 else None for e in row] for row in Wp],
                 [[encoder.encode(e) if e != 0 else None for e in row] for row in Jp],
@@ -650,9 +651,9 @@ def from_bodies(
     system = LagrangianSystem.from_mass_matrix(M, U, qv, forces=forces, defaults=defaults)
     # the factor M = Σ w_r J_rᵀ J_r, for the positive-definiteness proof (structure.py)
     system._gram_rows = rows
-    # M is already the canonical rebuild (rows is None only on the sympy path): the fast
-    # derivation need not rebuild it again
-    system._canonical_M = rows is not None
+    # M is already the canonical rebuild (rows is None on the sympy path and for 3-D
+    # bodies, where it is merely not claimed): the derivation need not rebuild it
+    system._canonical_mass = rows is not None
     return system
 
 

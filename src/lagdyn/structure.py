@@ -275,9 +275,8 @@ def is_passive(system: SystemLike) -> bool:
         verdict = None
     else:
         parts_dyn = (system.M, system.C, system.G, system.g)
-        verdict = _trigpoly.passivity_identity(
-            system.L, parts_dyn, system.q, system.qd, system.qdd
-        )
+        qdd = tuple(sp.diff(x, t, 2) for x in system.q)
+        verdict = _trigpoly.passivity_identity(system.L, parts_dyn, system.q, system.qd, qdd)
     if verdict is not None:
         return verdict
     qs, vs = system.plain_symbols
@@ -448,9 +447,7 @@ def _gram_positive_definite(system: SystemLike) -> bool | None:
         for i in range(n):
             for j in range(i, n):
                 parts = [
-                    w * r[i] * r[j]
-                    for w, r, _ in enc_rows
-                    if r[i] is not None and r[j] is not None
+                    w * r[i] * r[j] for w, r, _ in enc_rows if r[i] is not None and r[j] is not None
                 ]
                 if se.expand(encoder.encode(M[i, j]) - se.Add(*parts)) != 0:
                     log.warning("lagdyn.structure: M differs from its factor JᵀWJ")

@@ -181,6 +181,12 @@ class LagrangianSystem:
     True
     """
 
+    #: Set by :mod:`lagdyn.kinematics`: the Gram rows (weight, ∂p/∂q, planar partner) of
+    #: M = Σ w JᵀJ, read by the positive-definiteness proof; and whether M is already in
+    #: canonical rebuilt form (then the derivation does not rebuild it).
+    _gram_rows: Any = None
+    _canonical_mass: bool = False
+
     def __init__(
         self,
         L: sp.Expr,
@@ -604,7 +610,7 @@ class LagrangianSystem:
         l2**2*m2
         """
         fast = self._fast
-        if fast is None or getattr(self, "_canonical_M", False):
+        if fast is None or self._canonical_mass:
             return self._M_dyn  # kinematics assembled it in the same canonical form
         return fast.M
 

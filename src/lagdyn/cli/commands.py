@@ -413,8 +413,7 @@ def _print_matrix(title: str, mat: Any, system: Any, out: TextIO) -> None:
     # the linear form is a cheap lower bound on the width: a matrix whose entries
     # already overflow it goes one entry per line without a whole-matrix pretty print
     narrow = sum(
-        max(6 * len(sp.Add.make_args(mat[i, j])) for i in range(mat.rows))
-        for j in range(mat.cols)
+        max(6 * len(sp.Add.make_args(mat[i, j])) for i in range(mat.rows)) for j in range(mat.cols)
     )
     if narrow <= WIDTH:
         text = _pretty(mat, system)
