@@ -1488,17 +1488,43 @@ def _skew_identity(
     velocities = [encoder._symbol(v) for v in qd]
     # ∂/∂q_k on a Laurent polynomial: z_k = exp(i q_k / d_k), so ∂z_k/∂q_k = (i/d_k) z_k,
     # plus the explicit polynomial dependence on q_k. Expanded sums are canonical.
-    z = encoder.z
     for i in range(n):
         for j in range(i, n):
-            f = m_laurent[(i, j)]
-            mdot = se.Integer(0)
-            for k in range(n):
-                dk = f.diff(encoder.qse[k])
-                if k < len(z):
-                    dk = dk + se.I / encoder.denominators[k] * z[k] * f.diff(z[k])
-                mdot = mdot + dk * velocities[k]
-            residual = se.expand(2 * mdot - 2 * (c_laurent[(i, j)] + c_laurent[(j, i)]))
+            mdot = _rate(encoder, m_laurent[(i, j)], velocities)
+            residual = se.expand(mdot - c_laurent[(i, j)] - c_laurent[(j, i)])
             if residual != _ZERO:
                 return False
     return True
+
+
+def _rate(encoder: _Encoder, f: Any, velocities: Sequence[Any]) -> Any:
+    """Σ_k ∂f/∂q_k q̇_k of an expanded Laurent polynomial (unexpanded sum).
+
+    Without polynomial dependence on q each term c·z^e contributes
+    c·z^e·i·Σ_k (e_k/d_k) q̇_k, read off the exponents in one pass; otherwise the
+    derivative is taken per coordinate (∂z_k/∂q_k = (i/d_k) z_k plus ∂/∂q_k).
+    """
+    if not encoder.poly_q:
+        parts = []
+        for mono, coef in f.as_coefficients_dict().items():
+            rate = []
+            for factor in mono.args if mono.is_Mul else (mono,):
+                base, power = (factor.args[0], factor.args[1]) if factor.is_Pow else (factor, 1)
+                k = encoder.z_index.get(base)
+                if k is not None and k < encoder.n:  # symbolic phase angles are constant
+                    rate.append(se.Rational(int(power), encoder.denominators[k]) * velocities[k])
+            if rate:
+                parts.append(coef * mono * se.I * se.Add(*rate))
+        return se.Add(*parts) if parts else _ZERO
+    return _rate_by_diff(encoder, f, velocities)
+
+
+def _rate_by_diff(encoder: _Encoder, f: Any, velocities: Sequence[Any]) -> Any:
+    z = encoder.z
+    mdot = _ZERO
+    for k in range(encoder.n):
+        dk = f.diff(encoder.qse[k])
+        if k < len(z):
+            dk = dk + se.I / encoder.denominators[k] * z[k] * f.diff(z[k])
+        mdot = mdot + dk * velocities[k]
+    return mdot
