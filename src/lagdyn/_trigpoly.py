@@ -1420,7 +1420,7 @@ def _forms(
             found = (encoder, m, c)
         except _NotRepresentableError:
             found = None
-    if len(_FORMS_CACHE) > 8:
+    if len(_FORMS_CACHE) >= 2:  # encodings are large (n⁴ terms): keep the latest only
         _FORMS_CACHE.clear()
     _FORMS_CACHE[key] = found
     return found
@@ -1466,7 +1466,7 @@ def skew_identity(
     if key in _SKEW_CACHE:
         return _SKEW_CACHE[key]
     verdict = _skew_identity(*key, extra=tuple(extra))
-    if len(_SKEW_CACHE) > 64:
+    if len(_SKEW_CACHE) > 8:
         _SKEW_CACHE.clear()
     _SKEW_CACHE[key] = verdict
     return verdict
