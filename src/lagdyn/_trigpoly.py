@@ -1417,6 +1417,7 @@ def _forms(
         try:
             m = {(i, j): encoder.encode(M[i, j]) for i in range(n) for j in range(i, n)}
             c = [[encoder.encode(C[i, j]) for j in range(n)] for i in range(n)]
+            encoder.memo.clear()  # the unexpanded subtrees of C are not needed again
             found = (encoder, m, c)
         except _NotRepresentableError:
             found = None
