@@ -135,6 +135,7 @@ class _Encoder:
         self.memo: dict[sympy.Basic, Any] = {}
         self._table = SymbolTable(self.back)  # shares the dict: names added later count
         self.compact_memo: dict[Any, sympy.Expr] = {}
+        self._trig_memo: dict[tuple[Key, int], sympy.Expr] = {}
         self.poly_q: set[int] = set()  # coordinates that occur outside trig atoms
         self._frozen = False
 
@@ -354,16 +355,49 @@ class _Encoder:
             ]
         )
 
+    def trig_function(self, key: Key, slot: int) -> sympy.Expr:
+        """``cos(e·q)`` (slot 0) or ``sin(e·q)`` (slot 1) of a nonzero key, exactly as
+        sympy's evaluating constructor returns it, built once per key.
+
+        sympy's ``cos``/``sin`` evaluation spends most of its time on assumption queries
+        (milliseconds per new angle with assumption-free symbols). For angles that are
+        rational combinations of the coordinates alone its only possible rewrite is the
+        sign of the argument, so that sign is decided here (sympy's own rule,
+        ``could_extract_minus_sign``, only asked when the signs of the coefficients tie)
+        and the function is created unevaluated; anything else goes through sympy.
+        """
+        memo = self._trig_memo
+        found = memo.get((key, slot))
+        if found is not None:
+            return found
+        theta = self.angle(key)
+        if any(n for n in key[self.n :]):  # symbolic phases: let sympy decide
+            out = sympy.cos(theta) if slot == 0 else sympy.sin(theta)
+        else:
+            pos = sum(1 for n in key if n > 0)
+            neg = sum(1 for n in key if n < 0)
+            flip = neg > pos or (neg == pos and theta.could_extract_minus_sign())
+            arg = -theta if flip else theta
+            if slot == 0:
+                out = sympy.cos(arg, evaluate=False)
+            else:
+                out = sympy.sin(arg, evaluate=False)
+                out = -out if flip else out
+        memo[(key, slot)] = out
+        return out
+
     def rebuild(self, poly: TrigPoly) -> sympy.Expr:
         """Rebuild a compact sympy expression from a dictionary."""
         terms = []
         for key in sorted(poly):
             a, b = poly[key]
-            theta = self.angle(key)
+            nonzero = any(key)
             if a != _ZERO:
-                terms.append(self.compact(a) * sympy.cos(theta) if any(key) else self.compact(a))
+                terms.append(
+                    self.compact(a) * self.trig_function(key, 0) if nonzero else self.compact(a)
+                )
             if b != _ZERO:
-                terms.append(self.compact(b) * sympy.sin(theta))
+                terms.append(self.compact(b) * self.trig_function(key, 1))
         return sympy.Add(*terms)
 
     def compact(self, value: Any) -> sympy.Expr:
@@ -950,8 +984,7 @@ class FastDerivation:
         keys = sorted({key for poly in polys for key in poly})
         terms = []
         for key in keys:
-            theta = enc.angle(key)
-            for slot, trig in ((0, sympy.cos), (1, sympy.sin)):
+            for slot in (0, 1):
                 groups: dict[Any, list[tuple[Any, int]]] = {}
                 order: list[Any] = []
                 for k, poly in enumerate(polys):
@@ -972,7 +1005,7 @@ class FastDerivation:
                     outer = se.expand(vel_content * primitive)
                     parts.append(enc.compact(outer) * enc.to_sympy(vel_rest))
                 factor = sympy.Add(*parts)
-                terms.append(factor * trig(theta) if any(key) else factor)
+                terms.append(factor * enc.trig_function(key, slot) if any(key) else factor)
         return sympy.Add(*terms)
 
     @cached_property
@@ -1024,15 +1057,14 @@ class FastDerivation:
             terms = []
             for key in sorted(acc):
                 a_terms, b_terms = acc[key]
-                theta = enc.angle(key)
-                for slot_terms, trig in ((a_terms, sympy.cos), (b_terms, sympy.sin)):
+                for kind, slot_terms in enumerate((a_terms, b_terms)):
                     if not slot_terms:
                         continue
                     coef = se.expand(se.Add(*slot_terms))
                     if coef == _ZERO:
                         continue
                     factor = _velocity_factored(enc, coef, vel)
-                    terms.append(factor * trig(theta) if any(key) else factor)
+                    terms.append(factor * enc.trig_function(key, kind) if any(key) else factor)
             row = sympy.Add(*terms)
             if g_polys is not None:
                 row += enc.rebuild(g_polys[i])
@@ -1072,12 +1104,18 @@ class FastDerivation:
 
 
 def _encoder_for(exprs: Sequence[sympy.Expr], q: Sequence[sympy.Basic]) -> _Encoder | None:
+    """One encoder for every expression of ``exprs`` in the angles ``q``, or None."""
     encoder = _Encoder(q)
     try:
         encoder.register(exprs)
     except _NotRepresentableError:
         return None
     return encoder
+
+
+#: Shared encoders for other modules (kinematics, structure).
+encoder_for = _encoder_for
+NotRepresentableError = _NotRepresentableError
 
 
 def derive(
@@ -1244,11 +1282,158 @@ def canonical(expr: sympy.Expr, q: Sequence[sympy.Basic]) -> sympy.Expr | None:
     return encoder.rebuild(poly)
 
 
+def passivity_identity(
+    L: sympy.Expr,
+    parts: Sequence[sympy.MatrixBase],
+    q: Sequence[sympy.Basic],
+    qd: Sequence[sympy.Basic],
+    qdd: Sequence[sympy.Basic],
+) -> bool | None:
+    """Decide exactly whether dE/dt = q̇ᵀ(M q̈ + C q̇ + G q̇ + g) for E = q̇ᵀ∂L/∂q̇ − L.
+
+    ``parts`` is (M, C, G, g). Write L = L₂ + L₁ + L₀ by degree in q̇ (a term of another
+    degree answers None). Then E = L₂ − L₀ and the residual splits by degree in (q̇, q̈)
+    into three identities, each decided in canonical form:
+
+    * q̈-linear: L₂ = ½ q̇ᵀ M q̇ (M is L's Hessian in q̇);
+    * q̇-linear: ∂(−L₀)/∂q = g;
+    * q̇-cubic: q̇ᵀ(C + G)q̇ = ½ q̇ᵀṀq̇ as polynomials in q̇. It follows from G + Gᵀ = 0
+      and Ṁ = C + Cᵀ (:func:`skew_identity`, cached), both decided exactly; when either
+      fails the cubic identity itself is expanded (C may contain q̇, so it is weaker
+      than Ṁ − 2C skew).
+
+    Everything is encoded once (q(t), q̇(t) as they are, no substitution). Returns None
+    when an expression is not representable.
+
+    Examples
+    --------
+    >>> import sympy
+    >>> q, v, a, m, k = sympy.symbols("q v a m k")
+    >>> L = m * v**2 / 2 - k * q**2 / 2
+    >>> parts = (sympy.Matrix([[m]]), sympy.Matrix([[0]]), sympy.Matrix([[0]]),
+    ...          sympy.Matrix([k * q]))
+    >>> passivity_identity(L, parts, [q], [v], [a])
+    True
+    >>> passivity_identity(L, parts[:3] + (sympy.Matrix([2 * k * q]),), [q], [v], [a])
+    False
+    """
+    n = len(q)
+    M, C, G, g = (sympy.ImmutableMatrix(p) for p in parts)
+    forms = _forms(M, C, q, (L, *G, *g))
+    if forms is None:
+        return None
+    encoder, Me, Ce = forms
+    try:
+        Le = encoder.encode(L)
+        ge = [encoder.encode(x) for x in g]
+        CGe = [
+            [Ce[i][j] + encoder.encode(G[i, j]) if G[i, j] != 0 else Ce[i][j] for j in range(n)]
+            for i in range(n)
+        ]
+    except _NotRepresentableError:
+        return None
+    vel = [encoder._symbol(v) for v in qd]
+    vset = set(vel)
+    quadratic: list[Any] = []
+    constant: list[Any] = []
+    for mono, coef in Le.as_coefficients_dict().items():
+        degree = 0
+        for factor in mono.args if mono.is_Mul else (mono,):
+            if factor in vset:
+                degree += 1
+            elif factor.is_Pow and factor.args[0] in vset:
+                degree += int(factor.args[1])
+        if degree == 2:
+            quadratic.append(coef * mono)
+        elif degree == 0:
+            constant.append(coef * mono)
+        elif degree != 1:
+            return None
+    half_vmv = se.Add(
+        *[
+            (_HALF if i == j else _ONE) * Me[i, j] * vel[i] * vel[j]
+            for i in range(n)
+            for j in range(i, n)
+        ]
+    )
+    if se.expand(se.Add(*quadratic) - half_vmv) != _ZERO:
+        return False
+    potential = -se.Add(*constant) if constant else _ZERO
+    for k in range(n):
+        if se.expand(_partial(encoder, potential, k) - ge[k]) != _ZERO:
+            return False
+    # q̇ᵀ(C + G)q̇ = ½ q̇ᵀṀq̇ follows from two exact facts when both hold: G + Gᵀ = 0 and
+    # Ṁ = C + Cᵀ entrywise (skew_identity, cached: the skew proof has usually just run)
+    g_skew = all(
+        (G[i, j] == 0 and G[j, i] == 0)
+        or se.expand(encoder.encode(G[i, j]) + encoder.encode(G[j, i])) == _ZERO
+        for i in range(n)
+        for j in range(i, n)
+    )
+    if g_skew and skew_identity(M, C, q, qd, extra=(L, *G, *g)):
+        return True
+    # otherwise decide the cubic identity itself (C may contain q̇: a C that is not
+    # Christoffel-consistent can still satisfy it): ½ q̇ᵀṀq̇ against q̇ᵀ(C + G)q̇
+    mdot = [
+        (_HALF if i == j else _ONE) * vel[i] * vel[j] * _partial(encoder, Me[i, j], k) * vel[k]
+        for i in range(n)
+        for j in range(i, n)
+        for k in range(n)
+    ]
+    power = [vel[i] * CGe[i][j] * vel[j] for i in range(n) for j in range(n)]
+    return bool(se.expand(se.Add(*power) - se.Add(*mdot)) == _ZERO)
+
+
+def _partial(encoder: _Encoder, f: Any, k: int) -> Any:
+    """∂f/∂q_k of a Laurent polynomial (z_k = exp(i q_k / d_k))."""
+    dk = f.diff(encoder.qse[k])
+    if k < len(encoder.z):
+        z = encoder.z[k]
+        dz = f.diff(z)
+        if dz != _ZERO:
+            dk = dk + se.I / encoder.denominators[k] * z * dz
+    return dk
+
+
+_SKEW_CACHE: dict[Any, bool | None] = {}
+_FORMS_CACHE: dict[Any, Any] = {}
+
+
+def _forms(
+    M: sympy.ImmutableMatrix,
+    C: sympy.ImmutableMatrix,
+    q: Sequence[sympy.Basic],
+    extra: Sequence[sympy.Expr] = (),
+) -> tuple[_Encoder, dict[tuple[int, int], Any], list[list[Any]]] | None:
+    """One encoder for M, C and ``extra`` (registered, encoded on demand), with M's upper
+    triangle and C encoded; cached, so the skew and passivity proofs encode C once."""
+    key = (M, C, tuple(q), tuple(extra))
+    if key in _FORMS_CACHE:
+        return _FORMS_CACHE[key]
+    n = len(q)
+    found = None
+    encoder = _encoder_for([*M, *C, *extra], q)
+    if encoder is not None:
+        try:
+            m = {(i, j): encoder.encode(M[i, j]) for i in range(n) for j in range(i, n)}
+            c = [[encoder.encode(C[i, j]) for j in range(n)] for i in range(n)]
+            encoder.memo.clear()  # the unexpanded subtrees of C are not needed again
+            found = (encoder, m, c)
+        except _NotRepresentableError:
+            found = None
+    if len(_FORMS_CACHE) >= 2:  # encodings are large (n⁴ terms): keep the latest only
+        _FORMS_CACHE.clear()
+    _FORMS_CACHE[key] = found
+    return found
+
+
 def skew_identity(
     M: sympy.MatrixBase,
     C: sympy.MatrixBase,
     q: Sequence[sympy.Basic],
     qd: Sequence[sympy.Basic],
+    *,
+    extra: Sequence[sympy.Expr] = (),
 ) -> bool | None:
     """Decide exactly whether ``Ṁ − 2C`` is skew-symmetric, from ``M`` and ``C`` as given.
 
@@ -1256,6 +1441,9 @@ def skew_identity(
     Σ_k ∂_k m_ij qd_k`` is formed on the dictionaries and ``N_ij + N_ji = 2Ṁ_ij −
     2(C_ij + C_ji)`` is compared with the empty dictionary. ``q`` and ``qd`` may be
     plain symbols or dynamicsymbols ``q(t)`` and their derivatives.
+
+    ``extra`` are further expressions registered in the same encoder, so a later
+    :func:`passivity_identity` with the same M, C and (L, G, g) reuses the encoded M, C.
 
     Returns
     -------
@@ -1275,31 +1463,69 @@ def skew_identity(
     >>> skew_identity(M, 2*C, [q1, q2], [v1, v2])
     False
     """
+    key = (sympy.ImmutableMatrix(M), sympy.ImmutableMatrix(C), tuple(q), tuple(qd))
+    if key in _SKEW_CACHE:
+        return _SKEW_CACHE[key]
+    verdict = _skew_identity(*key, extra=tuple(extra))
+    if len(_SKEW_CACHE) > 8:
+        _SKEW_CACHE.clear()
+    _SKEW_CACHE[key] = verdict
+    return verdict
+
+
+def _skew_identity(
+    M: sympy.ImmutableMatrix,
+    C: sympy.ImmutableMatrix,
+    q: Sequence[sympy.Basic],
+    qd: Sequence[sympy.Basic],
+    extra: tuple[sympy.Expr, ...] = (),
+) -> bool | None:
     n = len(q)
-    M = sympy.Matrix(M)
-    C = sympy.Matrix(C)
-    encoder = _encoder_for([*M, *C], q)
-    if encoder is None:
+    forms = _forms(M, C, q, extra)
+    if forms is None:
         return None
-    try:
-        m_laurent = {(i, j): encoder.encode(M[i, j]) for i in range(n) for j in range(i, n)}
-        c_laurent = {(i, j): encoder.encode(C[i, j]) for i in range(n) for j in range(n)}
-    except _NotRepresentableError:
-        return None
+    encoder, m_laurent, c_rows = forms
+    c_laurent = {(i, j): c_rows[i][j] for i in range(n) for j in range(n)}
     velocities = [encoder._symbol(v) for v in qd]
     # ∂/∂q_k on a Laurent polynomial: z_k = exp(i q_k / d_k), so ∂z_k/∂q_k = (i/d_k) z_k,
     # plus the explicit polynomial dependence on q_k. Expanded sums are canonical.
-    z = encoder.z
     for i in range(n):
         for j in range(i, n):
-            f = m_laurent[(i, j)]
-            mdot = se.Integer(0)
-            for k in range(n):
-                dk = f.diff(encoder.qse[k])
-                if k < len(z):
-                    dk = dk + se.I / encoder.denominators[k] * z[k] * f.diff(z[k])
-                mdot = mdot + dk * velocities[k]
-            residual = se.expand(2 * mdot - 2 * (c_laurent[(i, j)] + c_laurent[(j, i)]))
+            mdot = _rate(encoder, m_laurent[(i, j)], velocities)
+            residual = se.expand(mdot - c_laurent[(i, j)] - c_laurent[(j, i)])
             if residual != _ZERO:
                 return False
     return True
+
+
+def _rate(encoder: _Encoder, f: Any, velocities: Sequence[Any]) -> Any:
+    """Σ_k ∂f/∂q_k q̇_k of an expanded Laurent polynomial (unexpanded sum).
+
+    Without polynomial dependence on q each term c·z^e contributes
+    c·z^e·i·Σ_k (e_k/d_k) q̇_k, read off the exponents in one pass; otherwise the
+    derivative is taken per coordinate (∂z_k/∂q_k = (i/d_k) z_k plus ∂/∂q_k).
+    """
+    if not encoder.poly_q:
+        parts = []
+        for mono, coef in f.as_coefficients_dict().items():
+            rate = []
+            for factor in mono.args if mono.is_Mul else (mono,):
+                base, power = (factor.args[0], factor.args[1]) if factor.is_Pow else (factor, 1)
+                k = encoder.z_index.get(base)
+                if k is not None and k < encoder.n:  # symbolic phase angles are constant
+                    rate.append(se.Rational(int(power), encoder.denominators[k]) * velocities[k])
+            if rate:
+                parts.append(coef * mono * se.I * se.Add(*rate))
+        return se.Add(*parts) if parts else _ZERO
+    return _rate_by_diff(encoder, f, velocities)
+
+
+def _rate_by_diff(encoder: _Encoder, f: Any, velocities: Sequence[Any]) -> Any:
+    z = encoder.z
+    mdot = _ZERO
+    for k in range(encoder.n):
+        dk = f.diff(encoder.qse[k])
+        if k < len(z):
+            dk = dk + se.I / encoder.denominators[k] * z[k] * f.diff(z[k])
+        mdot = mdot + dk * velocities[k]
+    return mdot

@@ -83,20 +83,35 @@ def check_defined(
     ...
     lagdyn.errors.UndefinedExpressionError: V is not real: asin(2) is not a real number
     """
+    infinities = (sp.zoo, sp.nan, sp.oo, -sp.oo)
     for label, expr in entries.items():
         expr = sp.sympify(expr)
-        if expr.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
+        # one walk over the distinct subtrees (entries share most of theirs)
+        nodes: list[sp.Basic] = []
+        seen: set[sp.Basic] = set()
+        stack = [expr]
+        while stack:
+            node = stack.pop()
+            if node in seen:
+                continue
+            seen.add(node)
+            nodes.append(node)
+            stack.extend(node.args)
+        found = [atom for atom in infinities if atom in seen]
+        if found:
             raise UndefinedExpressionError(
-                f"{label} is undefined: it evaluates to {_first_infinite(expr)} "
+                f"{label} is undefined: it evaluates to {found[0]} "
                 "(a division by zero or an infinite constant)"
             )
-        check_float_range(label, expr)
-        if expr.has(sp.I):
+        _check_floats(label, [node for node in nodes if node.is_Float])
+        if sp.I in seen:
             raise UndefinedExpressionError(
                 f"{label} is not real: it contains the imaginary unit ({show(expr)})"
             )
-        for sub in sp.preorder_traversal(expr):
-            if isinstance(sub, (sp.Function, sp.Pow)) and not sub.free_symbols:
+        for sub in nodes:
+            if not isinstance(sub, (sp.Function, sp.Pow)):
+                continue
+            if not sub.free_symbols:
                 _check_real_constant(label, sub)
             elif (
                 isinstance(sub, sp.Pow)
@@ -124,7 +139,11 @@ def check_float_range(label: str, expr: sp.Expr) -> None:
     ...
     lagdyn.errors.UndefinedExpressionError: L holds the constant 1.00000e+400, outside ...
     """
-    for f in sp.sympify(expr).atoms(sp.Float):
+    _check_floats(label, sp.sympify(expr).atoms(sp.Float))
+
+
+def _check_floats(label: str, floats: Any) -> None:
+    for f in floats:
         a = abs(f)
         if a > sp.Float("1.7e308") or (a != 0 and a < sp.Float("2.3e-308")):
             raise UndefinedExpressionError(

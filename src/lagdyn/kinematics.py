@@ -464,16 +464,109 @@ def mass_matrix(bodies: Sequence[Body], q: Sequence[sp.Expr]) -> sp.ImmutableMat
     """
     qv = _validate_coordinates(q)
     items = _validate_bodies(bodies)
+    return _mass_matrix(items, qv)[0]
+
+
+def _mass_matrix(
+    items: Sequence[Body], qv: Sequence[sp.Expr]
+) -> tuple[sp.ImmutableMatrix, list[tuple[sp.Expr, list[sp.Expr], int]] | None]:
+    """M and, when every weight is a scalar, the Gram rows ``(weight, row, pair)`` of
+    ``M = Σ_r weight_r row_rᵀ row_r`` (``pair``: index of the row that is this row's
+    imaginary partner in the planar position ``x + i y``, or −1)."""
+    terms = [(W, J) for body in items for W, J in _body_terms(body, qv)]
+    collected: list[tuple[sp.Expr, list[sp.Expr], int]] = []
+    scalar = True
+    for W, J in terms:
+        if isinstance(W, sp.MatrixBase):
+            scalar = False
+            break
+        start = len(collected)
+        for r in range(J.rows):
+            pair = start + 1 if (r == 0 and J.rows >= 2 and J.cols > 0) else -1
+            collected.append((W, [J[r, j] for j in range(J.cols)], pair))
+    fast = _mass_matrix_canonical(terms, qv)
+    if fast is not None:
+        return fast, collected if scalar else None
+    return _mass_matrix_sympy(terms, qv), None
+
+
+def _mass_matrix_canonical(
+    terms: Sequence[tuple[Any, sp.ImmutableMatrix]], qv: Sequence[sp.Expr]
+) -> sp.ImmutableMatrix | None:
+    """Σ JᵀWJ computed once in canonical trig-polynomial form (one shared encoder, one
+    symengine expansion per entry); None when an entry leaves that class."""
+    import lagdyn._trigpoly as _trigpoly
+
+    n = len(qv)
+    flat: list[tuple[list[list[Any]], list[list[Any]]]] = []
+    exprs: list[sp.Expr] = []
+    for W, J in terms:
+        Wm = W if isinstance(W, sp.MatrixBase) else sp.diag(*([W] * J.rows))
+        Jp = [[J[r, j] for j in range(n)] for r in range(J.rows)]
+        Wp = [[Wm[r, s] for s in range(Wm.cols)] for r in range(Wm.rows)]
+        flat.append((Wp, Jp))
+        exprs += [e for row in (*Jp, *Wp) for e in row if e != 0]
+    # the coordinates q(t) are the encoder's angles directly: no substitution either way
+    encoder = _trigpoly.encoder_for(exprs, list(qv))
+    if encoder is None:
+        return None
+    try:
+        enc: list[tuple[Any, Any]] = [
+            (
+                [[encoder.encode(e) if e != 0 else None for e in row] for row in Wp],
+                [[encoder.encode(e) if e != 0 else None for e in row] for row in Jp],
+            )
+            for Wp, Jp in flat
+        ]
+    except _trigpoly.NotRepresentableError:
+        return None
+    acc: dict[tuple[int, int], list[Any]] = {(i, j): [] for i in range(n) for j in range(i, n)}
+    for We, Je in enc:
+        d = len(Je)
+        WJ = [
+            [
+                se.Add(
+                    *[
+                        We[r][s] * Je[s][j]
+                        for s in range(d)
+                        if We[r][s] is not None and Je[s][j] is not None
+                    ]
+                )
+                for j in range(n)
+            ]
+            for r in range(d)
+        ]
+        for i in range(n):
+            for r in range(d):
+                a = Je[r][i]
+                if a is None:
+                    continue
+                for j in range(i, n):
+                    b = WJ[r][j]
+                    if b != 0:
+                        acc[i, j].append(a * b)
+    try:
+        cells = {
+            k: encoder.rebuild(encoder.decode(se.expand(se.Add(*v)))) if v else sp.S.Zero
+            for k, v in acc.items()
+        }
+    except _trigpoly.NotRepresentableError:
+        return None
+    return sp.ImmutableMatrix(n, n, lambda i, j: cells[min(i, j), max(i, j)])
+
+
+def _mass_matrix_sympy(
+    terms: Sequence[tuple[Any, sp.ImmutableMatrix]], qv: Sequence[sp.Expr]
+) -> sp.ImmutableMatrix:
     n = len(qv)
     acc: dict[tuple[int, int], sp.Expr] = {
         (i, j): sp.Integer(0) for i in range(n) for j in range(i, n)
     }
-    for body in items:
-        for W, J in _body_terms(body, qv):
-            WJ = W * J
-            for i in range(n):
-                for j in range(i, n):
-                    acc[i, j] += sum((J[r, i] * WJ[r, j] for r in range(J.rows)), sp.Integer(0))
+    for W, J in terms:
+        WJ = W * J
+        for i in range(n):
+            for j in range(i, n):
+                acc[i, j] += sum((J[r, i] * WJ[r, j] for r in range(J.rows)), sp.Integer(0))
     entries = {k: _reduce(v) for k, v in acc.items()}
     return sp.ImmutableMatrix(n, n, lambda i, j: entries[min(i, j), max(i, j)])
 
@@ -552,10 +645,16 @@ def from_bodies(
     """
     qv = _validate_coordinates(q)
     items = _validate_bodies(bodies)
-    M = mass_matrix(items, qv)
+    M, rows = _mass_matrix(items, qv)
     U = _potential(items, gravity) + _sympify(potential, "potential")
     _no_rates([U], qv, "potential")
-    return LagrangianSystem.from_mass_matrix(M, U, qv, forces=forces, defaults=defaults)
+    system = LagrangianSystem.from_mass_matrix(M, U, qv, forces=forces, defaults=defaults)
+    # the factor M = Σ w_r J_rᵀ J_r, for the positive-definiteness proof (structure.py)
+    system._gram_rows = rows
+    # M is already the canonical rebuild (rows is None on the sympy path and for 3-D
+    # bodies, where it is merely not claimed): the derivation need not rebuild it
+    system._canonical_mass = rows is not None
+    return system
 
 
 def from_particles(

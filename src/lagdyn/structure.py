@@ -53,6 +53,7 @@ __all__ = [
     "is_skew_symmetric",
     "is_symmetric",
     "is_zero",
+    "positive_definite",
 ]
 
 log = logging.getLogger("lagdyn")
@@ -230,7 +231,9 @@ def is_skew_symmetric(system: SystemLike, C: sp.MatrixBase | None = None) -> boo
     except ImportError:  # pragma: no cover
         verdict = None
     else:
-        verdict = _trigpoly.skew_identity(system.M, Cm, system.q, system.qd)
+        # L, G, g registered too: the passivity proof then reuses the encoded M and C
+        extra = (system.L, *system.G, *system.g) if C is None else ()
+        verdict = _trigpoly.skew_identity(system.M, Cm, system.q, system.qd, extra=extra)
     if verdict is not None:
         return verdict
     qs, vs = system.plain_symbols
@@ -266,6 +269,16 @@ def is_passive(system: SystemLike) -> bool:
     True
     """
     n = system.n
+    try:
+        import lagdyn._trigpoly as _trigpoly
+    except ImportError:  # pragma: no cover
+        verdict = None
+    else:
+        parts_dyn = (system.M, system.C, system.G, system.g)
+        qdd = tuple(sp.diff(x, t, 2) for x in system.q)
+        verdict = _trigpoly.passivity_identity(system.L, parts_dyn, system.q, system.qd, qdd)
+    if verdict is not None:
+        return verdict
     qs, vs = system.plain_symbols
     acc = [sp.Symbol(f"_lda{i}", real=True) for i in range(n)]
     Lp = system.plain(system.L)
@@ -375,6 +388,113 @@ def is_positive_definite(M: sp.MatrixBase, q: Iterable[sp.Expr] | None = None) -
     if n > SYLVESTER_MAX_N:
         return None
     return _nested_minors_positive(Mp, qsyms)
+
+
+def positive_definite(system: SystemLike) -> bool | None:
+    r"""Decide whether the system's M(q) is positive definite, using how M was built.
+
+    Systems assembled from bodies (:mod:`lagdyn.kinematics`) carry the factor
+    :math:`M = \sum_r w_r J_r^T J_r` (one row :math:`J_r = \partial p_r/\partial q` per
+    position coordinate). Then M ≻ 0 for every q is proved by three exact checks, each of
+    which can fail: (1) every weight :math:`w_r` (a mass or inertia) is positive by its
+    assumptions; (2) the returned M equals :math:`\sum_r w_r J_r^T J_r` entry by entry in
+    canonical form; (3) J has full column rank for every q: a square submatrix of the
+    complex rows :math:`\partial(x + i y)/\partial q` (and the real rows) is triangular
+    after permutation, with each diagonal entry a single Laurent monomial
+    :math:`c\,e^{i k\cdot q}` whose coefficient c is provably nonzero (so its modulus
+    :math:`|c|` never vanishes). Then :math:`\dot q^T M \dot q = \sum_r w_r (J_r\dot q)^2`
+    is zero only if :math:`J\dot q = 0`, i.e. :math:`\dot q = 0`. Without such a proof this
+    falls back to :func:`is_positive_definite` on M alone.
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> ld.structure.positive_definite(ld.zoo.get("n_link_pendulum", n=6))
+    True
+    """
+    verdict = _gram_positive_definite(system)
+    if verdict:
+        return True
+    return is_positive_definite(system.M, system.q)
+
+
+def _gram_positive_definite(system: SystemLike) -> bool | None:
+    """True when the factor proof above succeeds, else None (never False)."""
+    rows = getattr(system, "_gram_rows", None)
+    if not rows:
+        return None
+    try:
+        import lagdyn._trigpoly as _trigpoly
+    except ImportError:  # pragma: no cover
+        return None
+    n = system.n
+    if any(len(entries) != n for _, entries, _ in rows):
+        return None
+    if not all(sp.sympify(w).is_positive for w, _, _ in rows):
+        return None
+    M = system.M
+    upper = [M[i, j] for i in range(n) for j in range(i, n)]
+    exprs = [*upper, *(e for _, entries, _ in rows for e in entries if e != 0)]
+    exprs += [sp.sympify(w) for w, _, _ in rows]
+    encoder = _trigpoly.encoder_for(exprs, list(system.q))
+    if encoder is None:
+        return None
+    try:
+        enc_rows = [
+            (encoder.encode(w), [encoder.encode(e) if e != 0 else None for e in entries], pair)
+            for w, entries, pair in rows
+        ]
+        for i in range(n):
+            for j in range(i, n):
+                parts = [
+                    w * r[i] * r[j] for w, r, _ in enc_rows if r[i] is not None and r[j] is not None
+                ]
+                if se.expand(encoder.encode(M[i, j]) - se.Add(*parts)) != 0:
+                    log.warning("lagdyn.structure: M differs from its factor JᵀWJ")
+                    return None
+    except _trigpoly.NotRepresentableError:
+        return None
+    # candidate rows: x + i y for each planar pair, every other row as it is
+    partners = {pair for _, _, pair in enc_rows if pair >= 0}
+    candidates: list[list[Any]] = []
+    for k, (_, r, pair) in enumerate(enc_rows):
+        if pair >= 0:
+            im = enc_rows[pair][1]
+            candidates.append(
+                [
+                    se.expand((a or 0) + se.I * (b or 0)) if (a, b) != (None, None) else 0
+                    for a, b in zip(r, im)
+                ]
+            )
+        if k not in partners or pair >= 0:
+            candidates.append([se.expand(a) if a is not None else 0 for a in r])
+    remaining = set(range(n))
+    used: set[int] = set()
+    progress = True
+    while remaining and progress:
+        progress = False
+        for k, row in enumerate(candidates):
+            if k in used:
+                continue
+            support = [j for j in remaining if row[j] != 0]
+            if len(support) == 1 and _nonvanishing(row[support[0]], encoder):
+                used.add(k)
+                remaining.discard(support[0])
+                progress = True
+    return True if not remaining else None
+
+
+def _nonvanishing(value: Any, encoder: Any) -> bool:
+    """A single Laurent monomial c·z^k whose coefficient c is provably nonzero."""
+    terms = [(m, c) for m, c in value.as_coefficients_dict().items() if c != 0]
+    if len(terms) != 1:
+        return False
+    mono, coef = terms[0]
+    factors = mono.args if mono.is_Mul else (mono,)
+    rest = [f for f in factors if not (f.args and f.args[0] in encoder.z_index)]
+    rest = [f for f in rest if f not in encoder.z_index]
+    c = encoder.to_sympy(se.Mul(coef, *rest))
+    return bool(c.is_zero is False)
 
 
 def _nested_minors_positive(Mp: sp.Matrix, qsyms: Sequence[sp.Symbol]) -> bool | None:
@@ -566,5 +686,5 @@ def check(system: SystemLike) -> StructureReport:
     sym = timed("symmetric", lambda: is_symmetric(system.M))
     skew = timed("skew_symmetric", lambda: is_skew_symmetric(system))
     passive = timed("passive", lambda: is_passive(system))
-    pd = timed("positive_definite", lambda: is_positive_definite(system.M))
+    pd = timed("positive_definite", lambda: positive_definite(system))
     return StructureReport(sym, skew, passive, pd, seconds)

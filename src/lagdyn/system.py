@@ -181,6 +181,12 @@ class LagrangianSystem:
     True
     """
 
+    #: Set by :mod:`lagdyn.kinematics`: the Gram rows (weight, ∂p/∂q, planar partner) of
+    #: M = Σ w JᵀJ, read by the positive-definiteness proof; and whether M is already in
+    #: canonical rebuilt form (then the derivation does not rebuild it).
+    _gram_rows: Any = None
+    _canonical_mass: bool = False
+
     def __init__(
         self,
         L: sp.Expr,
@@ -200,11 +206,14 @@ class LagrangianSystem:
         q: Any,
         forces: Sequence[sp.Expr] | None,
         defaults: Mapping[sp.Symbol, float] | None,
+        *,
+        check_floats: bool = True,
     ) -> None:
         self._q = _validate_coordinates(q)
         self.defaults: dict[sp.Symbol, float] = dict(defaults or {})
         self._L = _as_expr(L, "L")
-        _validate.check_float_range("L", self._L)
+        if check_floats:  # from_mass_matrix: M, b, U are checked entry by entry instead
+            _validate.check_float_range("L", self._L)
         _check_dependencies(self._L, self._q, "L", allow_t=False)
         self._forces_in = self._validate_forces(forces)
         self._qs, self._vs = _convert.state_symbols(self.n)
@@ -293,15 +302,28 @@ class LagrangianSystem:
                         f"{name} must depend on q only, found {', '.join(map(str, bad))}"
                     )
         asym = [
-            (i, j) for i in range(n) for j in range(i + 1, n) if sp.expand(Mm[i, j] - Mm[j, i]) != 0
+            (i, j)
+            for i in range(n)
+            for j in range(i + 1, n)
+            if Mm[i, j] != Mm[j, i] and sp.expand(Mm[i, j] - Mm[j, i]) != 0
         ]
         if asym:
             raise NotQuadraticError(f"M is not symmetric at entries {asym}")
         Ue = _as_expr(U, "U")
-        v = sp.Matrix(qd)
-        L = (v.T * Mm * v)[0, 0] / 2 + (bm.T * v)[0, 0] - Ue
+        # ½ q̇ᵀMq̇ + bᵀq̇ − U as one flat sum (a matrix product adds term by term, which is
+        # quadratic in the size of M)
+        half = sp.Rational(1, 2)
+        terms = [sp.Mul(half, Mm[i, i], qd[i] ** 2) for i in range(n) if Mm[i, i] != 0]
+        terms += [
+            sp.Mul(Mm[i, j], qd[i], qd[j])
+            for i in range(n)
+            for j in range(i + 1, n)
+            if Mm[i, j] != 0
+        ]
+        terms += [sp.Mul(bm[i], qd[i]) for i in range(n) if bm[i] != 0]
+        L = sp.Add(*terms) - Ue
         self = cls.__new__(cls)
-        self._setup(L, qv, forces, defaults)
+        self._setup(L, qv, forces, defaults, check_floats=False)
         self._M_dyn = Mm
         self._b_dyn = bm
         self._V_dyn = Ue
@@ -451,6 +473,28 @@ class LagrangianSystem:
             f"{entry} depends on {rates}"
         )
 
+    def _plain_symengine_M(self) -> dict[tuple[int, int], Any]:
+        """M's upper triangle in symengine on the plain symbols: converted as it is (q(t)
+        become symengine functions) and substituted there, which is much faster than a
+        sympy ``xreplace`` per entry; sympy's route for objects symengine cannot hold."""
+        n = self.n
+        try:
+            funcs = {se.sympify(qi): se.Symbol(s.name) for qi, s in zip(self._q, self._qs)}
+            out = {}
+            for i in range(n):
+                for j in range(i, n):
+                    e = se.sympify(self._M_dyn[i, j]).xreplace(funcs)
+                    if any(not x.is_Symbol for x in e.free_symbols) or e.atoms(se.Derivative):
+                        raise ValueError("left a function of t")
+                    out[i, j] = e
+            return out
+        except Exception:  # symengine cannot hold some sympy objects
+            return {
+                (i, j): se.sympify(self.plain(self._M_dyn[i, j]))
+                for i in range(n)
+                for j in range(i, n)
+            }
+
     def _check_regular(self) -> None:
         """Reject a singular M: a zero row, or rank deficiency at random points."""
         n = self.n
@@ -463,11 +507,7 @@ class LagrangianSystem:
             )
         m_se = getattr(self, "_M_se", None)
         if m_se is None:
-            m_se = {
-                (i, j): se.sympify(self.plain(self._M_dyn[i, j]))
-                for i in range(n)
-                for j in range(i, n)
-            }
+            m_se = self._plain_symengine_M()
         syms = sorted(set().union(*(e.free_symbols for e in m_se.values())), key=str)
         rows = [[m_se[min(i, j), max(i, j)] for j in range(n)] for i in range(n)]
         rank = _validate.rank_at_random_states(rows, syms)
@@ -484,14 +524,15 @@ class LagrangianSystem:
         entries: dict[str, sp.Expr] = {}
         for i in range(n):
             for j in range(i, n):
-                entries[f"M[{i + 1}, {j + 1}]"] = self.plain(self._M_dyn[i, j])
+                entries[f"M[{i + 1}, {j + 1}]"] = self._M_dyn[i, j]
         for i in range(n):
-            entries[f"b[{i + 1}]"] = self.plain(self._b_dyn[i])
-        entries["V"] = self.plain(self._V_dyn)
+            entries[f"b[{i + 1}]"] = self._b_dyn[i]
+        entries["V"] = self._V_dyn
         if self._forces_in is not None:
             for i in range(n):
-                entries[f"forces[{i + 1}]"] = self.plain(self._forces_in[i])
-        _validate.check_defined(entries, self._qs, lambda e: e.xreplace(self._bwd))
+                entries[f"forces[{i + 1}]"] = self._forces_in[i]
+        # checked in q(t) as they are (the zero test takes the coordinates as angles)
+        _validate.check_defined(entries, self._q)
 
     # ------------------------------------------------------------------ derivation
     @cached_property
@@ -569,7 +610,9 @@ class LagrangianSystem:
         l2**2*m2
         """
         fast = self._fast
-        return fast.M if fast is not None else self._M_dyn
+        if fast is None or self._canonical_mass:
+            return self._M_dyn  # kinematics assembled it in the same canonical form
+        return fast.M
 
     @cached_property
     def christoffel(self) -> tuple[tuple[tuple[sp.Expr, ...], ...], ...]:
@@ -789,9 +832,9 @@ class LagrangianSystem:
         >>> ld.zoo.double_pendulum().is_positive_definite()
         True
         """
-        from .structure import is_positive_definite
+        from .structure import positive_definite
 
-        return is_positive_definite(self.M, self.q)
+        return positive_definite(self)
 
     def is_passive(self) -> bool:
         """Exact proof of dE/dt = q̇ᵀ(τ + Q) along the equations (see :mod:`lagdyn.structure`).

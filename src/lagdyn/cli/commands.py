@@ -182,7 +182,7 @@ def _dotted(name: str, dots: int) -> sp.Symbol:
     return sp.Symbol(base + ("", "dot", "ddot")[dots] + digits)
 
 
-def readable(expr: Any, system: LagrangianSystem) -> Any:
+def readable(expr: Any, system: LagrangianSystem, *, unicode_names: bool = False) -> Any:
     """``expr`` with q(t), q̇, q̈ replaced by plain symbols that pretty-print with dots.
 
     Examples
@@ -198,6 +198,11 @@ def readable(expr: Any, system: LagrangianSystem) -> Any:
         repl[qdd] = _dotted(name, 2)
         repl[qd] = _dotted(name, 1)
         repl[q] = sp.Symbol(name)
+    if unicode_names:  # symbols named as they pretty-print (φ̇₁, l₁₀), for linear output
+        for p in sp.sympify(expr).free_symbols:
+            if p not in repl:
+                repl[p] = p
+        repl = {k: _unicode_symbol(v) for k, v in repl.items()}
     # the form a person writes (sin²θ rather than 1/2 − cos 2θ/2); values are unchanged
     expr = sp.sympify(expr)
     if isinstance(expr, sp.MatrixBase):
@@ -209,8 +214,39 @@ def readable(expr: Any, system: LagrangianSystem) -> Any:
     return expr.xreplace(repl)
 
 
+#: Expressions with more nodes than this are printed on one line in sympy's linear syntax,
+#: terms in stored order: the 2-D pretty printer costs more than deriving them.
+LARGE = 400
+
+
+def _nodes(expr: Any, limit: int) -> int:
+    """The number of nodes of ``expr``, counted up to ``limit``."""
+    count, stack = 0, [expr]
+    while stack and count <= limit:
+        node = stack.pop()
+        count += 1
+        stack.extend(getattr(node, "args", ()))
+    return count
+
+
+_UNICODE: dict[sp.Symbol, sp.Symbol] = {}
+
+
+def _unicode_symbol(symbol: sp.Symbol) -> sp.Symbol:
+    found = _UNICODE.get(symbol)
+    if found is None:
+        found = _UNICODE[symbol] = sp.Symbol(sp.pretty(symbol, use_unicode=True))
+    return found
+
+
 def _pretty(expr: Any, system: LagrangianSystem) -> str:
-    return sp.pretty(readable(expr, system), use_unicode=True, wrap_line=False)
+    if _nodes(expr, LARGE) <= LARGE:
+        return sp.pretty(readable(expr, system), use_unicode=True, wrap_line=False)
+    if isinstance(expr, sp.Equality):
+        return f"{_pretty(expr.lhs, system)} = {_pretty(expr.rhs, system)}"
+    # large: one line in sympy's linear syntax with the pretty symbol names, terms in
+    # stored order (2-D layout and sorting cost more than the derivation at n ≈ 15)
+    return sp.sstr(readable(expr, system, unicode_names=True), order="none")
 
 
 def _parseable(expr: Any, system: Any) -> str:
@@ -374,11 +410,17 @@ WIDTH = 100
 
 
 def _print_matrix(title: str, mat: Any, system: Any, out: TextIO) -> None:
-    text = _pretty(mat, system)
-    if max(map(len, text.splitlines()), default=0) <= WIDTH:
-        print(f"\n{title} =", file=out)
-        print(text, file=out)
-        return
+    # the linear form is a cheap lower bound on the width: a matrix whose entries
+    # already overflow it goes one entry per line without a whole-matrix pretty print
+    narrow = sum(
+        max(6 * len(sp.Add.make_args(mat[i, j])) for i in range(mat.rows)) for j in range(mat.cols)
+    )
+    if narrow <= WIDTH:
+        text = _pretty(mat, system)
+        if max(map(len, text.splitlines()), default=0) <= WIDTH:
+            print(f"\n{title} =", file=out)
+            print(text, file=out)
+            return
     print(f"\n{title}, one entry per line:", file=out)
     symbol = title.split("(")[0]
     for i in range(mat.rows):
@@ -408,7 +450,8 @@ def _print_text(label: str, system: Any, out: TextIO) -> None:
     eqs = system.M * sp.Matrix(system.qdd) + system.h
     for i in range(system.n):
         tau = sp.Symbol(f"τ_{i + 1}")  # numbered like the LaTeX export: τ₁, τ₂, …
-        print(_pretty(sp.Eq(eqs[i], tau + system.forces[i]), system), file=out)
+        eq = sp.Eq(eqs[i], tau + system.forces[i], evaluate=False)  # no is_eq/evalf pass
+        print(_pretty(eq, system), file=out)
 
 
 def _json(label: str, system: Any) -> dict[str, Any]:
