@@ -22,8 +22,8 @@ import sympy as sp
 
 from ..errors import LagdynError
 from ..robot.builders import from_dh
-from ..robot.urdf import from_urdf
 from ..robot.system import RobotSystem
+from ..robot.urdf import from_urdf
 
 # Arms whose closed form (M by the trig-polynomial path, C, proofs, generated numerics) takes
 # tens of seconds each: the zoo-wide contract tests skip them; tests/test_robot*.py cover them
