@@ -256,7 +256,9 @@ def test_chain_regressor_route_closed_derives_the_closed_form(monkeypatch):
     monkeypatch.setattr(ld.casadi_model, "regressor", spy)
     closed = arm.to_casadi(arm.defaults, regressor_params=params, route="closed").regressor
     assert calls == ["closed"]
-    rec = arm.to_casadi(arm.defaults, regressor_params=params).regressor  # route=None
+    default = arm.to_casadi(arm.defaults)  # route=None; a chain's default π: its standard ones
+    assert default.regressor_params == params
+    rec = default.regressor
     assert calls == ["closed"]  # the recursive program, no closed form
     rng = np.random.default_rng(8)
     for q, qd, qdd in rng.uniform(-2, 2, (3, 3, 3)):

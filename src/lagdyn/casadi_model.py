@@ -27,7 +27,8 @@ stays free and is read from one extra input ``p`` (in the order of
 parameters of a :class:`~lagdyn.NumericModel` are passed per call. A function has ``p``
 only when some parameter is free, and ``t`` only when the generalized forces depend on time.
 
-The regressor columns are :attr:`CasadiModel.regressor_params` (default: the products of
+The regressor columns are :attr:`CasadiModel.regressor_params` (default: a robot chain's
+standard parameters, every other system's products of
 :func:`lagdyn.identification.linear_parameters` of every parameter except ``g``, as
 :func:`lagdyn.identify` uses); it is built on first access: for a robot chain whose
 ``regressor_params`` are its standard parameters
@@ -235,6 +236,11 @@ class CasadiModel:
     def regressor_params(self) -> tuple[sp.Expr, ...]:
         """The parameters π of the regressor's columns.
 
+        ``regressor_params`` when given; for a robot chain with symbolic inertial parameters
+        its standard parameters (:func:`lagdyn.robot.regressor.standard_parameters_of`, as
+        :func:`lagdyn.identification.base_parameters_text` uses); otherwise the products of
+        :func:`lagdyn.identification.linear_parameters` of every parameter except ``g``.
+
         Examples
         --------
         >>> import lagdyn as ld
@@ -248,6 +254,13 @@ class CasadiModel:
         system = self._system
         if self._regressor_params is not None:
             return _resolve(system, self._regressor_params)
+        if getattr(system, "chain", None) is not None:
+            from .robot.regressor import standard_parameters_of
+
+            try:
+                return standard_parameters_of(system)
+            except LagdynError:  # no symbolic inertial parameters: the closed form's products
+                pass
         unknown = [s for s in system.parameters if s.name != "g"]
         return tuple(linear_parameters(system, unknown))
 
@@ -359,7 +372,8 @@ def to_casadi(
         For robot chains, as in :func:`lagdyn.numeric.lambdify` (default by size);
         ``"closed"`` also takes the regressor from the closed form.
     regressor_params : sequence, optional
-        Columns of :attr:`CasadiModel.regressor` (as for :func:`lagdyn.regressor`).
+        Columns of :attr:`CasadiModel.regressor` (as for :func:`lagdyn.regressor`); default
+        a robot chain's standard parameters, else :func:`~lagdyn.identification.linear_parameters`.
     strict : bool
         Reject names in ``params`` that are not parameters of ``system``.
 
