@@ -211,6 +211,60 @@ def test_regressor_with_given_parameters_and_free_known_ones():
         _ = dp.to_casadi(dp.defaults, regressor_params=["m2", "l2"]).regressor
 
 
+def _no_closed_form(*args, **kwargs):
+    raise AssertionError("the closed-form regressor was derived")
+
+
+@needs_casadi
+def test_ur5_regressor_is_the_recursive_program(monkeypatch):
+    arm = ld.zoo.get("ur5", parameters="symbolic")
+    params = ld.robot.regressor.standard_parameters_of(arm)
+    known = {s: v for s, v in arm.defaults.items() if s.name != "g"}  # g stays free: p = [g]
+    cm = arm.to_casadi(known, regressor_params=params)
+    monkeypatch.setattr(ld.casadi_model, "regressor", _no_closed_form)
+    Y = cm.regressor
+    assert Y.name_in() == ["q", "qd", "qdd", "p"] and Y.size_out(0) == (6, 60)
+    assert [s.name for s in cm.free_parameters] == ["g"]
+    pi = np.array([arm.defaults[s] for s in params])
+    num = _pair("ur5")[2]  # the numeric UR5 (its inertial values are the symbolic one's defaults)
+    Yf = ld.identification.regressor_function(arm, params, arm.defaults)
+    rng = np.random.default_rng(5)
+    for q, qd, qdd in rng.uniform(-2, 2, (3, 3, 6)):
+        Yq = Y(q, qd, qdd, 9.81).full()
+        tau = num.inverse_dynamics(q, qd, qdd)
+        close(Yq @ pi, tau)
+        close(col(cm.inverse_dynamics(q, qd, qdd, 9.81)), tau)
+        close(Yq, Yf(q, qd, qdd))
+    # g read from p, not folded in: without gravity the joint torques change
+    q = np.array([0.1, -0.8, 0.6, 0.2, 0.4, -0.3])
+    z = np.zeros(6)
+    close(Y(q, z, z, 0.0).full() @ pi, np.zeros(6))
+    assert float(np.abs(Y(q, z, z, 9.81).full() @ pi).max()) > 1.0
+
+
+@needs_casadi
+def test_chain_regressor_route_closed_derives_the_closed_form(monkeypatch):
+    arm = ld.zoo.get("planar_3r", parameters="symbolic")
+    params = ld.robot.regressor.standard_parameters_of(arm)
+    calls = []
+    derive = ld.casadi_model.regressor
+
+    def spy(*args, **kwargs):
+        calls.append(kwargs.get("route"))
+        return derive(*args, **kwargs)
+
+    monkeypatch.setattr(ld.casadi_model, "regressor", spy)
+    closed = arm.to_casadi(arm.defaults, regressor_params=params, route="closed").regressor
+    assert calls == ["closed"]
+    default = arm.to_casadi(arm.defaults)  # route=None; a chain's default π: its standard ones
+    assert default.regressor_params == params
+    rec = default.regressor
+    assert calls == ["closed"]  # the recursive program, no closed form
+    rng = np.random.default_rng(8)
+    for q, qd, qdd in rng.uniform(-2, 2, (3, 3, 3)):
+        close(rec(q, qd, qdd).full(), closed(q, qd, qdd).full())
+
+
 def test_missing_casadi_is_a_backend_error(monkeypatch):
     monkeypatch.setitem(sys.modules, "casadi", None)  # import casadi now raises ImportError
     dp = ld.zoo.double_pendulum()

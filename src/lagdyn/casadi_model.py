@@ -27,10 +27,14 @@ stays free and is read from one extra input ``p`` (in the order of
 parameters of a :class:`~lagdyn.NumericModel` are passed per call. A function has ``p``
 only when some parameter is free, and ``t`` only when the generalized forces depend on time.
 
-The regressor columns are :attr:`CasadiModel.regressor_params` (default: the products of
+The regressor columns are :attr:`CasadiModel.regressor_params` (default: a robot chain's
+standard parameters, every other system's products of
 :func:`lagdyn.identification.linear_parameters` of every parameter except ``g``, as
-:func:`lagdyn.identify` uses); it is built on first access, from
-:func:`lagdyn.identification.regressor`.
+:func:`lagdyn.identify` uses); it is built on first access: for a robot chain whose
+``regressor_params`` are its standard parameters
+(:func:`lagdyn.robot.regressor.standard_parameters_of`) from the recursive program of
+:func:`lagdyn.robot.regressor.regressor_program`, node by node, unless ``route="closed"``;
+otherwise from the closed form of :func:`lagdyn.identification.regressor`.
 """
 
 from __future__ import annotations
@@ -43,9 +47,9 @@ import sympy as sp
 
 import lagdyn.codegen.casadi as cg
 
-from .codegen import Binding, Program, expression_program, system_program
+from .codegen import Binding, Program, expression_program, program, system_program
 from .errors import LagdynError
-from .identification.regressor import _resolve, linear_parameters, regressor
+from .identification.regressor import _resolve, _use_recursive, linear_parameters, regressor
 
 __all__ = ["CasadiModel", "export_files", "program_of", "to_casadi"]
 
@@ -134,9 +138,14 @@ class CasadiModel:
 
     Notes
     -----
-    The regressor always comes from the closed form (:func:`lagdyn.identification.regressor`
-    reads ``system.M`` and ``system.h``), also for robot chains whose other functions take
-    the recursive route; for 6-joint arms that derivation takes tens of seconds.
+    For a robot chain whose :attr:`regressor_params` are its standard parameters
+    (:func:`lagdyn.robot.regressor.standard_parameters_of`, the rule of
+    :func:`lagdyn.identification.regressor`), the regressor is the recursive program of
+    :func:`lagdyn.robot.regressor.regressor_program` converted node by node (no closed form;
+    the UR5's builds in about half a second), whatever the route of the other functions,
+    unless ``route="closed"`` was asked for. Every other regressor comes from the closed form
+    (:func:`lagdyn.identification.regressor` reads ``system.M`` and ``system.h``); for
+    6-joint arms that derivation takes tens of seconds.
 
     Examples
     --------
@@ -169,6 +178,7 @@ class CasadiModel:
         self.bound: dict[sp.Symbol, float] = dict(binding.bound)
         self.free_parameters: tuple[sp.Symbol, ...] = tuple(binding.free)
         self.route, self.program = program_of(system, binding, route)
+        self._route_arg = route
         self._regressor_params = regressor_params
         prog = self.program
         timed = any(prog.t in k.used_symbols() for k in prog.kernels.values())
@@ -226,6 +236,11 @@ class CasadiModel:
     def regressor_params(self) -> tuple[sp.Expr, ...]:
         """The parameters π of the regressor's columns.
 
+        ``regressor_params`` when given; for a robot chain with symbolic inertial parameters
+        its standard parameters (:func:`lagdyn.robot.regressor.standard_parameters_of`, as
+        :func:`lagdyn.identification.base_parameters_text` uses); otherwise the products of
+        :func:`lagdyn.identification.linear_parameters` of every parameter except ``g``.
+
         Examples
         --------
         >>> import lagdyn as ld
@@ -239,6 +254,13 @@ class CasadiModel:
         system = self._system
         if self._regressor_params is not None:
             return _resolve(system, self._regressor_params)
+        if getattr(system, "chain", None) is not None:
+            from .robot.regressor import standard_parameters_of
+
+            try:
+                return standard_parameters_of(system)
+            except LagdynError:  # no symbolic inertial parameters: the closed form's products
+                pass
         unknown = [s for s in system.parameters if s.name != "g"]
         return tuple(linear_parameters(system, unknown))
 
@@ -247,8 +269,10 @@ class CasadiModel:
         """``Y(q, qd, qdd[, p])``: the regressor as a ``casadi.Function`` (n × k).
 
         Its ``p`` is the same vector as the other functions' (entries of the regressor's own
-        unknowns are not read). Built on first access from
-        :func:`lagdyn.identification.regressor`, CSE'd and converted like the dynamics.
+        unknowns are not read). Built on first access: for a chain's standard parameters from
+        :func:`lagdyn.robot.regressor.regressor_program` (known parameters substituted into
+        the chain, free ones read from ``p``, as on the recursive route), otherwise from
+        :func:`lagdyn.identification.regressor`, CSE'd; converted like the dynamics.
 
         Raises
         ------
@@ -268,7 +292,9 @@ class CasadiModel:
         ca = cg.import_casadi()
         system, n = self._system, self.n
         params = self.regressor_params
-        Y = regressor(system, params)
+        if self._route_arg != "closed" and _use_recursive(system, params, None):
+            return self._recursive_regressor(params)
+        Y = regressor(system, params, route="closed" if self._route_arg == "closed" else None)
         k = len(params)
         acc = tuple(sp.Symbol(f"_ldcasadi_qdd{i}", real=True) for i in range(n))
         rows = sp.Matrix(Y).xreplace({system.qdd[i]: acc[i] for i in range(n)})
@@ -291,6 +317,39 @@ class CasadiModel:
         arg = [cg.ARG[v] for v in names]
         return cg.graph_function(kern, env, "regressor", list(X.values()), arg, "Y")
 
+    def _recursive_regressor(self, params: tuple[sp.Expr, ...]) -> Any:
+        """Y of a chain's standard parameters from its recursive regressor program.
+
+        Bound parameters other than π are substituted into the chain as numbers and the free
+        ones as the entries of ``p``, as the recursive dynamics do; π itself is not read.
+        """
+        from .codegen.build import _number
+        from .codegen.ir import code_symbols
+        from .robot.regressor import regressor_program
+        from .robot.route import _clean
+
+        n, k = self.n, len(params)
+        code = {
+            "q": code_symbols("q", n),
+            "qd": code_symbols("qd", n),
+            "qdd": code_symbols("qdd", n),
+            "params": code_symbols("p", len(self.free_parameters)),
+        }
+        known: dict[sp.Symbol, Any] = {s: _number(v) for s, v in self.bound.items()}
+        known.update(zip(self.free_parameters, code["params"]))
+        prog = regressor_program(self._system, params, known, code=code)
+        body = [(s, _clean(e)) for s, e in prog.body]
+        outs = sp.Matrix(n, k, [_clean(sp.sympify(e)) for e in prog.outputs])
+        built = program(
+            body,
+            {"Y": outs},
+            code,
+            t=self.program.t,
+            parameter_names=tuple(s.name for s in self.free_parameters),
+        )
+        names = self._inputs(("q", "qd", "qdd", "params"))
+        return cg.kernel_function(built, built.kernels["Y"], name="regressor", inputs=names)
+
 
 def to_casadi(
     system: Any,
@@ -310,9 +369,11 @@ def to_casadi(
         Values folded into the graphs (as in :func:`lagdyn.numeric.lambdify`); every
         parameter not given is read from the input ``p`` of each function.
     route : {"recursive", "closed"}, optional
-        For robot chains, as in :func:`lagdyn.numeric.lambdify` (default by size).
+        For robot chains, as in :func:`lagdyn.numeric.lambdify` (default by size);
+        ``"closed"`` also takes the regressor from the closed form.
     regressor_params : sequence, optional
-        Columns of :attr:`CasadiModel.regressor` (as for :func:`lagdyn.regressor`).
+        Columns of :attr:`CasadiModel.regressor` (as for :func:`lagdyn.regressor`); default
+        a robot chain's standard parameters, else :func:`~lagdyn.identification.linear_parameters`.
     strict : bool
         Reject names in ``params`` that are not parameters of ``system``.
 
