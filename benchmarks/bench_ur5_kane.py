@@ -1,0 +1,311 @@
+"""UR5 with symbolic inertial parameters: lagdyn against sympy's KanesMethod (issue 12 target).
+
+One process, in this order:
+
+1. **KanesMethod** for the UR5 of ``ld.zoo.get("ur5")`` (the URDF of ``ur_description``):
+   frames from each joint's fixed placement rotation (``orient_explicit``) and the joint
+   rotation (``orient_axis`` about the joint axis), joint origins by ``locatenew`` and
+   ``v2pt_theory``, mass centres likewise, ``RigidBody`` with ``inertia(...)`` about the mass
+   centre, gravity as loads, ``KanesMethod(...).kanes_equations(bodies, loads)``, then
+   ``mass_matrix`` and ``forcing``. Ten symbols per link, as a sympy user writes them
+   (no assumptions): mass ``m``, **plain COM coordinates** ``cx, cy, cz`` in the link frame
+   (not m·c: c = (m c)/m would put 1/m everywhere) and the six entries of the inertia about
+   the COM. Timed with the URDF's numbers bound as well ("numeric"). ``count_ops`` of
+   mass_matrix + forcing (skipped when the symbolic build took more than 60 s) and, with
+   ``--cse``, the count after ``sympy.cse``.
+2. **Verification** that this is the same arm: at a random state, with (a) the URDF's
+   numbers (read here from ``UR5_URDF`` with ``xml.etree``, converted to lagdyn's barycentric
+   parameters h = m c, I_O = I_C − m [c]ײ) and (b) random inertial parameters, Kane's mass
+   matrix equals lagdyn's CRBA M, Kane's forcing equals −h (RNEA with q̈ = 0), and
+   M_kane q̈ − forcing equals lagdyn's RNEA τ, each to 1e-9 relative (max-norm).
+3. **lagdyn** with symbolic parameters (``ld.zoo.get("ur5", parameters="symbolic")``:
+   ten barycentric symbols per link, m, m·c and the inertia about the link origin): chain
+   construction, the recursive programs M (CRBA), h and τ (RNEA), the recursive
+   (Christoffel-consistent) Coriolis program C, and the exact skew proof on the closed form
+   (closed-form M and C timed separately, then ``is_skew_symmetric()``).
+
+Every timed run starts with sympy's cache cleared (``sympy.core.cache.clear_cache``); each
+figure is the minimum of ``--repeat`` runs (default 2; 1 when a Kane run takes more than
+30 s). Prints a Markdown table. Usage::
+
+    python benchmarks/bench_ur5_kane.py [--repeat 2] [--cse]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import sympy as sp
+from sympy.core.cache import clear_cache
+from sympy.physics import mechanics as me
+
+import lagdyn as ld
+from lagdyn.zoo.robots import UR5_URDF
+
+KEYS = ("m", "cx", "cy", "cz", "ixx", "iyy", "izz", "ixy", "iyz", "ixz")
+
+
+# ---------------------------------------------------------------------- KanesMethod model
+def urdf_inertials() -> dict[str, dict[str, float]]:
+    """Mass, COM and inertia about the COM of every link of ``UR5_URDF``, by link name."""
+    root = ET.fromstring(UR5_URDF)
+    out = {}
+    for link in root.iter("link"):
+        inertial = link.find("inertial")
+        if inertial is None:
+            continue
+        origin = inertial.find("origin")
+        assert float(sum(abs(float(x)) for x in origin.get("rpy", "0 0 0").split())) == 0
+        c = [float(x) for x in origin.get("xyz").split()]
+        ine = inertial.find("inertia")
+        vals = {"m": float(inertial.find("mass").get("value")), "cx": c[0], "cy": c[1]}
+        vals["cz"] = c[2]
+        vals.update({k: float(ine.get(k)) for k in KEYS[4:]})
+        out[link.get("name")] = vals
+    return out
+
+
+def kane_symbols(n: int) -> list[dict[str, sp.Symbol]]:
+    """Ten plain (assumption-free) symbols per link, as a sympy user writes them."""
+    return [{k: sp.Symbol(f"{k}{i + 1}") for k in KEYS} for i in range(n)]
+
+
+def kane_ur5(chain, values=None):
+    """KanesMethod for the chain's kinematics; symbolic inertials unless ``values`` given.
+
+    Returns ``(mass_matrix, forcing, q, u, link symbols, g)``.
+    """
+    n = chain.n
+    q = me.dynamicsymbols(f"q1:{n + 1}")
+    u = me.dynamicsymbols(f"u1:{n + 1}")
+    g = sp.Symbol("g")
+    syms = kane_symbols(n)
+    N = me.ReferenceFrame("N")
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    frames, origins, bodies, loads = [], [], [], []
+    for i, link in enumerate(chain.links):
+        parent_frame = frames[link.parent] if link.parent >= 0 else N
+        parent_origin = origins[link.parent] if link.parent >= 0 else O
+        RA, pA = link.pre
+        assert link.joint == "revolute" and link.post[0] == sp.eye(3) and link.post[1] == sp.zeros(3, 1)
+        if RA == sp.eye(3):
+            J = parent_frame
+        else:
+            J = me.ReferenceFrame(f"J{i + 1}")
+            J.orient_explicit(parent_frame, sp.Matrix(RA))  # parent.dcm(J) = RA
+        L = me.ReferenceFrame(f"L{i + 1}")
+        axis = link.axis[0] * J.x + link.axis[1] * J.y + link.axis[2] * J.z
+        L.orient_axis(J, axis, q[i])
+        L.set_ang_vel(J, u[i] * axis)
+        P = parent_origin.locatenew(
+            f"P{i + 1}", pA[0] * parent_frame.x + pA[1] * parent_frame.y + pA[2] * parent_frame.z
+        )
+        P.v2pt_theory(parent_origin, N, parent_frame)
+        s = syms[i] if values is None else {k: sp.Float(v) for k, v in values[link.name].items()}
+        G = P.locatenew(f"G{i + 1}", s["cx"] * L.x + s["cy"] * L.y + s["cz"] * L.z)
+        G.v2pt_theory(P, N, L)
+        I = me.inertia(L, s["ixx"], s["iyy"], s["izz"], s["ixy"], s["iyz"], s["ixz"])
+        bodies.append(me.RigidBody(f"B{i + 1}", G, L, s["m"], (I, G)))
+        loads.append((G, -s["m"] * g * N.z))
+        frames.append(L)
+        origins.append(P)
+    kd = [qi.diff(me.dynamicsymbols._t) - ui for qi, ui in zip(q, u)]
+    kane = me.KanesMethod(N, q_ind=q, u_ind=u, kd_eqs=kd)
+    kane.kanes_equations(bodies, loads)
+    return kane.mass_matrix, kane.forcing, q, u, syms, g
+
+
+# ---------------------------------------------------------------------- lagdyn
+def lagdyn_run(skew: bool = True) -> dict[str, float]:
+    """One fresh symbolic UR5 and its pieces, seconds each."""
+    out = {}
+    t0 = time.perf_counter()
+    arm = ld.zoo.get("ur5", parameters="symbolic")
+    out["chain"] = time.perf_counter() - t0
+    for key in ("M", "h", "tau", "C"):
+        t0 = time.perf_counter()
+        arm.program(key)
+        out[f"prog {key}"] = time.perf_counter() - t0
+    if skew:
+        t0 = time.perf_counter()
+        _ = arm.M
+        out["closed M"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        _ = arm.C
+        out["closed C"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        proved = arm.is_skew_symmetric()
+        out["skew proof"] = time.perf_counter() - t0
+        assert proved is True, proved
+    out["arm"] = arm
+    return out
+
+
+# ---------------------------------------------------------------------- verification
+def _rel(a, b) -> float:
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    return float(np.max(np.abs(a - b)) / max(np.max(np.abs(b)), 1e-300))
+
+
+def verify(arm, MM, forcing, q, u, syms, g, inertials, rng, label) -> float:
+    """Largest relative difference of M, −h and τ between Kane and lagdyn at one state."""
+    n = arm.n
+    lsyms = {s.name: s for s in arm.parameters}
+    kvals, lvals = {g: 9.81}, {lsyms["g"]: 9.81}
+    for i, link in enumerate(arm.chain.links):
+        v = inertials[link.name]
+        m, c = v["m"], np.array([v["cx"], v["cy"], v["cz"]])
+        Ic = np.array(
+            [
+                [v["ixx"], v["ixy"], v["ixz"]],
+                [v["ixy"], v["iyy"], v["iyz"]],
+                [v["ixz"], v["iyz"], v["izz"]],
+            ]
+        )
+        S = np.array([[0, -c[2], c[1]], [c[2], 0, -c[0]], [-c[1], c[0], 0]])
+        Io = Ic - m * S @ S
+        h = m * c
+        for k in KEYS:
+            kvals[syms[i][k]] = v[k]
+        j = i + 1
+        lvals.update({lsyms[f"M{j}"]: m, lsyms[f"MX{j}"]: h[0], lsyms[f"MY{j}"]: h[1]})
+        lvals[lsyms[f"MZ{j}"]] = h[2]
+        for name, (a, b) in zip(
+            ("XX", "XY", "XZ", "YY", "YZ", "ZZ"), ((0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2))
+        ):
+            lvals[lsyms[f"{name}{j}"]] = Io[a, b]
+    qv, qdv, qddv = rng.uniform(-np.pi, np.pi, n), rng.uniform(-2, 2, n), rng.uniform(-2, 2, n)
+    sub = {sym: sp.Float(val, 17) for sym, val in kvals.items()}
+    sub.update({qi: sp.Float(x, 17) for qi, x in zip(q, qv)})
+    sub.update({ui: sp.Float(x, 17) for ui, x in zip(u, qdv)})
+    Mk = np.array(MM.xreplace(sub).evalf(17).tolist(), dtype=float)
+    fk = np.array(forcing.xreplace(sub).evalf(17).tolist(), dtype=float).ravel()
+    Ml = arm.program("M").lambdify(lvals)(q=qv)
+    hl = arm.program("h").lambdify(lvals)(q=qv, qd=qdv)
+    taul = arm.program("tau").lambdify(lvals)(q=qv, qd=qdv, qdd=qddv)
+    errs = (_rel(Mk, Ml), _rel(fk, -hl), _rel(Mk @ qddv - fk, taul))
+    print(f"verify ({label}): rel. diff M {errs[0]:.1e}, forcing vs -h {errs[1]:.1e}, "
+          f"M qdd - forcing vs tau {errs[2]:.1e}")
+    return max(errs)
+
+
+def random_inertials(arm, rng) -> dict[str, dict[str, float]]:
+    """Random physically plausible inertials (positive mass, COM, SPD inertia) per link."""
+    out = {}
+    for link in arm.chain.links:
+        A = rng.normal(size=(3, 3))
+        Ic = A @ A.T * 0.05 + np.eye(3) * 0.01
+        c = rng.uniform(-0.3, 0.3, 3)
+        out[link.name] = {
+            "m": rng.uniform(0.5, 5), "cx": c[0], "cy": c[1], "cz": c[2],
+            "ixx": Ic[0, 0], "iyy": Ic[1, 1], "izz": Ic[2, 2],
+            "ixy": Ic[0, 1], "iyz": Ic[1, 2], "ixz": Ic[0, 2],
+        }
+    return out
+
+
+# ---------------------------------------------------------------------- main
+def _timed(fn):
+    clear_cache()
+    t0 = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t0, out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--cse", action="store_true", help="also count Kane's ops after sympy.cse")
+    args = parser.parse_args()
+    chain = ld.zoo.get("ur5").chain  # kinematics only (the placements, axes)
+    inertials = urdf_inertials()
+
+    # 1. KanesMethod
+    kane_times, kane_out = [], None
+    for _ in range(args.repeat):
+        dt, kane_out = _timed(lambda: kane_ur5(chain))
+        kane_times.append(dt)
+        print(f"KanesMethod symbolic: {dt:.2f} s", flush=True)
+        if dt > 30:
+            break
+    t_kane = min(kane_times)
+    kane_num_times = []
+    for _ in range(args.repeat):
+        dt, _unused = _timed(lambda: kane_ur5(chain, inertials))
+        kane_num_times.append(dt)
+        print(f"KanesMethod numeric: {dt:.2f} s", flush=True)
+        if dt > 30:
+            break
+    MM, forcing, q, u, syms, g = kane_out
+    ops_kane = cse_kane = None
+    if t_kane < 60:
+        t0 = time.perf_counter()
+        ops_kane = int(sum(sp.count_ops(e) for e in MM) + sum(sp.count_ops(e) for e in forcing))
+        print(f"count_ops(mass_matrix + forcing) = {ops_kane} ({time.perf_counter() - t0:.1f} s)")
+    if args.cse:
+        t0 = time.perf_counter()
+        exprs = list(MM) + list(forcing)
+        repl, red = sp.cse(exprs, order="none")
+        cse_kane = int(sum(sp.count_ops(e) for _, e in repl) + sum(sp.count_ops(e) for e in red))
+        print(f"after sympy.cse: {cse_kane} ({time.perf_counter() - t0:.1f} s)")
+
+    # 3. lagdyn (before the verification so the caches are equally cold for both tools)
+    runs = []
+    for _ in range(args.repeat):
+        dt, out = _timed(lagdyn_run)
+        runs.append(out)
+        print("lagdyn: " + ", ".join(f"{k} {v:.3f}" for k, v in out.items() if k != "arm"))
+    arm = runs[-1]["arm"]
+    keys = [k for k in runs[0] if k != "arm"]
+    best = {k: min(r[k] for r in runs) for k in keys}
+    rec_keys = ("chain", "prog M", "prog h", "prog tau")
+    skew_keys = ("closed M", "closed C", "skew proof")
+    rec = min(sum(r[k] for k in rec_keys) for r in runs)
+    rec_skew = min(sum(r[k] for k in rec_keys + skew_keys) for r in runs)
+    rec_all = min(sum(r[k] for k in rec_keys + ("prog C",) + skew_keys) for r in runs)
+    ops = {k: arm.program(k).count_ops() for k in ("M", "h", "tau", "C")}
+
+    # 2. verification
+    rng = np.random.default_rng(12)
+    err = max(
+        verify(arm, MM, forcing, q, u, syms, g, inertials, rng, "URDF numbers"),
+        verify(arm, MM, forcing, q, u, syms, g, random_inertials(arm, rng), rng, "random inertials"),
+    )
+    assert err < 1e-9, err
+
+    # table
+    t_num = min(kane_num_times)
+    print("\n| piece | seconds (min of runs) | ops after CSE |")
+    print("| --- | --- | --- |")
+    print(f"| KanesMethod, symbolic parameters (mass_matrix + forcing) | {t_kane:.2f} "
+          f"| {ops_kane if ops_kane is not None else 'skipped'} without CSE"
+          f"{f', {cse_kane} after' if cse_kane is not None else ''} |")
+    print(f"| KanesMethod, URDF numbers | {t_num:.2f} | |")
+    labels = {
+        "chain": "lagdyn chain construction (`ld.zoo.get(\"ur5\", parameters=\"symbolic\")`)",
+        "prog M": "lagdyn M program (CRBA)",
+        "prog h": "lagdyn h program (RNEA, q̈ = 0)",
+        "prog tau": "lagdyn τ program (RNEA)",
+        "prog C": "lagdyn recursive Coriolis program C",
+        "closed M": "lagdyn closed-form M",
+        "closed C": "lagdyn closed-form C (Christoffel)",
+        "skew proof": "lagdyn `is_skew_symmetric()` (after M, C)",
+    }
+    opk = {"prog M": "M", "prog h": "h", "prog tau": "tau", "prog C": "C"}
+    for k in keys:
+        print(f"| {labels[k]} | {best[k]:.3f} | {ops[opk[k]] if k in opk else ''} |")
+    print(f"| lagdyn chain + M + h + τ programs | {rec:.3f} | |")
+    print(f"| … + closed-form M, C + skew proof | {rec_skew:.3f} | |")
+    print(f"| … + recursive C program | {rec_all:.3f} | |")
+    print(f"\nKane / (chain + M + h + τ) = {t_kane / rec:.1f}×; "
+          f"Kane / (that + skew proof) = {t_kane / rec_skew:.1f}×; "
+          f"Kane / (everything above) = {t_kane / rec_all:.1f}×  (target ≥ 10×)")
+    print(f"verification: largest relative difference {err:.1e} (≤ 1e-9)")
+
+
+if __name__ == "__main__":
+    main()
