@@ -91,7 +91,11 @@ def kane_ur5(chain, values=None):
         parent_frame = frames[link.parent] if link.parent >= 0 else N
         parent_origin = origins[link.parent] if link.parent >= 0 else O
         RA, pA = link.pre
-        assert link.joint == "revolute" and link.post[0] == sp.eye(3) and link.post[1] == sp.zeros(3, 1)
+        assert (
+            link.joint == "revolute"
+            and link.post[0] == sp.eye(3)
+            and link.post[1] == sp.zeros(3, 1)
+        )
         if RA == sp.eye(3):
             J = parent_frame
         else:
@@ -120,29 +124,30 @@ def kane_ur5(chain, values=None):
 
 
 # ---------------------------------------------------------------------- lagdyn
-def lagdyn_run(skew: bool = True) -> dict[str, float]:
-    """One fresh symbolic UR5 and its pieces, seconds each."""
+def lagdyn_run(skew: bool = True) -> tuple[dict[str, tuple[float, float]], object]:
+    """One fresh symbolic UR5 and its pieces: ``{piece: (wall s, CPU s)}`` and the arm."""
     out = {}
-    t0 = time.perf_counter()
+    clock = [time.perf_counter(), time.process_time()]
+
+    def lap(key):
+        now = [time.perf_counter(), time.process_time()]
+        out[key] = (now[0] - clock[0], now[1] - clock[1])
+        clock[:] = now
+
     arm = ld.zoo.get("ur5", parameters="symbolic")
-    out["chain"] = time.perf_counter() - t0
+    lap("chain")
     for key in ("M", "h", "tau", "C"):
-        t0 = time.perf_counter()
         arm.program(key)
-        out[f"prog {key}"] = time.perf_counter() - t0
+        lap(f"prog {key}")
     if skew:
-        t0 = time.perf_counter()
         _ = arm.M
-        out["closed M"] = time.perf_counter() - t0
-        t0 = time.perf_counter()
+        lap("closed M")
         _ = arm.C
-        out["closed C"] = time.perf_counter() - t0
-        t0 = time.perf_counter()
+        lap("closed C")
         proved = arm.is_skew_symmetric()
-        out["skew proof"] = time.perf_counter() - t0
+        lap("skew proof")
         assert proved is True, proved
-    out["arm"] = arm
-    return out
+    return out, arm
 
 
 # ---------------------------------------------------------------------- verification
@@ -188,8 +193,10 @@ def verify(arm, MM, forcing, q, u, syms, g, inertials, rng, label) -> float:
     hl = arm.program("h").lambdify(lvals)(q=qv, qd=qdv)
     taul = arm.program("tau").lambdify(lvals)(q=qv, qd=qdv, qdd=qddv)
     errs = (_rel(Mk, Ml), _rel(fk, -hl), _rel(Mk @ qddv - fk, taul))
-    print(f"verify ({label}): rel. diff M {errs[0]:.1e}, forcing vs -h {errs[1]:.1e}, "
-          f"M qdd - forcing vs tau {errs[2]:.1e}")
+    print(
+        f"verify ({label}): rel. diff M {errs[0]:.1e}, forcing vs -h {errs[1]:.1e}, "
+        f"M qdd - forcing vs tau {errs[2]:.1e}"
+    )
     return max(errs)
 
 
@@ -201,19 +208,27 @@ def random_inertials(arm, rng) -> dict[str, dict[str, float]]:
         Ic = A @ A.T * 0.05 + np.eye(3) * 0.01
         c = rng.uniform(-0.3, 0.3, 3)
         out[link.name] = {
-            "m": rng.uniform(0.5, 5), "cx": c[0], "cy": c[1], "cz": c[2],
-            "ixx": Ic[0, 0], "iyy": Ic[1, 1], "izz": Ic[2, 2],
-            "ixy": Ic[0, 1], "iyz": Ic[1, 2], "ixz": Ic[0, 2],
+            "m": rng.uniform(0.5, 5),
+            "cx": c[0],
+            "cy": c[1],
+            "cz": c[2],
+            "ixx": Ic[0, 0],
+            "iyy": Ic[1, 1],
+            "izz": Ic[2, 2],
+            "ixy": Ic[0, 1],
+            "iyz": Ic[1, 2],
+            "ixz": Ic[0, 2],
         }
     return out
 
 
 # ---------------------------------------------------------------------- main
 def _timed(fn):
+    """(wall s, CPU s, result) of ``fn()`` with sympy's cache cleared first."""
     clear_cache()
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     out = fn()
-    return time.perf_counter() - t0, out
+    return time.perf_counter() - t0, time.process_time() - c0, out
 
 
 def main() -> None:
@@ -225,68 +240,79 @@ def main() -> None:
     inertials = urdf_inertials()
 
     # 1. KanesMethod
-    kane_times, kane_out = [], None
+    kane_sym, kane_num, kane_out = [], [], None
     for _ in range(args.repeat):
-        dt, kane_out = _timed(lambda: kane_ur5(chain))
-        kane_times.append(dt)
-        print(f"KanesMethod symbolic: {dt:.2f} s", flush=True)
-        if dt > 30:
+        wall, cpu, kane_out = _timed(lambda: kane_ur5(chain))
+        kane_sym.append((wall, cpu))
+        print(f"KanesMethod symbolic: {wall:.2f} s wall, {cpu:.2f} s CPU", flush=True)
+        if wall > 30:
             break
-    t_kane = min(kane_times)
-    kane_num_times = []
     for _ in range(args.repeat):
-        dt, _unused = _timed(lambda: kane_ur5(chain, inertials))
-        kane_num_times.append(dt)
-        print(f"KanesMethod numeric: {dt:.2f} s", flush=True)
-        if dt > 30:
+        wall, cpu, _unused = _timed(lambda: kane_ur5(chain, inertials))
+        kane_num.append((wall, cpu))
+        print(f"KanesMethod numeric: {wall:.2f} s wall, {cpu:.2f} s CPU", flush=True)
+        if wall > 30:
             break
+    t_kane = min(w for w, _ in kane_sym), min(c for _, c in kane_sym)
+    t_num = min(w for w, _ in kane_num), min(c for _, c in kane_num)
     MM, forcing, q, u, syms, g = kane_out
     ops_kane = cse_kane = None
-    if t_kane < 60:
+    if t_kane[0] < 60:
         t0 = time.perf_counter()
         ops_kane = int(sum(sp.count_ops(e) for e in MM) + sum(sp.count_ops(e) for e in forcing))
         print(f"count_ops(mass_matrix + forcing) = {ops_kane} ({time.perf_counter() - t0:.1f} s)")
     if args.cse:
         t0 = time.perf_counter()
-        exprs = list(MM) + list(forcing)
-        repl, red = sp.cse(exprs, order="none")
+        repl, red = sp.cse(list(MM) + list(forcing), order="none")
         cse_kane = int(sum(sp.count_ops(e) for _, e in repl) + sum(sp.count_ops(e) for e in red))
         print(f"after sympy.cse: {cse_kane} ({time.perf_counter() - t0:.1f} s)")
 
-    # 3. lagdyn (before the verification so the caches are equally cold for both tools)
+    # 3. lagdyn
     runs = []
     for _ in range(args.repeat):
-        dt, out = _timed(lagdyn_run)
+        _w, _c, (out, arm) = _timed(lagdyn_run)
         runs.append(out)
-        print("lagdyn: " + ", ".join(f"{k} {v:.3f}" for k, v in out.items() if k != "arm"))
-    arm = runs[-1]["arm"]
-    keys = [k for k in runs[0] if k != "arm"]
-    best = {k: min(r[k] for r in runs) for k in keys}
+        print(
+            "lagdyn (wall/CPU s): " + ", ".join(f"{k} {w:.3f}/{c:.3f}" for k, (w, c) in out.items())
+        )
+    keys = list(runs[0])
+    best = {k: (min(r[k][0] for r in runs), min(r[k][1] for r in runs)) for k in keys}
     rec_keys = ("chain", "prog M", "prog h", "prog tau")
     skew_keys = ("closed M", "closed C", "skew proof")
-    rec = min(sum(r[k] for k in rec_keys) for r in runs)
-    rec_skew = min(sum(r[k] for k in rec_keys + skew_keys) for r in runs)
-    rec_all = min(sum(r[k] for k in rec_keys + ("prog C",) + skew_keys) for r in runs)
+
+    def total(group):
+        return tuple(min(sum(r[k][j] for k in group) for r in runs) for j in (0, 1))
+
+    rec = total(rec_keys)
+    rec_skew = total(rec_keys + skew_keys)
+    rec_all = total((*rec_keys, "prog C", *skew_keys))
     ops = {k: arm.program(k).count_ops() for k in ("M", "h", "tau", "C")}
 
     # 2. verification
     rng = np.random.default_rng(12)
     err = max(
         verify(arm, MM, forcing, q, u, syms, g, inertials, rng, "URDF numbers"),
-        verify(arm, MM, forcing, q, u, syms, g, random_inertials(arm, rng), rng, "random inertials"),
+        verify(
+            arm, MM, forcing, q, u, syms, g, random_inertials(arm, rng), rng, "random inertials"
+        ),
     )
     assert err < 1e-9, err
 
     # table
-    t_num = min(kane_num_times)
-    print("\n| piece | seconds (min of runs) | ops after CSE |")
-    print("| --- | --- | --- |")
-    print(f"| KanesMethod, symbolic parameters (mass_matrix + forcing) | {t_kane:.2f} "
-          f"| {ops_kane if ops_kane is not None else 'skipped'} without CSE"
-          f"{f', {cse_kane} after' if cse_kane is not None else ''} |")
-    print(f"| KanesMethod, URDF numbers | {t_num:.2f} | |")
+    def cells(t):
+        return f"{t[0]:.3f} | {t[1]:.3f}"
+
+    ops_cell = "skipped (> 60 s)" if ops_kane is None else f"{ops_kane} (no CSE)"
+    if cse_kane is not None:
+        ops_cell += f", {cse_kane} after `sympy.cse`"
+    print("\n| piece | wall s | CPU s | ops |")
+    print("| --- | --- | --- | --- |")
+    print(
+        f"| KanesMethod, symbolic parameters (mass_matrix + forcing) | {cells(t_kane)} | {ops_cell} |"
+    )
+    print(f"| KanesMethod, URDF numbers bound | {cells(t_num)} | |")
     labels = {
-        "chain": "lagdyn chain construction (`ld.zoo.get(\"ur5\", parameters=\"symbolic\")`)",
+        "chain": 'lagdyn chain construction (`ld.zoo.get("ur5", parameters="symbolic")`)',
         "prog M": "lagdyn M program (CRBA)",
         "prog h": "lagdyn h program (RNEA, q̈ = 0)",
         "prog tau": "lagdyn τ program (RNEA)",
@@ -297,14 +323,17 @@ def main() -> None:
     }
     opk = {"prog M": "M", "prog h": "h", "prog tau": "tau", "prog C": "C"}
     for k in keys:
-        print(f"| {labels[k]} | {best[k]:.3f} | {ops[opk[k]] if k in opk else ''} |")
-    print(f"| lagdyn chain + M + h + τ programs | {rec:.3f} | |")
-    print(f"| … + closed-form M, C + skew proof | {rec_skew:.3f} | |")
-    print(f"| … + recursive C program | {rec_all:.3f} | |")
-    print(f"\nKane / (chain + M + h + τ) = {t_kane / rec:.1f}×; "
-          f"Kane / (that + skew proof) = {t_kane / rec_skew:.1f}×; "
-          f"Kane / (everything above) = {t_kane / rec_all:.1f}×  (target ≥ 10×)")
-    print(f"verification: largest relative difference {err:.1e} (≤ 1e-9)")
+        op = f"{ops[opk[k]]} (after CSE)" if k in opk else ""
+        print(f"| {labels[k]} | {cells(best[k])} | {op} |")
+    print(f"| **lagdyn chain + M + h + τ programs** (A) | {cells(rec)} | |")
+    print(f"| **A + closed-form M, C + skew proof** (B) | {cells(rec_skew)} | |")
+    print(f"| B + recursive C program | {cells(rec_all)} | |")
+    for j, what in ((0, "wall"), (1, "CPU")):
+        print(
+            f"\n{what}: Kane / A = {t_kane[j] / rec[j]:.1f}×; Kane / B = {t_kane[j] / rec_skew[j]:.1f}×; "
+            f"Kane / (B + recursive C) = {t_kane[j] / rec_all[j]:.1f}×  (target ≥ 10×)"
+        )
+    print(f"\nverification: largest relative difference {err:.1e} (≤ 1e-9)")
 
 
 if __name__ == "__main__":
