@@ -431,25 +431,21 @@ def joint_cse(
 
 
 # ---------------------------------------------------------------------- algorithms
-def _rnea_into(
+def _forward_pass(
     chain: Chain,
     b: _Builder,
     kin: _Kinematics,
     qd: Sequence[sp.Expr],
     qdd: Sequence[sp.Expr],
-    gravity: bool,
-) -> tuple[Vec, list[tuple[Vec, Vec]]]:
-    """RNEA on an existing builder; returns τ (without friction) and link velocities."""
-    n = chain.n
-    links = chain.links
+    g0: Vec,
+) -> tuple[list[Vec], list[Vec], list[Vec], list[Vec]]:
+    """RNEA's forward pass: angular and linear velocity and acceleration of every link in its
+    own frame (``g0`` = −gravity as the base's linear acceleration, or zero)."""
     w: list[Vec] = []
     v: list[Vec] = []
     dw: list[Vec] = []
     dv: list[Vec] = []
-    nf: list[Vec] = []
-    ff: list[Vec] = []
-    g0 = [-x for x in chain.gravity] if gravity else _ZERO
-    for i, link in enumerate(links):
+    for i, link in enumerate(chain.links):
         R, p, sw, sv = kin.R[i], kin.p[i], kin.sw[i], kin.sv[i]
         if link.parent >= 0:
             wl, vl, dwl, dvl = w[link.parent], v[link.parent], dw[link.parent], dv[link.parent]
@@ -471,6 +467,25 @@ def _rnea_into(
         v.append(vi)
         dw.append(dwi)
         dv.append(dvi)
+    return w, v, dw, dv
+
+
+def _rnea_into(
+    chain: Chain,
+    b: _Builder,
+    kin: _Kinematics,
+    qd: Sequence[sp.Expr],
+    qdd: Sequence[sp.Expr],
+    gravity: bool,
+) -> tuple[Vec, list[tuple[Vec, Vec]]]:
+    """RNEA on an existing builder; returns τ (without friction) and link velocities."""
+    n = chain.n
+    links = chain.links
+    g0 = [-x for x in chain.gravity] if gravity else _ZERO
+    w, v, dw, dv = _forward_pass(chain, b, kin, qd, qdd, g0)
+    nf: list[Vec] = []
+    ff: list[Vec] = []
+    for link, wi, vi, dwi, dvi in zip(links, w, v, dw, dv):
         m, h, I = link.mass, list(link.first_moment), link.inertia
         Il = [[I[r, c] for c in range(3)] for r in range(3)]
         Lw = b.vec(_add(_mv(Il, wi), _cross(h, vi)))

@@ -235,35 +235,9 @@ def regressor_program(
     kin = programs._kinematics(chain, b, ins["q"])
     qd, qdd = ins["qd"], ins["qdd"]
     links = chain.links
-    zero = programs._ZERO
-    cross, add, scale, mtv = programs._cross, programs._add, programs._scale, programs._mtv
+    cross, add, mtv = programs._cross, programs._add, programs._mtv
     g0 = [-x for x in chain.gravity]
-    w: list[Any] = []
-    v: list[Any] = []
-    dw: list[Any] = []
-    dv: list[Any] = []
-    for i, link in enumerate(links):
-        R, p, sw, sv = kin.R[i], kin.p[i], kin.sw[i], kin.sv[i]
-        if link.parent >= 0:
-            wl, vl, dwl, dvl = w[link.parent], v[link.parent], dw[link.parent], dv[link.parent]
-        else:
-            wl, vl, dwl, dvl = zero, zero, zero, g0
-        wi = b.vec(add(mtv(R, wl), scale(qd[i], sw)))
-        vi = b.vec(add(mtv(R, add(vl, cross(wl, p))), scale(qd[i], sv)))
-        swq, svq = scale(qd[i], sw), scale(qd[i], sv)
-        dwi = b.vec(add(mtv(R, dwl), scale(qdd[i], sw), cross(wi, swq)))
-        dvi = b.vec(
-            add(
-                mtv(R, add(dvl, cross(dwl, p))),
-                scale(qdd[i], sv),
-                cross(wi, svq),
-                cross(vi, swq),
-            )
-        )
-        w.append(wi)
-        v.append(vi)
-        dw.append(dwi)
-        dv.append(dvi)
+    w, v, dw, dv = programs._forward_pass(chain, b, kin, qd, qdd, g0)
     col = {p: k for k, p in enumerate(pr)}
     Y = [[sp.Integer(0)] * len(pr) for _ in range(n)]
     entries = _link_entries(chain)
