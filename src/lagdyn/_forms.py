@@ -34,6 +34,8 @@ from math import gcd
 
 import sympy as sp
 
+from ._trigpoly import trig_atoms
+
 __all__ = ["MAX_MULTIPLE", "natural_form", "numeric_form"]
 
 
@@ -69,24 +71,6 @@ def natural_form(expr: sp.Expr) -> sp.Expr:
 MAX_MULTIPLE = 8
 
 
-def _trig_atoms(expr: sp.Basic) -> set[sp.Basic]:
-    """The sin/cos atoms of ``expr``, each distinct subtree visited once (``atoms`` walks
-    shared subtrees again at every occurrence)."""
-    seen: set[sp.Basic] = set()
-    found: set[sp.Basic] = set()
-    stack = [expr]
-    while stack:
-        node = stack.pop()
-        if node in seen:
-            continue
-        seen.add(node)
-        if isinstance(node, (sp.sin, sp.cos)):
-            found.add(node)
-        else:
-            stack.extend(node.args)
-    return found
-
-
 def numeric_form(expr: sp.Expr) -> sp.Expr:
     """``expr`` with multiple angles as products of sines and cosines of the base angle.
 
@@ -108,7 +92,7 @@ def numeric_form(expr: sp.Expr) -> sp.Expr:
     """
     expr = sp.sympify(expr)
     atoms = sorted(
-        (a for a in _trig_atoms(expr) if _multiple(a.args[0]) is not None),
+        (a for a in trig_atoms([expr]) if _multiple(a.args[0]) is not None),
         key=sp.default_sort_key,
     )
     if not atoms:

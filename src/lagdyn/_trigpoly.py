@@ -87,7 +87,7 @@ def _as_rational(value: sympy.Expr) -> Fraction | None:
     return None
 
 
-def _trig_atoms(exprs: Iterable[sympy.Basic]) -> set[sympy.Basic]:
+def trig_atoms(exprs: Iterable[sympy.Basic]) -> set[sympy.Basic]:
     """Every cos/sin atom of ``exprs``, visiting each distinct subtree once.
 
     ``Basic.atoms`` walks shared subtrees again at every occurrence; the entries of
@@ -160,7 +160,7 @@ class _Encoder:
         """Parse every trig argument; fix denominators. Raises if not representable."""
         if self._frozen:
             raise RuntimeError("encoder already frozen")
-        for atom in _trig_atoms(exprs):
+        for atom in trig_atoms(exprs):
             if atom not in self.trig:
                 self.trig[atom] = self._parse_argument(atom.args[0])
 
