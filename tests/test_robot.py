@@ -809,3 +809,22 @@ def test_panda_inertials_reproduce_gaz_gravity_model():
         got, ref = g(q=np.array(q, dtype=float)), np.array(ref)
         assert np.max(np.abs(got - ref)) < 0.02 * np.max(np.abs(ref))
         assert np.all(np.sign(got[np.abs(ref) > 0.1]) == np.sign(ref[np.abs(ref) > 0.1]))
+
+
+def test_lambdify_forward_keyword_chooses_the_algorithm():
+    """``lambdify(forward=...)`` selects ABA or CRBA + LDLᵀ for the recursive route: different
+    kernels (so different cache entries), the same q̈; refused where it means nothing."""
+    arm = zoo("ur5")
+    aba = arm.lambdify(arm.defaults, route="recursive", forward="aba")
+    crba = arm.lambdify(arm.defaults, route="recursive", forward="crba")
+    assert aba.key != crba.key and aba.source != crba.source
+    rng = np.random.default_rng(11)
+    q, qd, tau = rng.uniform(-1.5, 1.5, (3, 4, arm.n))
+    a, c = aba.forward_dynamics(q, qd, tau), crba.forward_dynamics(q, qd, tau)
+    np.testing.assert_allclose(a, c, rtol=1e-11, atol=1e-11 * np.abs(c).max())
+    with pytest.raises(ld.LagdynError, match="unknown forward-dynamics method 'lu'"):
+        arm.lambdify(arm.defaults, route="recursive", forward="lu")
+    with pytest.raises(ld.LagdynError, match="closed route"):
+        zoo("planar_3r").lambdify(zoo("planar_3r").defaults, route="closed", forward="aba")
+    with pytest.raises(ld.LagdynError, match="need a robot chain"):
+        ld.zoo.double_pendulum().lambdify(forward="aba")

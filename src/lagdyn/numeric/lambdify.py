@@ -29,6 +29,7 @@ def lambdify(
     *,
     backend: BackendName | str = "numpy",
     route: RouteName | None = None,
+    forward: str | None = None,
     cache: bool = True,
     cache_dir: str | os.PathLike[str] | None = None,
     strict: bool = False,
@@ -53,6 +54,10 @@ def lambdify(
         CRBA, recursive Coriolis; :mod:`lagdyn.robot.route`), no closed form derived.
         Default ``None``: the system decides (robot chains with 4 or more joints take the
         recursive route, everything else the closed one).
+    forward : {"aba", "crba"}, optional
+        The forward-dynamics algorithm of the recursive route of robot chains:
+        Featherstone's articulated-body algorithm or CRBA + LDLᵀ (default by size: CRBA
+        below 10 joints, ABA from 10, as measured; :func:`lagdyn.robot.programs.choose_forward`).
     cache : bool
         Keep generated modules on disk, keyed by a content hash (default True).
     cache_dir : path-like, optional
@@ -95,11 +100,11 @@ def lambdify(
         raise LagdynError(f"unknown route {route!r}; choose 'recursive', 'closed' or None")
     planner = getattr(system, "numeric_plan", None)
     if planner is not None:  # systems with more than one route (robot chains)
-        chosen, key, program = planner(binding, be.name, route)
-    elif route == "recursive":
+        chosen, key, program = planner(binding, be.name, route, forward)
+    elif route == "recursive" or forward is not None:
         raise LagdynError(
-            f"route='recursive' needs a robot chain (lagdyn.robot); a {type(system).__name__} "
-            "has only the closed-form route: pass route='closed' or leave route out"
+            f"route='recursive' and forward= need a robot chain (lagdyn.robot); a "
+            f"{type(system).__name__} has only the closed-form route: leave them out"
         )
     else:
         chosen = "closed"

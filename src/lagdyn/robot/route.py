@@ -94,9 +94,17 @@ def choose_route(system: Any, route: str | None) -> str:
 
 
 def plan(
-    system: Any, binding: Binding, backend: str, route: str | None = None
+    system: Any,
+    binding: Binding,
+    backend: str,
+    route: str | None = None,
+    forward: str | None = None,
 ) -> tuple[str, str, Callable[[], Program]]:
     """``(route, cache key, program factory)`` of ``lambdify`` for a robot system.
+
+    ``forward`` (``"aba"``, ``"crba"`` or None for :data:`FORWARD` / the default by size)
+    chooses the forward-dynamics algorithm of the recursive route; the closed route has
+    none to choose, so a ``forward`` with it is an error.
 
     The key of the recursive route hashes the chain (links, gravity, friction) and the
     binding, so a cache hit builds nothing; the closed route's key is the one of every
@@ -114,18 +122,24 @@ def plan(
     ('recursive', True, ['C', 'M', 'bias'])
     """
     chosen = choose_route(system, route)
+    if chosen == "closed" and forward is not None:
+        raise LagdynError(
+            f"forward={forward!r} chooses the algorithm of the recursive route; this model "
+            "takes the closed route (pass route='recursive', or leave forward out)"
+        )
+    method = programs.choose_forward(system.n, FORWARD if forward is None else forward)
     if chosen == "closed":
         parts = {"M": system.M, "b": system.b, "U": [system.U], "Q": system.forces}
         key = cache_key(system, "system", parts, binding.key(), backend)
         return chosen, key, lambda: system_program(system, binding)
     key = cache_key(
         system,
-        f"robot-recursive-{RECURSIVE_VERSION}-{programs.choose_forward(system.n, FORWARD)}",
+        f"robot-recursive-{RECURSIVE_VERSION}-{method}",
         _chain_parts(system),
         binding.key(),
         backend,
     )
-    return chosen, key, lambda: recursive_program(system, binding)
+    return chosen, key, lambda: recursive_program(system, binding, forward=method)
 
 
 def _chain_parts(system: Any) -> dict[str, list[Any]]:

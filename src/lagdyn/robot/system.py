@@ -142,12 +142,13 @@ class RobotSystem(LagrangianSystem):
         return RecursiveModel(self, params)
 
     def numeric_plan(
-        self, binding: Any, backend: str, route: str | None = None
+        self, binding: Any, backend: str, route: str | None = None, forward: str | None = None
     ) -> tuple[str, str, Any]:
         """``(route, cache key, program factory)`` for :func:`lagdyn.numeric.lambdify`.
 
         ``route`` is ``"recursive"``, ``"closed"`` or ``None`` (the default by size, see
-        :mod:`lagdyn.robot.route`).
+        :mod:`lagdyn.robot.route`); ``forward`` the recursive route's forward-dynamics
+        algorithm (``"aba"``, ``"crba"``, None: by size).
 
         Examples
         --------
@@ -159,7 +160,7 @@ class RobotSystem(LagrangianSystem):
         """
         from .route import plan
 
-        return plan(self, binding, backend, route)
+        return plan(self, binding, backend, route, forward)
 
     def program(self, name: str) -> programs.Program:
         """The recursive program ``name``: ``"tau"``, ``"h"``, ``"g"``, ``"M"``, ``"qdd"``, ``"C"``.
