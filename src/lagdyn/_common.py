@@ -15,6 +15,7 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol, runtime_checkable
 
 import sympy as sp
@@ -23,7 +24,13 @@ from sympy.core.function import AppliedUndef
 from .errors import CoordinateError
 from .symbols import t
 
-__all__ = ["SystemLike", "numeric_rank", "reduce_pythagoras", "validate_coordinates"]
+__all__ = [
+    "SystemLike",
+    "distinct_nodes",
+    "numeric_rank",
+    "reduce_pythagoras",
+    "validate_coordinates",
+]
 
 
 @runtime_checkable
@@ -192,3 +199,33 @@ def reduce_pythagoras(expr: sp.Expr) -> sp.Expr:
         }
         e = sp.expand(e.xreplace(repl))
     return e
+
+
+def distinct_nodes(
+    exprs: Iterable[sp.Basic], stop: Callable[[sp.Basic], bool] | None = None
+) -> Iterator[sp.Basic]:
+    """Every distinct subtree of ``exprs``, each once (``Basic.atoms`` and ``preorder_traversal``
+    walk a shared subtree again at every occurrence; entries of M and C share most of
+    theirs); nodes for which ``stop(node)`` holds are yielded but not entered.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> from lagdyn._common import distinct_nodes
+    >>> x = sp.Symbol("x")
+    >>> e = sp.sin(x) + sp.sin(x) ** 2
+    >>> sum(1 for _ in distinct_nodes([e]))   # e, sin(x), x, sin(x)**2, 2: sin(x) visited once
+    5
+    >>> sorted(map(str, distinct_nodes([e], stop=lambda n: isinstance(n, sp.sin))))
+    ['2', 'sin(x)', 'sin(x)**2', 'sin(x)**2 + sin(x)']
+    """
+    seen: set[sp.Basic] = set()
+    stack = list(exprs)
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        yield node
+        if stop is None or not stop(node):
+            stack.extend(node.args)

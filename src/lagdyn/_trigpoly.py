@@ -57,6 +57,7 @@ from typing import Any
 import symengine as se
 import sympy
 
+from ._common import distinct_nodes
 from ._convert import SymbolTable
 
 __all__ = ["FastDerivation", "canonical", "derive", "is_zero"]
@@ -88,24 +89,13 @@ def _as_rational(value: sympy.Expr) -> Fraction | None:
 
 
 def trig_atoms(exprs: Iterable[sympy.Basic]) -> set[sympy.Basic]:
-    """Every cos/sin atom of ``exprs``, visiting each distinct subtree once.
+    """Every cos/sin atom of ``exprs``, visiting each distinct subtree once (arguments of
+    the atoms not entered)."""
 
-    ``Basic.atoms`` walks shared subtrees again at every occurrence; the entries of
-    M and C share most of theirs.
-    """
-    seen: set[sympy.Basic] = set()
-    found: set[sympy.Basic] = set()
-    stack = list(exprs)
-    while stack:
-        node = stack.pop()
-        if node in seen:
-            continue
-        seen.add(node)
-        if isinstance(node, (sympy.cos, sympy.sin)):
-            found.add(node)
-        else:
-            stack.extend(node.args)
-    return found
+    def trig(node: sympy.Basic) -> bool:
+        return isinstance(node, (sympy.cos, sympy.sin))
+
+    return {node for node in distinct_nodes(exprs, stop=trig) if trig(node)}
 
 
 class _Encoder:

@@ -39,6 +39,7 @@ from typing import Any
 import symengine as se
 import sympy as sp
 
+from ._common import distinct_nodes
 from .errors import UndefinedExpressionError
 
 __all__ = ["check_defined", "check_float_range", "rank_at_random_states"]
@@ -86,17 +87,8 @@ def check_defined(
     infinities = (sp.zoo, sp.nan, sp.oo, -sp.oo)
     for label, expr in entries.items():
         expr = sp.sympify(expr)
-        # one walk over the distinct subtrees (entries share most of theirs)
-        nodes: list[sp.Basic] = []
-        seen: set[sp.Basic] = set()
-        stack = [expr]
-        while stack:
-            node = stack.pop()
-            if node in seen:
-                continue
-            seen.add(node)
-            nodes.append(node)
-            stack.extend(node.args)
+        nodes = list(distinct_nodes([expr]))  # one walk (entries share most subtrees)
+        seen = set(nodes)
         found = [atom for atom in infinities if atom in seen]
         if found:
             raise UndefinedExpressionError(

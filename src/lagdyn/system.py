@@ -51,6 +51,7 @@ from sympy.core.function import AppliedUndef
 import lagdyn._convert as _convert
 import lagdyn._validate as _validate
 
+from ._common import distinct_nodes
 from ._common import numeric_rank as _numeric_rank  # noqa: F401  (constraints imports it here)
 from ._common import validate_coordinates as _validate_coordinates
 from .errors import (
@@ -89,13 +90,7 @@ def _scan(expr: sp.Basic) -> tuple[set[sp.Derivative], set[sp.Basic], bool]:
     derivs: set[sp.Derivative] = set()
     funcs: set[sp.Basic] = set()
     explicit_t = False
-    seen: set[sp.Basic] = set()
-    stack = [expr]
-    while stack:
-        node = stack.pop()
-        if node in seen:
-            continue
-        seen.add(node)
+    for node in distinct_nodes([expr], stop=lambda n: isinstance(n, (sp.Derivative, AppliedUndef))):
         if isinstance(node, sp.Derivative):
             derivs.add(node)
         elif isinstance(node, AppliedUndef):
@@ -103,8 +98,6 @@ def _scan(expr: sp.Basic) -> tuple[set[sp.Derivative], set[sp.Basic], bool]:
                 funcs.add(node)
         elif node == t:
             explicit_t = True
-        else:
-            stack.extend(node.args)
     return derivs, funcs, explicit_t
 
 

@@ -8,7 +8,7 @@ names the term.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import sympy as sp
@@ -51,21 +51,29 @@ def _monomial_table(
     exprs: Sequence[sp.Expr], idsyms: frozenset[sp.Symbol], what: str
 ) -> list[dict[sp.Expr, sp.Expr]]:
     """Each expression as {monomial: coefficient}; raise on terms that are not linear."""
-    tables: list[dict[sp.Expr, sp.Expr]] = []
-    for k, e in enumerate(exprs):
-        table: dict[sp.Expr, sp.Expr] = {}
-        for term in sp.Add.make_args(sp.expand(e)):
-            if term == 0:
-                continue
-            mono, coeff, reason = _split_term(term, idsyms)
-            if mono is None:
-                raise LagdynError(f"{what} {k + 1} is not linear in the parameters: {reason}")
-            if mono == 1:
-                table[sp.Integer(1)] = table.get(sp.Integer(1), 0) + coeff
-                continue
-            table[mono] = table.get(mono, sp.Integer(0)) + coeff
-        tables.append(table)
-    return tables
+
+    def failure(k: int) -> Callable[[sp.Expr, str], LagdynError]:
+        return lambda term, reason: LagdynError(
+            f"{what} {k + 1} is not linear in the parameters: {reason}"
+        )
+
+    return [_term_table(e, idsyms, failure(k)) for k, e in enumerate(exprs)]
+
+
+def _term_table(
+    e: sp.Expr, idsyms: frozenset[sp.Symbol], fail: Callable[[sp.Expr, str], LagdynError]
+) -> dict[sp.Expr, sp.Expr]:
+    """``e`` expanded by sympy as {monomial of ``idsyms``: coefficient}; ``fail(term,
+    reason)`` is raised for a term that is not linear in them."""
+    table: dict[sp.Expr, sp.Expr] = {}
+    for term in sp.Add.make_args(sp.expand(e)):
+        if term == 0:
+            continue
+        mono, coeff, reason = _split_term(term, idsyms)
+        if mono is None:
+            raise fail(term, str(reason))
+        table[mono] = table.get(mono, sp.Integer(0)) + coeff
+    return table
 
 
 def _equation_tables(
@@ -108,15 +116,7 @@ def _split_sympy(
     params: Sequence[sp.Expr],
     i: int,
 ) -> dict[sp.Expr, sp.Expr]:
-    table: dict[sp.Expr, sp.Expr] = {}
-    for term in sp.Add.make_args(sp.expand(e)):
-        if term == 0:
-            continue
-        mono, coeff, reason = _split_term(term, idsyms)
-        if mono is None:
-            raise _not_linear(system, params, i, term, str(reason))
-        table[mono] = table.get(mono, sp.Integer(0)) + coeff
-    return table
+    return _term_table(e, idsyms, lambda term, reason: _not_linear(system, params, i, term, reason))
 
 
 def _split_symengine(

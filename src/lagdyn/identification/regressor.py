@@ -480,13 +480,7 @@ def regressor_function(
     if Ym.rows != system.n:
         raise ShapeError(f"Y has {Ym.rows} rows, expected {system.n}")
     idsyms = {s for p in pr for s in p.free_symbols}
-    by_name = {s.name: s for s in system.parameters}
-    given: dict[sp.Symbol, float] = {}
-    for key, v in (values or {}).items():
-        s = by_name.get(key) if isinstance(key, str) else key
-        if s is None or s not in system.parameters:
-            raise LagdynError(f"values names {key}, which is not a parameter of the system")
-        given[s] = float(v)
+    given = _given_values(system, values)
     bound = {s: given.get(s, 0.0 if s in idsyms else np.nan) for s in system.parameters}
     missing = [s for s, v in bound.items() if np.isnan(v) and s in Ym.free_symbols]
     if missing:
@@ -504,11 +498,10 @@ def regressor_function(
     return RegressorFunction(pr, system.n, model)
 
 
-def _known_values(
-    system: LagrangianSystem, pr: tuple[sp.Expr, ...], values: Mapping[Any, float] | None
+def _given_values(
+    system: LagrangianSystem, values: Mapping[Any, float] | None
 ) -> dict[sp.Symbol, float]:
-    """Every parameter bound: known ones from ``values``, identification symbols to 0."""
-    idsyms = {s for p in pr for s in p.free_symbols}
+    """``values`` keyed by the system's parameter symbols (names accepted), as floats."""
     by_name = {s.name: s for s in system.parameters}
     given: dict[sp.Symbol, float] = {}
     for key, v in (values or {}).items():
@@ -516,6 +509,15 @@ def _known_values(
         if s is None or s not in system.parameters:
             raise LagdynError(f"values names {key}, which is not a parameter of the system")
         given[s] = float(v)
+    return given
+
+
+def _known_values(
+    system: LagrangianSystem, pr: tuple[sp.Expr, ...], values: Mapping[Any, float] | None
+) -> dict[sp.Symbol, float]:
+    """Every parameter bound: known ones from ``values``, identification symbols to 0."""
+    idsyms = {s for p in pr for s in p.free_symbols}
+    given = _given_values(system, values)
     missing = [s for s in system.parameters if s not in idsyms and s not in given]
     if missing:
         raise UnboundParameterError(missing, "regressor_function: values of known parameters")
