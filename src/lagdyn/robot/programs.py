@@ -41,8 +41,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import symengine as se
 import sympy as sp
 
+from .._convert import SymbolTable
 from ..errors import LagdynError, UnboundParameterError
 from .chain import Chain, in_joint_frames
 
@@ -901,6 +903,22 @@ def _blocks(a: sp.Matrix, b: sp.Matrix, c: sp.Matrix, d: sp.Matrix) -> sp.Matrix
     return sp.Matrix.vstack(sp.Matrix.hstack(a, b), sp.Matrix.hstack(c, d))
 
 
+class _SymEngine:
+    """sympy → symengine → sympy for matrix algebra on program symbols (names restored)."""
+
+    def __init__(self) -> None:
+        self._names: dict[str, sp.Expr] = {}
+        self._table = SymbolTable(self._names)
+
+    def mat(self, m: sp.Matrix) -> Any:
+        for s in m.free_symbols:
+            self._names.setdefault(s.name, s)
+        return se.DenseMatrix(m.rows, m.cols, [se.sympify(x) for x in m])
+
+    def back(self, e: Any) -> sp.Expr:
+        return self._table.to_sympy(se.expand(e))
+
+
 def coriolis(chain: Chain) -> Program:
     r"""The Christoffel-consistent Coriolis matrix C(q, q̇) as a program, shape (n, n).
 
@@ -948,17 +966,18 @@ def _coriolis_into(
         w.append(wi)
         v.append(vi)
         Sd.append((b.vec(_cross(wi, sw)), b.vec(_add(_cross(wi, sv), _cross(vi, sw)))))
-    # per-link B(I_i, v_i) in the link frame
-    Bc: list[sp.Matrix] = []
+    # per-link B(I_i, v_i) in the link frame; the 6 × 6 algebra runs in symengine
+    alg = _SymEngine()
+    Bc: list[Any] = []
     for i, link in enumerate(chain.links):
         m, h, I = link.mass, list(link.first_moment), link.inertia
-        I6 = _blocks(sp.Matrix(I), _sk(h), -_sk(h), m * sp.eye(3))
-        vel = sp.Matrix(w[i] + v[i])
-        crm = _blocks(_sk(w[i]), sp.zeros(3), _sk(v[i]), _sk(w[i]))
-        Iv = list(I6 * vel)
-        bar = _blocks(-_sk(Iv[:3]), -_sk(Iv[3:]), -_sk(Iv[3:]), sp.zeros(3))
+        I6 = alg.mat(_blocks(sp.Matrix(I), _sk(h), -_sk(h), m * sp.eye(3)))
+        vel = alg.mat(sp.Matrix(w[i] + v[i]))
+        crm = alg.mat(_blocks(_sk(w[i]), sp.zeros(3), _sk(v[i]), _sk(w[i])))
+        Iv = [alg.back(x) for x in I6 * vel]
+        bar = alg.mat(_blocks(-_sk(Iv[:3]), -_sk(Iv[3:]), -_sk(Iv[3:]), sp.zeros(3)))
         B = (-crm.T * I6 - I6 * crm + bar) / 2
-        Bc.append(sp.Matrix(6, 6, [b.let(sp.expand(x)) for x in B]))
+        Bc.append(alg.mat(sp.Matrix(6, 6, [b.let(alg.back(x)) for x in B])))
     C: list[list[sp.Expr]] = [[sp.Integer(0)] * n for _ in range(n)]
     done = _composites(chain, b, kin)
     for i in range(n - 1, -1, -1):
@@ -967,16 +986,14 @@ def _coriolis_into(
         Bi = Bc[i]
         if link.parent >= 0:
             R = sp.Matrix(kin.R[i])
-            X = _blocks(R.T, sp.zeros(3), -R.T * _sk(kin.p[i]), R.T)
-            up = X.T * Bi * X
-            Bc[link.parent] = sp.Matrix(
-                6, 6, [b.let(sp.expand(x + y)) for x, y in zip(Bc[link.parent], up)]
-            )
+            X = alg.mat(_blocks(R.T, sp.zeros(3), -R.T * _sk(kin.p[i]), R.T))
+            up = X.T * Bi * X + Bc[link.parent]
+            Bc[link.parent] = alg.mat(sp.Matrix(6, 6, [b.let(alg.back(x)) for x in up]))
         S = kin.sw[i] + kin.sv[i]
         In, If = _apply_inertia((m, h, I), Sd[i][0], Sd[i][1])
-        BS = list(Bi * sp.Matrix(S))
+        BS = [alg.back(x) for x in Bi * alg.mat(sp.Matrix(S))]
         F1n, F1f = b.vec(_add(BS[:3], In)), b.vec(_add(BS[3:], If))
-        BtS = list(Bi.T * sp.Matrix(S))
+        BtS = [alg.back(x) for x in Bi.T * alg.mat(sp.Matrix(S))]
         F2n, F2f = b.vec(BtS[:3]), b.vec(BtS[3:])
         F3n, F3f = (b.vec(x) for x in _apply_inertia((m, h, I), kin.sw[i], kin.sv[i]))
         C[i][i] = b.let(_dot(S, F1n + F1f))
