@@ -36,6 +36,7 @@ from .programs import Program
 # identification and codegen users) must not, or system -> ... -> robot -> system cycles.
 _LAZY: dict[str, tuple[str, str | None]] = {
     "regressor": ("lagdyn.robot.regressor", None),
+    "proofs": ("lagdyn.robot.proofs", None),
     "RobotSystem": ("lagdyn.robot.system", "RobotSystem"),
     "from_urdf": ("lagdyn.robot.urdf", "from_urdf"),
     "transform_inertia": ("lagdyn.robot.urdf", "transform_inertia"),
@@ -83,6 +84,7 @@ __all__ = [
     "inertia_about_origin",
     "make_chain",
     "programs",
+    "proofs",
     "regressor",
     "rotation_about",
     "rpy",

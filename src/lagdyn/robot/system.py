@@ -162,6 +162,40 @@ class RobotSystem(LagrangianSystem):
 
         return plan(self, binding, backend, route, forward)
 
+    def is_skew_symmetric(
+        self, C: sp.MatrixBase | None = None, *, route: str = "closed"
+    ) -> bool | None:
+        """Ṁ − 2C skew: on the closed form (exact, expands M and C) or the recursive programs.
+
+        ``route="closed"`` is :func:`lagdyn.structure.is_skew_symmetric` on the closed-form M
+        and C (or a user's ``C``). ``route="recursive"`` proves it for the CRBA M and the
+        recursive Coriolis C that the generated code runs, by exact evaluation at random
+        points (:mod:`lagdyn.robot.proofs`): ``False`` is certain, ``True`` wrong with
+        probability below 2⁻¹⁰⁰, and no closed form is built.
+
+        Raises
+        ------
+        LagdynError
+            An unknown route, or a user ``C`` with the recursive route.
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> ld.zoo.get("puma560", parameters="symbolic").is_skew_symmetric(route="recursive")
+        True
+        """
+        from ..errors import LagdynError
+
+        if route == "closed":
+            return super().is_skew_symmetric(C)
+        if route != "recursive":
+            raise LagdynError(f"route must be 'closed' or 'recursive', got {route!r}")
+        if C is not None:
+            raise LagdynError("a user C is checked on the closed route (route='closed')")
+        from .proofs import is_skew_symmetric
+
+        return is_skew_symmetric(self)
+
     def program(self, name: str) -> programs.Program:
         """The recursive program ``name``: ``"tau"``, ``"h"``, ``"g"``, ``"M"``, ``"qdd"``, ``"C"``.
 
