@@ -206,3 +206,8 @@ def test_recursive_route_of_is_skew_symmetric():
     assert system.is_skew_symmetric(route="recursive") is True
     with pytest.raises(LagdynError, match="route"):
         system.is_skew_symmetric(route="fast")
+    with pytest.raises(LagdynError, match="closed route"):
+        system.is_skew_symmetric(sp.zeros(6, 6), route="recursive")
+    rounded = ld.robot.from_dh([(0, 1, sp.Float(0.3)), (0, 1, sp.Float(1.1)), (0, 1, 0)])
+    with pytest.raises(LagdynError, match="floating-point"):
+        rounded.is_skew_symmetric(route="recursive")

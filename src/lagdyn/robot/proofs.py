@@ -628,7 +628,7 @@ class _Problem:
             floats,
         )
 
-    def environment(self, dom: Any, circle: Callable[[int], Any], other: Callable[[], Any]) -> Any:
+    def environment(self, circle: Callable[[int], Any], other: Callable[[], Any]) -> Any:
         """Values of every input: (env, x) with x the q̇, q̈, τ vectors by name."""
         ins = _programs.input_symbols(self.n)
         env: dict[sp.Basic, Any] = {s: other() for s in self.params}
@@ -683,7 +683,7 @@ def _residual_degree(
     groups = len(problem.circles)
     dom = _Degrees(groups)
     rest = dom.unit(groups)
-    env, x = problem.environment(dom, lambda k: (dom.unit(k), dom.unit(k)), lambda: rest)
+    env, x = problem.environment(lambda k: (dom.unit(k), dom.unit(k)), lambda: rest)
     out: dict[str, Any] = {}
     for what in needs:
         vals = _run(problem.progs[_key(what)], env, dom)
@@ -706,12 +706,13 @@ def _draw_is_zero(
     h = points[0][2] if points else 1
     consts = problem.denominator
     base: Any = _Fractions() if rational else _Scaled(h * consts)
+    cs: list[Any]
     if rational:
         cs = [(Fraction(X, h), Fraction(Y, h)) for X, Y, _ in points]
     else:
         cs = [((X * consts, 1), (Y * consts, 1)) for X, Y, _ in points]
     env, x = problem.environment(
-        base, lambda k: cs[k], lambda: base.const(Fraction(rng.getrandbits(bits)))
+        lambda k: cs[k], lambda: base.const(Fraction(rng.getrandbits(bits)))
     )
     out: dict[str, Any] = {}
     for what in needs:

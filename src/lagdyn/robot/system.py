@@ -162,9 +162,7 @@ class RobotSystem(LagrangianSystem):
 
         return plan(self, binding, backend, route, forward)
 
-    def is_skew_symmetric(
-        self, C: sp.MatrixBase | None = None, *, route: str = "closed"
-    ) -> bool | None:
+    def is_skew_symmetric(self, C: sp.MatrixBase | None = None, *, route: str = "closed") -> bool:
         """Ṁ − 2C skew: on the closed form (exact, expands M and C) or the recursive programs.
 
         ``route="closed"`` is :func:`lagdyn.structure.is_skew_symmetric` on the closed-form M
@@ -176,7 +174,8 @@ class RobotSystem(LagrangianSystem):
         Raises
         ------
         LagdynError
-            An unknown route, or a user ``C`` with the recursive route.
+            An unknown route, a user ``C`` with the recursive route, or programs the
+            recursive route cannot decide (floating-point rotations: use the closed route).
 
         Examples
         --------
@@ -194,7 +193,13 @@ class RobotSystem(LagrangianSystem):
             raise LagdynError("a user C is checked on the closed route (route='closed')")
         from .proofs import is_skew_symmetric
 
-        return is_skew_symmetric(self)
+        verdict = is_skew_symmetric(self)
+        if verdict is None:
+            raise LagdynError(
+                "the recursive programs hold floating-point rotations or functions exact "
+                "evaluation cannot take; prove skew-symmetry on the closed form (route='closed')"
+            )
+        return verdict
 
     def program(self, name: str) -> programs.Program:
         """The recursive program ``name``: ``"tau"``, ``"h"``, ``"g"``, ``"M"``, ``"qdd"``, ``"C"``.
