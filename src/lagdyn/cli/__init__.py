@@ -26,6 +26,10 @@ Subcommands
 ``lagdyn bench MODEL``
     Time the derivation and the proofs (and the numerics when :mod:`lagdyn.numeric`
     is available and the model has default parameter values).
+``lagdyn bench --ops [--max-n 20] [--closed-max 3] [--numeric]``
+    Operation counts after CSE of M, h, τ and q̈ on both routes for planar and spatial
+    chains n = 2…20 and the arms, the linear fit of the recursive τ, and the references
+    (see :mod:`lagdyn.robot.opcounts`).
 
 MODEL is a name from ``lagdyn zoo`` (model options with ``-o/--option KEY=VALUE``, the same
 spelling in every command), or a user model:
@@ -166,6 +170,19 @@ def _build_parser() -> argparse.ArgumentParser:
     _add_model_arguments(bench)
     bench.add_argument("--repeat", type=int, default=3, help="best of N builds (default 3)")
     bench.add_argument("--states", type=int, default=10_000, help="states for numeric timing")
+    bench.add_argument(
+        "--ops",
+        action="store_true",
+        help="operation counts of the recursive and closed routes for planar and spatial "
+        "chains n = 2…MAX_N and the arms, with the linear fit of τ (no MODEL)",
+    )
+    bench.add_argument("--max-n", type=int, default=20, help="with --ops: largest n (20)")
+    bench.add_argument(
+        "--closed-max", type=int, default=3, help="with --ops: closed route up to this n (3)"
+    )
+    bench.add_argument(
+        "--numeric", action="store_true", help="with --ops: the chains' numbers, not symbols"
+    )
     return parser
 
 

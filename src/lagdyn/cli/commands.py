@@ -551,6 +551,17 @@ def _best(factory: Callable[[], Any], repeat: int) -> tuple[float, Any]:
 
 
 def _cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
+    if args.ops:
+        if args.model or args.file or args.lagrangian:
+            raise _UsageError("--ops counts its own chains and arms: give no MODEL")
+        from ..robot import opcounts
+
+        parameters = "numeric" if args.numeric else "symbolic"
+        for line in opcounts.report(
+            max_n=args.max_n, closed_max=args.closed_max, parameters=parameters
+        ):
+            print(line, file=out, flush=True)
+        return 0
     label, factory = _model(args)
     if args.repeat < 1 or args.states < 1:
         raise _UsageError("--repeat and --states must be positive")
