@@ -211,3 +211,11 @@ def test_recursive_route_of_is_skew_symmetric():
     rounded = ld.robot.from_dh([(0, 1, sp.Float(0.3)), (0, 1, sp.Float(1.1)), (0, 1, 0)])
     with pytest.raises(LagdynError, match="floating-point"):
         rounded.is_skew_symmetric(route="recursive")
+
+
+def test_arms_with_friction_and_armature():
+    """Friction is left out of the identities, armature (in M and E) is in."""
+    spec = {"m": 1, "com": (-0.5, 0, 0), "I": (0, 0.08, 0.08, 0, 0, 0)}
+    spec |= {"viscous": 0.3, "coulomb": 0.1, "armature": 0.2}
+    system = ld.robot.from_dh([(0, 1, 0)] * 3, inertia=[spec] * 3, friction=True)
+    assert proofs.prove(system).ok
