@@ -13,8 +13,9 @@ closed forms, so the structure it relies on is proved on those programs themselv
 =============  ===========================================================================
 
 Friction forces are left out (the identities are those of the rigid-body part; Coulomb's
-sign is not a polynomial); armature is in. Each identity is a polynomial (``forward``: rational) identity in cos qᵢ, sin qᵢ, q̇, q̈, τ
-and the parameters, to hold on the torus cᵢ² + sᵢ² = 1. Zero-testing a straight-line
+sign is not a polynomial); armature is in. Each identity is a polynomial (``forward``:
+rational) identity in cos qᵢ, sin qᵢ, q̇, q̈, τ and the parameters, to hold on the torus
+cᵢ² + sᵢ² = 1. Zero-testing a straight-line
 program is polynomial identity testing, and no efficient deterministic algorithm is known
 for it; expanding the programs is what the closed route does and costs orders of magnitude
 more. It is decided here by the Schwartz–Zippel lemma, in exact rational arithmetic:
