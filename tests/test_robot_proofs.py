@@ -219,3 +219,14 @@ def test_arms_with_friction_and_armature():
     spec |= {"viscous": 0.3, "coulomb": 0.1, "armature": 0.2}
     system = ld.robot.from_dh([(0, 1, 0)] * 3, inertia=[spec] * 3, friction=True)
     assert proofs.prove(system).ok
+
+
+def test_cli_check_route_recursive(capsys):
+    from lagdyn.cli import main
+
+    assert main(["check", "spatial_3r", "--route", "recursive"]) == 0
+    out = capsys.readouterr().out
+    assert "recursive programs" in out and out.count("proved (error probability") == 6
+    assert "all proofs passed" in out
+    assert main(["check", "double_pendulum", "--route", "recursive"]) == 2
+    assert "needs a robot arm" in capsys.readouterr().err

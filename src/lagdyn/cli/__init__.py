@@ -10,8 +10,10 @@ Subcommands
     (``--standalone`` for a complete document, ``--group-parameters``,
     ``--trig short``), Markdown/HTML with KaTeX math, or JSON (expressions in the
     syntax of :func:`lagdyn.parse.parse_expr`, with ``dot(q1)`` for rates).
-``lagdyn check MODEL``
-    Run every structure proof; exit status 1 when one fails.
+``lagdyn check MODEL [--route recursive]``
+    Run every structure proof; exit status 1 when one fails. For a robot arm,
+    ``--route recursive`` proves the identities of its recursive programs instead
+    (:mod:`lagdyn.robot.proofs`), without building the closed form.
 ``lagdyn export MODEL -t c|cpp|jax|numba|julia|matlab|js|casadi --out DIR [--bind-defaults]``
     Write simulator source code (see :mod:`lagdyn.export.code`): every file or none,
     existing files refused unless ``--force``, never written through a symlink (``casadi``:
@@ -140,6 +142,13 @@ def _build_parser() -> argparse.ArgumentParser:
 
     check = sub.add_parser("check", help="run every structure proof (exit 1 on failure)")
     _add_model_arguments(check)
+    check.add_argument(
+        "--route",
+        choices=("closed", "recursive"),
+        default="closed",
+        help="robot arms: prove the identities of the recursive programs instead of the "
+        "closed form (exact arithmetic at random points, error < 2^-100)",
+    )
 
     export = sub.add_parser("export", help="write simulator source code")
     _add_model_arguments(export)

@@ -486,6 +486,8 @@ def _json(label: str, system: Any) -> dict[str, Any]:
 
 def _cmd_check(args: argparse.Namespace, out: TextIO) -> int:
     label, factory = _model(args)
+    if args.route == "recursive":
+        return _check_programs(label, factory(), out)
     progress = _Progress(_show_progress(args), label)
     try:
         t0 = time.perf_counter()
@@ -503,6 +505,33 @@ def _cmd_check(args: argparse.Namespace, out: TextIO) -> int:
     line, status = _verdict(report)
     print(line, file=out)
     return status
+
+
+def _check_programs(label: str, system: Any, out: TextIO) -> int:
+    """``check --route recursive``: the identities of a robot's programs."""
+    if not hasattr(system, "chain"):
+        raise _UsageError(f"--route recursive needs a robot arm; {label} is not one")
+    from ..robot import proofs
+
+    t0 = time.perf_counter()
+    report = proofs.prove(system)
+    print(
+        f"{label}: {_dof(system.n)}, recursive programs "
+        f"(built in {report.build_seconds:.2f} s, proved in "
+        f"{time.perf_counter() - t0 - report.build_seconds:.2f} s)",
+        file=out,
+    )
+    for line, secs in zip(report.lines(), report.seconds.values()):
+        print(f"  {line}  ({secs * 1e3:.1f} ms)", file=out)
+    values = list(report.results.values())
+    if False in values:
+        print("a proof FAILED", file=out)
+        return 1
+    if None in values:
+        print("not proven (neither proved nor refuted)", file=out)
+        return EXIT_UNKNOWN
+    print("all proofs passed", file=out)
+    return 0
 
 
 def _cmd_export(args: argparse.Namespace, out: TextIO) -> int:
