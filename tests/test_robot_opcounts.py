@@ -120,9 +120,18 @@ def test_cli_bench_ops(monkeypatch, capsys):
 
 def test_report_prints_the_fit_and_the_references():
     out = io.StringIO()
-    for line in opcounts.report(max_n=4, closed_max=2, kinds=["planar"], arms=["puma560"]):
+    for line in opcounts.report(max_n=4, closed_max=2, kinds=["planar"], arms=()):
         print(line, file=out)
     text = out.getvalue()
-    assert "planar: recursive τ ≈" in text and "slope" in text
-    assert "puma560: tau" in text and "against 962" in text
+    assert "planar: recursive τ ≈ 61.0·n" in text and "slope 61.0" in text
     assert "Hollerbach" in text
+
+
+@pytest.mark.parametrize("arm", sorted(opcounts.SYMPYBOTICS))
+def test_every_program_is_smaller_than_sympybotics(arm):
+    """Issue 12's customized-recursive reference, counted the same way (sympy, after CSE)."""
+    import lagdyn as ld
+
+    system = ld.zoo.get(arm, parameters="symbolic")
+    for what, theirs in opcounts.SYMPYBOTICS[arm].items():
+        assert system.program(what).count_ops() < theirs, what
