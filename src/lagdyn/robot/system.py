@@ -110,8 +110,11 @@ class RobotSystem(LagrangianSystem):
 
     @cached_property
     def _L(self) -> sp.Expr:
-        v = sp.Matrix(self.qd)
-        return (v.T * self._M_dyn * v)[0, 0] / 2 - self._V_dyn
+        # ½ q̇ᵀMq̇ − V as one flat sum (a matrix product builds and re-flattens nested sums)
+        M, v, n = self._M_dyn, self.qd, self.n
+        terms = [M[i, i] * v[i] ** 2 / 2 for i in range(n)]
+        terms += [M[i, j] * v[i] * v[j] for i in range(n) for j in range(i + 1, n)]
+        return sp.Add(*terms, -self._V_dyn)
 
     @cached_property
     def parameters(self) -> tuple[sp.Symbol, ...]:
