@@ -18,6 +18,7 @@ import symengine as se
 import sympy as sp
 
 import lagdyn as ld
+from lagdyn.robot import opcounts
 from lagdyn.robot.programs import _floats
 from lagdyn.robot.system import closed_form_symengine
 
@@ -183,21 +184,13 @@ def routes(names=("ur5", "panda", "puma560"), skip_closed=()):
 
 # ---------------------------------------------------------------------- ABA against CRBA
 def planar_chain(n):
-    """A planar nR arm of uniform unit rods (standard DH, like the zoo's planar 3R)."""
-    rod = {"m": 1, "com": ("-0.5", 0, 0), "I": (0, "0.0833", "0.0833", 0, 0, 0)}
-    return ld.robot.from_dh([(0, 1, 0)] * n, inertia=[rod] * n, parameters="numeric")
+    """A planar nR arm of uniform unit rods, numeric (lagdyn.robot.opcounts.planar_chain)."""
+    return opcounts.planar_chain(n, "numeric")
 
 
 def spatial_chain(n):
-    """A spatial nR arm: standard DH rows (0.1, 0.3, ±π/2) alternating, generic inertias
-    (COM off every axis, full inertia tensor), so no structural zero but the DH ones."""
-    rows = [("0.1", "0.3", sp.pi / 2 if k % 2 == 0 else -sp.pi / 2) for k in range(n)]
-    link = {
-        "m": "1.5",
-        "com": ("-0.12", "0.02", "0.03"),
-        "I": ("0.02", "0.03", "0.025", "0.001", "0.002", "-0.0015"),
-    }
-    return ld.robot.from_dh(rows, inertia=[link] * n, parameters="numeric")
+    """A spatial nR arm with generic inertias, numeric (lagdyn.robot.opcounts.spatial_chain)."""
+    return opcounts.spatial_chain(n, "numeric")
 
 
 def _arm(name):
