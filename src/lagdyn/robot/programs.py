@@ -41,11 +41,29 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import symengine as se
 import sympy as sp
 
-from .._convert import SymbolTable
 from ..errors import LagdynError, UnboundParameterError
+from ._aba import _aba_into
+from ._algebra import (  # noqa: F401  (re-exported: regressor and route build on them)
+    _ZERO,
+    Vec,
+    _add,
+    _apply_inertia,
+    _Builder,
+    _composites,
+    _cross,
+    _dot,
+    _floats,
+    _force_up,
+    _inertia_add,
+    _Kinematics,
+    _kinematics,
+    _mtv,
+    _mv,
+    _scale,
+)
+from ._coriolis import _coriolis_into, _energy_into
 from .chain import Chain, in_joint_frames
 
 __all__ = [
@@ -62,7 +80,6 @@ __all__ = [
     "rnea",
 ]
 
-Vec = list[sp.Expr]
 INPUTS = ("q", "qd", "qdd", "tau")
 #: The forward-dynamics algorithms of :func:`forward_dynamics`.
 FORWARD_METHODS = ("aba", "crba")
@@ -259,102 +276,11 @@ class Program:
         return fn
 
 
-def _floats(e: sp.Expr) -> sp.Expr:
-    rats = {r: sp.Float(r, 17) for r in e.atoms(sp.Rational) if not r.is_Integer}
-    return e.xreplace(rats) if rats else e
-
-
 def _assumptions(sym: Any) -> dict[str, bool]:
     return {"positive": True} if getattr(sym, "is_positive", False) else {"real": True}
 
 
 # ---------------------------------------------------------------------- program builder
-class _Builder:
-    """Hands out named intermediates; shares identical right-hand sides; inlines trivia."""
-
-    def __init__(self, prefix: str = "x") -> None:
-        self.body: list[tuple[sp.Symbol, sp.Expr]] = []
-        self._seen: dict[sp.Expr, sp.Symbol] = {}
-        self._prefix = prefix
-
-    def let(self, e: Any) -> sp.Expr:
-        e = sp.sympify(e)
-        if _cheap(e):
-            return e
-        hit = self._seen.get(e)
-        if hit is not None:
-            return hit
-        neg = self._seen.get(-e)
-        if neg is not None:
-            return -neg
-        s = sp.Symbol(f"{self._prefix}{len(self.body)}", real=True)
-        self.body.append((s, e))
-        self._seen[e] = s
-        return s
-
-    def vec(self, v: Sequence[Any]) -> Vec:
-        return [self.let(x) for x in v]
-
-
-def _cheap(e: sp.Expr) -> bool:
-    if e.is_Atom:
-        return True
-    return bool(e.is_Mul and len(e.args) == 2 and e.args[0].is_Number and e.args[1].is_Atom)
-
-
-def _cross(a: Vec, b: Vec) -> Vec:
-    return [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
-
-
-def _dot(a: Vec, b: Vec) -> sp.Expr:
-    return sp.Add(*(x * y for x, y in zip(a, b)))
-
-
-def _add(*vs: Vec) -> Vec:
-    return [sp.Add(*xs) for xs in zip(*vs)]
-
-
-def _scale(c: Any, v: Vec) -> Vec:
-    return [c * x for x in v]
-
-
-def _mv(R: list[list[sp.Expr]], v: Vec) -> Vec:
-    return [sp.Add(*(R[i][k] * v[k] for k in range(3))) for i in range(3)]
-
-
-def _mtv(R: list[list[sp.Expr]], v: Vec) -> Vec:
-    return [sp.Add(*(R[k][i] * v[k] for k in range(3))) for i in range(3)]
-
-
-_ZERO: Vec = [sp.Integer(0)] * 3
-
-
-@dataclass
-class _Kinematics:
-    R: list[list[list[sp.Expr]]]
-    p: list[Vec]
-    sw: list[Vec]
-    sv: list[Vec]
-
-
-def _kinematics(chain: Chain, b: _Builder, q: Sequence[sp.Symbol]) -> _Kinematics:
-    """Per-link rotation and offset (parent → link) with cos/sin of q named once."""
-    Rs, ps, sws, svs = [], [], [], []
-    for i, link in enumerate(chain.links):
-        R, p = link.transform(q[i])
-        if link.joint == "revolute":
-            trig = {sp.cos(q[i]): b.let(sp.cos(q[i])), sp.sin(q[i]): b.let(sp.sin(q[i]))}
-            R, p = R.xreplace(trig), p.xreplace(trig)
-        Rs.append([[b.let(sp.expand(R[r, c])) for c in range(3)] for r in range(3)])
-        ps.append(b.vec([sp.expand(x) for x in p]))
-        sw, sv = link.motion_subspace
-        sws.append([sp.nsimplify(x) if x.is_Float else x for x in sw])
-        svs.append(list(sv))
-    return _Kinematics(Rs, ps, sws, svs)
 
 
 def _finish(
@@ -545,70 +471,6 @@ def rnea(
     return _finish(name, b, tau, (n,), start)
 
 
-def _inertia_add(
-    b: _Builder,
-    R: list[list[sp.Expr]],
-    p: Vec,
-    child: tuple[sp.Expr, Vec, list[list[sp.Expr]]],
-    parent: tuple[sp.Expr, Vec, list[list[sp.Expr]]],
-) -> tuple[sp.Expr, Vec, list[list[sp.Expr]]]:
-    """Parent composite + child inertia moved into the parent frame (barycentric form)."""
-    m, h, I = child
-    mp, hp, Ip = parent
-    Rh = b.vec(_mv(R, h))
-    # R I Rᵀ, symmetric: six entries
-    RI = [[sp.Add(*(R[r][k] * I[k][c] for k in range(3))) for c in range(3)] for r in range(3)]
-    RI = [[b.let(x) for x in row] for row in RI]
-    out = [[sp.Integer(0)] * 3 for _ in range(3)]
-    pp = _dot(p, p)
-    ph = _dot(p, Rh)
-    for r in range(3):
-        for c in range(r, 3):
-            e = sp.Add(*(RI[r][k] * R[c][k] for k in range(3)))
-            # − m[p]×² − [p]×[Rh]× − [Rh]×[p]× = m(p·p 1 − p pᵀ) + 2(p·Rh) 1 − p Rhᵀ − Rh pᵀ
-            e += -m * p[r] * p[c] - p[r] * Rh[c] - Rh[r] * p[c]
-            if r == c:
-                e += m * pp + 2 * ph
-            out[r][c] = b.let(Ip[r][c] + e)
-            out[c][r] = out[r][c]
-    mo = b.let(mp + m)
-    ho = b.vec(_add(hp, Rh, _scale(m, p)))
-    return mo, ho, out
-
-
-def _composites(
-    chain: Chain, b: _Builder, kin: _Kinematics
-) -> Callable[[int], tuple[sp.Expr, Vec, list[list[sp.Expr]]]]:
-    """Composite inertias, filled leaf to root by the returned step function."""
-    comp: list[tuple[sp.Expr, Vec, list[list[sp.Expr]]]] = []
-    for link in chain.links:
-        I = link.inertia
-        comp.append(
-            (link.mass, list(link.first_moment), [[I[r, c] for c in range(3)] for r in range(3)])
-        )
-
-    def done(i: int) -> tuple[sp.Expr, Vec, list[list[sp.Expr]]]:
-        """Link ``i``'s composite is complete: add it to its parent and return it."""
-        j = chain.links[i].parent
-        if j >= 0:
-            comp[j] = _inertia_add(b, kin.R[i], kin.p[i], comp[i], comp[j])
-        return comp[i]
-
-    return done
-
-
-def _apply_inertia(
-    inertia: tuple[sp.Expr, Vec, list[list[sp.Expr]]], sw: Vec, sv: Vec
-) -> tuple[Vec, Vec]:
-    m, h, I = inertia
-    return _add(_mv(I, sw), _cross(h, sv)), _add(_scale(m, sv), _scale(-1, _cross(h, sw)))
-
-
-def _force_up(b: _Builder, R: list[list[sp.Expr]], p: Vec, fn: Vec, ff: Vec) -> tuple[Vec, Vec]:
-    fr = b.vec(_mv(R, ff))
-    return b.vec(_add(_mv(R, fn), _cross(p, fr))), fr
-
-
 def _crba_into(chain: Chain, b: _Builder, kin: _Kinematics) -> list[list[sp.Expr]]:
     n = chain.n
     M: list[list[sp.Expr]] = [[sp.Integer(0)] * n for _ in range(n)]
@@ -711,167 +573,6 @@ def forward_dynamics(chain: Chain, *, friction: bool = False, method: str | None
     return _finish("qdd", b, qdd, (n,), start)
 
 
-def _sym6(b: _Builder, rows: Sequence[Sequence[Any]]) -> list[list[sp.Expr]]:
-    """A named symmetric 6 × 6 matrix from the upper triangle of ``rows``."""
-    out: list[list[sp.Expr]] = [[sp.Integer(0)] * 6 for _ in range(6)]
-    for r in range(6):
-        for c in range(r, 6):
-            out[r][c] = out[c][r] = b.let(rows[r][c])
-    return out
-
-
-def _rigid6(link: Any) -> list[list[sp.Expr]]:
-    """The spatial inertia [[I, [h]×], [−[h]×, m 1]] of a link (force = I₆ · motion)."""
-    m, h, I = link.mass, list(link.first_moment), link.inertia
-    S = _sk(h)
-    out: list[list[sp.Expr]] = [[sp.Integer(0)] * 6 for _ in range(6)]
-    for r in range(3):
-        for c in range(3):
-            out[r][c] = I[r, c]
-            out[r][c + 3] = S[r, c]
-            out[r + 3][c] = -S[r, c]
-        out[r + 3][r + 3] = m
-    return out
-
-
-def _mul6(A: Sequence[Sequence[sp.Expr]], x: Vec) -> Vec:
-    return [sp.Add(*(A[r][k] * x[k] for k in range(6))) for r in range(6)]
-
-
-def _inertia6_up(
-    b: _Builder, R: list[list[sp.Expr]], p: Vec, A6: Sequence[Sequence[sp.Expr]]
-) -> list[list[sp.Expr]]:
-    r"""A general symmetric spatial inertia moved from a link frame to its parent's.
-
-    With blocks :math:`[[A, B], [B^T, C]]` rotated to the parent's orientation
-    (:math:`A' = RAR^T`, …) and shifted by the offset p:
-    :math:`A'' = A' - B'[p]_\times + [p]_\times B'^T - [p]_\times C' [p]_\times`,
-    :math:`B'' = B' + [p]_\times C'`, :math:`C'' = C'` (:math:`X^T I X`).
-    """
-    A = [[A6[r][c] for c in range(3)] for r in range(3)]
-    B = [[A6[r][c + 3] for c in range(3)] for r in range(3)]
-    C = [[A6[r + 3][c + 3] for c in range(3)] for r in range(3)]
-
-    def rot(M: list[list[sp.Expr]], sym: bool) -> list[list[sp.Expr]]:
-        RM = [
-            [b.let(sp.Add(*(R[r][k] * M[k][c] for k in range(3)))) for c in range(3)]
-            for r in range(3)
-        ]
-        out: list[list[sp.Expr]] = [[sp.Integer(0)] * 3 for _ in range(3)]
-        for r in range(3):
-            for c in range(r if sym else 0, 3):
-                out[r][c] = b.let(sp.Add(*(RM[r][k] * R[c][k] for k in range(3))))
-                if sym:
-                    out[c][r] = out[r][c]
-        return out
-
-    A1, B1, C1 = rot(A, True), rot(B, False), rot(C, True)
-    P = _sk(p)
-    Pm = [[P[r, c] for c in range(3)] for r in range(3)]
-    # [p]× C' (general), then [p]× C' [p]× is symmetric up to sign: −[p]×C'[p]× = ([p]×C')[p]×ᵀ
-    PC = [
-        [b.let(sp.Add(*(Pm[r][k] * C1[k][c] for k in range(3)))) for c in range(3)]
-        for r in range(3)
-    ]
-    PBt = [[sp.Add(*(Pm[r][k] * B1[c][k] for k in range(3))) for c in range(3)] for r in range(3)]
-    out: list[list[sp.Expr]] = [[sp.Integer(0)] * 6 for _ in range(6)]
-    for r in range(3):
-        for c in range(r, 3):
-            # −B'[p]× + [p]×B'ᵀ = S + Sᵀ with S = [p]×B'ᵀ
-            e = A1[r][c] + PBt[r][c] + PBt[c][r] - sp.Add(*(PC[r][k] * Pm[k][c] for k in range(3)))
-            out[r][c] = out[c][r] = e
-    for r in range(3):
-        for c in range(3):
-            out[r][c + 3] = B1[r][c] + PC[r][c]
-            out[c + 3][r] = out[r][c + 3]
-            out[r + 3][c + 3] = C1[r][c]
-    return out
-
-
-def _unit_index(S: Sequence[sp.Expr]) -> int | None:
-    """The index k when ``S`` is ±e_k, else None."""
-    nz = [k for k, x in enumerate(S) if x != 0]
-    return nz[0] if len(nz) == 1 and abs(S[nz[0]]) == 1 else None
-
-
-def _aba_into(
-    chain: Chain,
-    b: _Builder,
-    kin: _Kinematics,
-    qd: Sequence[sp.Expr],
-    tau: Sequence[sp.Expr],
-) -> Vec:
-    """Featherstone's articulated-body algorithm on an existing builder: q̈ from (q, q̇, τ).
-
-    ``tau`` is the net joint force (friction already subtracted). Spatial vectors are
-    (angular, linear) pairs in link frames; articulated inertias are symmetric 6 × 6 with
-    only the entries that are not structurally zero named.
-    """
-    n = chain.n
-    links = chain.links
-    w: list[Vec] = []
-    v: list[Vec] = []
-    c: list[Vec] = []
-    IA: list[list[list[sp.Expr]]] = []
-    pA: list[Vec] = []
-    for i, link in enumerate(links):
-        R, p, sw, sv = kin.R[i], kin.p[i], kin.sw[i], kin.sv[i]
-        wl, vl = (w[link.parent], v[link.parent]) if link.parent >= 0 else (_ZERO, _ZERO)
-        wi = b.vec(_add(_mtv(R, wl), _scale(qd[i], sw)))
-        vi = b.vec(_add(_mtv(R, _add(vl, _cross(wl, p))), _scale(qd[i], sv)))
-        w.append(wi)
-        v.append(vi)
-        swq, svq = _scale(qd[i], sw), _scale(qd[i], sv)
-        c.append(b.vec(_cross(wi, swq)) + b.vec(_add(_cross(wi, svq), _cross(vi, swq))))
-        m, h, I = link.mass, list(link.first_moment), link.inertia
-        Il = [[I[r, cc] for cc in range(3)] for r in range(3)]
-        Lw = b.vec(_add(_mv(Il, wi), _cross(h, vi)))
-        Lv = b.vec(_add(_scale(m, vi), _scale(-1, _cross(h, wi))))
-        pA.append(_add(_cross(wi, Lw), _cross(vi, Lv)) + _cross(wi, Lv))
-        IA.append(_rigid6(link))
-    U: list[Vec] = [[]] * n
-    Dinv: Vec = [sp.Integer(0)] * n
-    u: Vec = [sp.Integer(0)] * n
-    for i in range(n - 1, -1, -1):
-        link = links[i]
-        S = kin.sw[i] + kin.sv[i]
-        Ui = b.vec(_mul6(IA[i], S))
-        U[i] = Ui
-        Dinv[i] = b.let(1 / b.let(_dot(S, Ui) + link.armature))
-        u[i] = b.let(tau[i] - _dot(S, pA[i]))
-        j = link.parent
-        if j < 0:
-            continue
-        UD = b.vec(_scale(Dinv[i], Ui))
-        Ia = [[IA[i][r][cc] - Ui[r] * UD[cc] for cc in range(6)] for r in range(6)]
-        # Iᵃ S = U J/D (J the armature): with J = 0 and S a signed unit vector e_k, row and
-        # column k of Iᵃ vanish exactly
-        k = _unit_index(S)
-        if k is not None and link.armature == 0:
-            for r in range(6):
-                Ia[r][k] = Ia[k][r] = sp.Integer(0)
-        Ia = _sym6(b, Ia)
-        cI = _mul6(Ia, c[i])
-        pa = b.vec([pA[i][r] + cI[r] + UD[r] * u[i] for r in range(6)])
-        up = _inertia6_up(b, kin.R[i], kin.p[i], Ia)
-        IA[j] = _sym6(b, [[IA[j][r][cc] + up[r][cc] for cc in range(6)] for r in range(6)])
-        fn, ff = _force_up(b, kin.R[i], kin.p[i], pa[:3], pa[3:])
-        pA[j] = b.vec(_add(pA[j], fn + ff))
-    g0 = [-x for x in chain.gravity]
-    a: list[Vec] = []
-    qdd: Vec = [sp.Integer(0)] * n
-    for i, link in enumerate(links):
-        R, p = kin.R[i], kin.p[i]
-        dwl, dvl = (a[link.parent][:3], a[link.parent][3:]) if link.parent >= 0 else (_ZERO, g0)
-        ai = b.vec(
-            _add(_mtv(R, dwl), c[i][:3]) + _add(_mtv(R, _add(dvl, _cross(dwl, p))), c[i][3:])
-        )
-        qdd[i] = b.let((u[i] - _dot(U[i], ai)) * Dinv[i])
-        S = kin.sw[i] + kin.sv[i]
-        a.append(b.vec(_add(ai, _scale(qdd[i], S))))
-    return qdd
-
-
 def _ldlt_solve(b: _Builder, M: list[list[sp.Expr]], rhs: Vec) -> Vec:
     """Solve M x = rhs by an unrolled LDLᵀ factorization (structural zeros stay zero)."""
     n = len(M)
@@ -895,28 +596,6 @@ def _ldlt_solve(b: _Builder, M: list[list[sp.Expr]], rhs: Vec) -> Vec:
 
 
 # ---------------------------------------------------------------------- Coriolis matrix
-def _sk(v: Vec) -> sp.Matrix:
-    return sp.Matrix([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])
-
-
-def _blocks(a: sp.Matrix, b: sp.Matrix, c: sp.Matrix, d: sp.Matrix) -> sp.Matrix:
-    return sp.Matrix.vstack(sp.Matrix.hstack(a, b), sp.Matrix.hstack(c, d))
-
-
-class _SymEngine:
-    """sympy → symengine → sympy for matrix algebra on program symbols (names restored)."""
-
-    def __init__(self) -> None:
-        self._names: dict[str, sp.Expr] = {}
-        self._table = SymbolTable(self._names)
-
-    def mat(self, m: sp.Matrix) -> Any:
-        for s in m.free_symbols:
-            self._names.setdefault(s.name, s)
-        return se.DenseMatrix(m.rows, m.cols, [se.sympify(x) for x in m])
-
-    def back(self, e: Any) -> sp.Expr:
-        return self._table.to_sympy(se.expand(e))
 
 
 def coriolis(chain: Chain) -> Program:
@@ -950,66 +629,6 @@ def coriolis(chain: Chain) -> Program:
     return _finish("C", b, [x for row in C for x in row], (n, n), start)
 
 
-def _coriolis_into(
-    chain: Chain, b: _Builder, kin: _Kinematics, qd: Sequence[sp.Expr]
-) -> list[list[sp.Expr]]:
-    """The Coriolis matrix of :func:`coriolis` on an existing builder."""
-    n = chain.n
-    w: list[Vec] = []
-    v: list[Vec] = []
-    Sd: list[tuple[Vec, Vec]] = []
-    for i, link in enumerate(chain.links):
-        R, p, sw, sv = kin.R[i], kin.p[i], kin.sw[i], kin.sv[i]
-        wl, vl = (w[link.parent], v[link.parent]) if link.parent >= 0 else (_ZERO, _ZERO)
-        wi = b.vec(_add(_mtv(R, wl), _scale(qd[i], sw)))
-        vi = b.vec(_add(_mtv(R, _add(vl, _cross(wl, p))), _scale(qd[i], sv)))
-        w.append(wi)
-        v.append(vi)
-        Sd.append((b.vec(_cross(wi, sw)), b.vec(_add(_cross(wi, sv), _cross(vi, sw)))))
-    # per-link B(I_i, v_i) in the link frame; the 6 × 6 algebra runs in symengine
-    alg = _SymEngine()
-    Bc: list[Any] = []
-    for i, link in enumerate(chain.links):
-        m, h, I = link.mass, list(link.first_moment), link.inertia
-        I6 = alg.mat(_blocks(sp.Matrix(I), _sk(h), -_sk(h), m * sp.eye(3)))
-        vel = alg.mat(sp.Matrix(w[i] + v[i]))
-        crm = alg.mat(_blocks(_sk(w[i]), sp.zeros(3), _sk(v[i]), _sk(w[i])))
-        Iv = [alg.back(x) for x in I6 * vel]
-        bar = alg.mat(_blocks(-_sk(Iv[:3]), -_sk(Iv[3:]), -_sk(Iv[3:]), sp.zeros(3)))
-        B = (-crm.T * I6 - I6 * crm + bar) / 2
-        Bc.append(alg.mat(sp.Matrix(6, 6, [b.let(alg.back(x)) for x in B])))
-    C: list[list[sp.Expr]] = [[sp.Integer(0)] * n for _ in range(n)]
-    done = _composites(chain, b, kin)
-    for i in range(n - 1, -1, -1):
-        link = chain.links[i]
-        m, h, I = done(i)
-        Bi = Bc[i]
-        if link.parent >= 0:
-            R = sp.Matrix(kin.R[i])
-            X = alg.mat(_blocks(R.T, sp.zeros(3), -R.T * _sk(kin.p[i]), R.T))
-            up = X.T * Bi * X + Bc[link.parent]
-            Bc[link.parent] = alg.mat(sp.Matrix(6, 6, [b.let(alg.back(x)) for x in up]))
-        S = kin.sw[i] + kin.sv[i]
-        In, If = _apply_inertia((m, h, I), Sd[i][0], Sd[i][1])
-        BS = [alg.back(x) for x in Bi * alg.mat(sp.Matrix(S))]
-        F1n, F1f = b.vec(_add(BS[:3], In)), b.vec(_add(BS[3:], If))
-        BtS = [alg.back(x) for x in Bi.T * alg.mat(sp.Matrix(S))]
-        F2n, F2f = b.vec(BtS[:3]), b.vec(BtS[3:])
-        F3n, F3f = (b.vec(x) for x in _apply_inertia((m, h, I), kin.sw[i], kin.sv[i]))
-        C[i][i] = b.let(_dot(S, F1n + F1f))
-        j = i
-        while chain.links[j].parent >= 0:
-            R, p = kin.R[j], kin.p[j]
-            F1n, F1f = _force_up(b, R, p, F1n, F1f)
-            F2n, F2f = _force_up(b, R, p, F2n, F2f)
-            F3n, F3f = _force_up(b, R, p, F3n, F3f)
-            j = chain.links[j].parent
-            Sj = kin.sw[j] + kin.sv[j]
-            C[j][i] = b.let(_dot(Sj, F1n + F1f))
-            C[i][j] = b.let(_dot(Sj, F2n + F2f) + _dot(Sd[j][0] + Sd[j][1], F3n + F3f))
-    return C
-
-
 def energy(chain: Chain) -> Program:
     r"""The total energy E = T + U of the chain as a program, shape (1,).
 
@@ -1033,42 +652,6 @@ def energy(chain: Chain) -> Program:
     b = _Builder()
     kin = _kinematics(chain, b, ins["q"])
     return _finish_scalar("E", b, _energy_into(chain, b, kin, ins["qd"]), n, start)
-
-
-def _energy_into(chain: Chain, b: _Builder, kin: _Kinematics, qd: Sequence[sp.Expr]) -> sp.Expr:
-    """The total energy of :func:`energy` on an existing builder."""
-    w: list[Vec] = []
-    v: list[Vec] = []
-    Rw: list[list[list[sp.Expr]]] = []
-    pw: list[Vec] = []
-    eye = [[sp.Integer(int(r == c)) for c in range(3)] for r in range(3)]
-    T = sp.Integer(0)
-    U = sp.Integer(0)
-    for i, link in enumerate(chain.links):
-        R, p, sw, sv = kin.R[i], kin.p[i], kin.sw[i], kin.sv[i]
-        if link.parent >= 0:
-            wl, vl, Rl, pl = w[link.parent], v[link.parent], Rw[link.parent], pw[link.parent]
-        else:
-            wl, vl, Rl, pl = _ZERO, _ZERO, eye, _ZERO
-        wi = b.vec(_add(_mtv(R, wl), _scale(qd[i], sw)))
-        vi = b.vec(_add(_mtv(R, _add(vl, _cross(wl, p))), _scale(qd[i], sv)))
-        Ri = [
-            [b.let(sp.Add(*(Rl[r][k] * R[k][c] for k in range(3)))) for c in range(3)]
-            for r in range(3)
-        ]
-        pi = b.vec(_add(pl, _mv(Rl, p)))
-        w.append(wi)
-        v.append(vi)
-        Rw.append(Ri)
-        pw.append(pi)
-        m, h, I = link.mass, list(link.first_moment), link.inertia
-        Il = [[I[r, c] for c in range(3)] for r in range(3)]
-        T += b.let(
-            (_dot(wi, _mv(Il, wi)) + 2 * _dot(vi, _cross(wi, h)) + m * _dot(vi, vi)) / 2
-            + link.armature * qd[i] ** 2 / 2
-        )
-        U -= b.let(_dot(list(chain.gravity), _add(_scale(m, pi), _mv(Ri, h))))
-    return T + U
 
 
 def _finish_scalar(name: str, b: _Builder, out: sp.Expr, n: int, start: float) -> Program:
