@@ -266,7 +266,13 @@ class _Degrees:
         return (tuple(int(j == i) for j in range(len(self.zero))), self.zero)
 
     def numerator_degree(self, x: Any) -> int:
+        """Total degree bound of the numerator after (c, s) → rational functions of t."""
         *joints, rest = x[0]
+        return 2 * sum(joints) + rest
+
+    def denominator_degree(self, x: Any) -> int:
+        """The same bound for the denominator."""
+        *joints, rest = x[1]
         return 2 * sum(joints) + rest
 
 
@@ -649,13 +655,13 @@ def _decide(name: str, problem: _Problem, security: int) -> tuple[bool | None, f
     needs, residuals = _IDENTITIES[name]
     rational = "qdd" in needs
     try:
-        degree = _residual_degree(needs, residuals, problem)
+        degree, den_degree = _residual_degree(needs, residuals, problem)
     except _UnsupportedError:
         return None, 0.0, 0
     size = _sample_size()
     per_draw = degree / size
     if rational:  # conditioned on the denominators not vanishing at the point
-        per_draw = per_draw / (1 - min(0.5, degree / size))
+        per_draw = per_draw / (1 - min(0.5, den_degree / size))
     if per_draw >= 1:  # pragma: no cover - needs degrees near 2^49
         return None, 0.0, 0
     wanted = 1 if per_draw == 0 else math.ceil(security / -math.log2(per_draw))
@@ -680,8 +686,8 @@ def _decide(name: str, problem: _Problem, security: int) -> tuple[bool | None, f
 
 def _residual_degree(
     needs: Sequence[str], residuals: Callable[..., list[Any]], problem: _Problem
-) -> int:
-    """The bound D on the total degree of the numerator of every residual."""
+) -> tuple[int, int]:
+    """Bounds on the total degrees of the numerator and the denominator of every residual."""
     groups = len(problem.circles)
     dom = _Degrees(groups)
     rest = dom.unit(groups)
@@ -692,7 +698,11 @@ def _residual_degree(
         if what in ("dM", "dE"):  # a time derivative: same circle degrees, one more factor
             vals = [dom.mul([v, rest]) for v in vals]
         out[what] = vals
-    return max(dom.numerator_degree(r) for r in residuals(dom, out, x, problem.n))
+    res = residuals(dom, out, x, problem.n)
+    return (
+        max(dom.numerator_degree(r) for r in res),
+        max(dom.denominator_degree(r) for r in res),
+    )
 
 
 def _draw_is_zero(
