@@ -1309,13 +1309,42 @@ def passivity_identity(
     """
     n = len(q)
     M, C, G, g = (sympy.ImmutableMatrix(p) for p in parts)
-    forms = _forms(M, C, q, (L, *G, *g))
+    extra = (L, *G, *g)
+    verdict = _energy_linear(L, M, g, q, qd)
+    if verdict is None:  # not linear in its trigonometric atoms: the Laurent encoding
+        forms = _forms(M, C, q, extra)
+        if forms is None:
+            return None
+        verdict = _energy_laurent(*forms, L, g, qd)
+        if verdict is None:
+            return None
+    if not verdict:
+        return False
+    # q̇ᵀ(C + G)q̇ = ½ q̇ᵀṀq̇ follows from two exact facts when both hold: G + Gᵀ = 0 and
+    # Ṁ = C + Cᵀ entrywise (skew_identity, cached: the skew proof has usually just run)
+    pairs = [(i, j) for i in range(n) for j in range(i, n) if G[i, j] != 0 or G[j, i] != 0]
+    forms = _forms(M, C, q, extra) if pairs else None
+    if pairs and forms is None:
+        return None
+    try:
+        g_skew = forms is None or all(
+            se.expand(forms[0].encode(G[i, j]) + forms[0].encode(G[j, i])) == _ZERO
+            for i, j in pairs
+        )
+    except _NotRepresentableError:
+        return None
+    if g_skew and skew_identity(M, C, q, qd, extra=extra):
+        return True
+    # otherwise decide the cubic identity itself (C may contain q̇: a C that is not
+    # Christoffel-consistent can still satisfy it): ½ q̇ᵀṀq̇ against q̇ᵀ(C + G)q̇
+    forms = _forms(M, C, q, extra)
     if forms is None:
         return None
-    encoder, Me, Ce = forms
+    encoder, Me = forms
+    Ce = _c_laurent(encoder, C)
+    if Ce is None:
+        return None
     try:
-        Le = encoder.encode(L)
-        ge = [encoder.encode(x) for x in g]
         CGe = [
             [Ce[i][j] + encoder.encode(G[i, j]) if G[i, j] != 0 else Ce[i][j] for j in range(n)]
             for i in range(n)
@@ -1323,16 +1352,47 @@ def passivity_identity(
     except _NotRepresentableError:
         return None
     vel = [encoder._symbol(v) for v in qd]
+    mdot = [
+        (_HALF if i == j else _ONE) * vel[i] * vel[j] * _partial(encoder, Me[i, j], k) * vel[k]
+        for i in range(n)
+        for j in range(i, n)
+        for k in range(n)
+    ]
+    power = [vel[i] * CGe[i][j] * vel[j] for i in range(n) for j in range(n)]
+    return bool(se.expand(se.Add(*power) - se.Add(*mdot)) == _ZERO)
+
+
+def _velocity_degree(mono: Any, vset: set[Any]) -> int:
+    degree = 0
+    for factor in mono.args if mono.is_Mul else (mono,):
+        if factor in vset:
+            degree += 1
+        elif factor.is_Pow and factor.args[0] in vset:
+            degree += int(factor.args[1])
+    return degree
+
+
+def _energy_laurent(
+    encoder: _Encoder,
+    Me: dict[tuple[int, int], Any],
+    L: sympy.Expr,
+    g: sympy.ImmutableMatrix,
+    qd: Sequence[sympy.Basic],
+) -> bool | None:
+    """L₂ = ½ q̇ᵀMq̇ and ∂(−L₀)/∂q = g in the Laurent encoding (None: not representable,
+    or L has a term of degree above 2 in q̇)."""
+    n = len(qd)
+    try:
+        Le = encoder.encode(L)
+        ge = [encoder.encode(x) for x in g]
+    except _NotRepresentableError:
+        return None
+    vel = [encoder._symbol(v) for v in qd]
     vset = set(vel)
     quadratic: list[Any] = []
     constant: list[Any] = []
     for mono, coef in Le.as_coefficients_dict().items():
-        degree = 0
-        for factor in mono.args if mono.is_Mul else (mono,):
-            if factor in vset:
-                degree += 1
-            elif factor.is_Pow and factor.args[0] in vset:
-                degree += int(factor.args[1])
+        degree = _velocity_degree(mono, vset)
         if degree == 2:
             quadratic.append(coef * mono)
         elif degree == 0:
@@ -1349,29 +1409,59 @@ def passivity_identity(
     if se.expand(se.Add(*quadratic) - half_vmv) != _ZERO:
         return False
     potential = -se.Add(*constant) if constant else _ZERO
-    for k in range(n):
-        if se.expand(_partial(encoder, potential, k) - ge[k]) != _ZERO:
+    return all(se.expand(_partial(encoder, potential, k) - ge[k]) == _ZERO for k in range(n))
+
+
+def _energy_linear(
+    L: sympy.Expr,
+    M: sympy.ImmutableMatrix,
+    g: sympy.ImmutableMatrix,
+    q: Sequence[sympy.Basic],
+    qd: Sequence[sympy.Basic],
+) -> bool | None:
+    """:func:`_energy_laurent` one frequency at a time (:mod:`lagdyn._lintrig`); None when
+    an expression is not linear in its trigonometric atoms or L has a term of degree
+    above 2 in q̇."""
+    from ._lintrig import LinearTrigEncoder, NotLinearError, combine, is_zero_form
+
+    n = len(q)
+    enc = LinearTrigEncoder(q, rates=qd)
+    vel = [enc.symbol(v) for v in qd]
+    vset = set(vel)
+    try:
+        quadratic: dict[Any, tuple[list[Any], list[Any]]] = {}
+        potential: dict[Any, tuple[list[Any], list[Any]]] = {}
+        for key, parts in enc.form(L).items():
+            quad: tuple[list[Any], list[Any]] = ([], [])
+            const: tuple[list[Any], list[Any]] = ([], [])
+            for slot, terms in enumerate(parts):
+                if not terms:
+                    continue
+                for mono, coef in se.expand(se.Add(*terms)).as_coefficients_dict().items():
+                    degree = _velocity_degree(mono, vset)
+                    if degree == 2:
+                        quad[slot].append(coef * mono)
+                    elif degree == 0:
+                        const[slot].append(-coef * mono)
+                    elif degree != 1:
+                        return None
+            quadratic[key] = quad
+            potential[key] = const
+        half_vmv = combine(
+            *[
+                ((_HALF if i == j else _ONE) * vel[i] * vel[j], enc.form(M[i, j]))
+                for i in range(n)
+                for j in range(i, n)
+            ]
+        )
+        if not is_zero_form(combine((1, quadratic), (-1, half_vmv))):
             return False
-    # q̇ᵀ(C + G)q̇ = ½ q̇ᵀṀq̇ follows from two exact facts when both hold: G + Gᵀ = 0 and
-    # Ṁ = C + Cᵀ entrywise (skew_identity, cached: the skew proof has usually just run)
-    g_skew = all(
-        (G[i, j] == 0 and G[j, i] == 0)
-        or se.expand(encoder.encode(G[i, j]) + encoder.encode(G[j, i])) == _ZERO
-        for i in range(n)
-        for j in range(i, n)
-    )
-    if g_skew and skew_identity(M, C, q, qd, extra=(L, *G, *g)):
-        return True
-    # otherwise decide the cubic identity itself (C may contain q̇: a C that is not
-    # Christoffel-consistent can still satisfy it): ½ q̇ᵀṀq̇ against q̇ᵀ(C + G)q̇
-    mdot = [
-        (_HALF if i == j else _ONE) * vel[i] * vel[j] * _partial(encoder, Me[i, j], k) * vel[k]
-        for i in range(n)
-        for j in range(i, n)
-        for k in range(n)
-    ]
-    power = [vel[i] * CGe[i][j] * vel[j] for i in range(n) for j in range(n)]
-    return bool(se.expand(se.Add(*power) - se.Add(*mdot)) == _ZERO)
+        for k in range(n):
+            if not is_zero_form(combine((1, enc.partial(potential, k)), (-1, enc.form(g[k])))):
+                return False
+    except NotLinearError:
+        return None
+    return True
 
 
 def _partial(encoder: _Encoder, f: Any, k: int) -> Any:
@@ -1394,9 +1484,10 @@ def _forms(
     C: sympy.ImmutableMatrix,
     q: Sequence[sympy.Basic],
     extra: Sequence[sympy.Expr] = (),
-) -> tuple[_Encoder, dict[tuple[int, int], Any], list[list[Any]]] | None:
+) -> tuple[_Encoder, dict[tuple[int, int], Any]] | None:
     """One encoder for M, C and ``extra`` (registered, encoded on demand), with M's upper
-    triangle and C encoded; cached, so the skew and passivity proofs encode C once."""
+    triangle encoded; cached (the latest only: encodings are large). C is encoded only
+    where a proof needs it (:func:`_c_laurent`), never kept."""
     key = (M, C, tuple(q), tuple(extra))
     if key in _FORMS_CACHE:
         return _FORMS_CACHE[key]
@@ -1406,15 +1497,24 @@ def _forms(
     if encoder is not None:
         try:
             m = {(i, j): encoder.encode(M[i, j]) for i in range(n) for j in range(i, n)}
-            c = [[encoder.encode(C[i, j]) for j in range(n)] for i in range(n)]
-            encoder.memo.clear()  # the unexpanded subtrees of C are not needed again
-            found = (encoder, m, c)
+            found = (encoder, m)
         except _NotRepresentableError:
             found = None
-    if len(_FORMS_CACHE) >= 2:  # encodings are large (n⁴ terms): keep the latest only
-        _FORMS_CACHE.clear()
+    _FORMS_CACHE.clear()
     _FORMS_CACHE[key] = found
     return found
+
+
+def _c_laurent(encoder: _Encoder, C: sympy.MatrixBase) -> list[list[Any]] | None:
+    """Every entry of C encoded (n⁴ Laurent terms for a joint-angle chain), or None."""
+    n = C.rows
+    try:
+        out = [[encoder.encode(C[i, j]) for j in range(n)] for i in range(n)]
+    except _NotRepresentableError:
+        return None
+    finally:
+        encoder.memo.clear()  # the unexpanded subtrees of C are not needed again
+    return out
 
 
 def skew_identity(
@@ -1470,21 +1570,56 @@ def _skew_identity(
     qd: Sequence[sympy.Basic],
     extra: tuple[sympy.Expr, ...] = (),
 ) -> bool | None:
+    verdict = _skew_streamed(M, C, q, qd)
+    if verdict is not None:
+        return verdict
     n = len(q)
     forms = _forms(M, C, q, extra)
     if forms is None:
         return None
-    encoder, m_laurent, c_rows = forms
-    c_laurent = {(i, j): c_rows[i][j] for i in range(n) for j in range(n)}
+    encoder, m_laurent = forms
+    c_laurent = _c_laurent(encoder, C)
+    if c_laurent is None:
+        return None
     velocities = [encoder._symbol(v) for v in qd]
     # ∂/∂q_k on a Laurent polynomial: z_k = exp(i q_k / d_k), so ∂z_k/∂q_k = (i/d_k) z_k,
     # plus the explicit polynomial dependence on q_k. Expanded sums are canonical.
     for i in range(n):
         for j in range(i, n):
             mdot = _rate(encoder, m_laurent[(i, j)], velocities)
-            residual = se.expand(mdot - c_laurent[(i, j)] - c_laurent[(j, i)])
+            residual = se.expand(mdot - c_laurent[i][j] - c_laurent[j][i])
             if residual != _ZERO:
                 return False
+    return True
+
+
+def _skew_streamed(
+    M: sympy.ImmutableMatrix,
+    C: sympy.ImmutableMatrix,
+    q: Sequence[sympy.Basic],
+    qd: Sequence[sympy.Basic],
+) -> bool | None:
+    """The skew proof pair by pair in per-frequency form (:mod:`lagdyn._lintrig`).
+
+    For each ``i ≤ j`` the entries ``m_ij``, ``C_ij``, ``C_ji`` are read, ``Ṁ_ij − C_ij −
+    C_ji`` is expanded one frequency at a time and everything is dropped before the next
+    pair, so memory stays at one pair. None when an entry is not linear in its
+    trigonometric atoms (then the Laurent encoding decides).
+    """
+    from ._lintrig import LinearTrigEncoder, NotLinearError, combine, is_zero_form
+
+    n = len(q)
+    enc = LinearTrigEncoder(q, rates=qd)
+    velocities = [enc.symbol(v) for v in qd]
+    try:
+        for i in range(n):
+            for j in range(i, n):
+                mdot = enc.rate(enc.form(M[i, j]), velocities)
+                residual = combine((1, mdot), (-1, enc.form(C[i, j])), (-1, enc.form(C[j, i])))
+                if not is_zero_form(residual):
+                    return False
+    except NotLinearError:
+        return None
     return True
 
 

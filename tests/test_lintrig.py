@@ -1,0 +1,156 @@
+"""Tests for the per-frequency zero tests (lagdyn._lintrig) and the proofs built on them:
+the streamed skew proof and the passivity identities of lagdyn._trigpoly."""
+
+from __future__ import annotations
+
+import pytest
+import sympy as sp
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import lagdyn as ld
+from lagdyn import _lintrig as lt
+from lagdyn import _trigpoly as tp
+
+q1, q2, q3 = sp.symbols("q1 q2 q3")
+v1, v2 = sp.symbols("v1 v2")
+a, b = sp.symbols("a b")
+Q = (q1, q2, q3)
+
+FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def linear_trig(draw: st.DrawFn) -> sp.Expr:
+    """Sums of (polynomial coefficient) × at most one cos/sin of a rational angle."""
+    terms = []
+    for _ in range(draw(st.integers(1, 5))):
+        coef = sp.Integer(draw(st.integers(-3, 3)))
+        coef *= sp.Mul(
+            *draw(st.lists(st.sampled_from([a, b, q1, v1, v2, a**2, 1 / b]), max_size=3))
+        )
+        e = [sp.Rational(draw(st.integers(-2, 2)), draw(st.sampled_from([1, 1, 2]))) for _ in Q]
+        angle = sum(ei * qi for ei, qi in zip(e, Q))
+        if angle != 0 and draw(st.booleans()):
+            coef *= draw(st.sampled_from([sp.cos, sp.sin]))(angle)
+        terms.append(coef)
+    return sp.Add(*terms)
+
+
+def _mirror(expr: sp.Expr) -> sp.Expr:
+    """The same function written with negated angles (cos(−x) = cos x, sin(−x) = −sin x),
+    unevaluated so the encoder must canonicalize the sign itself."""
+    return expr.replace(
+        lambda e: isinstance(e, (sp.cos, sp.sin)),
+        lambda e: (
+            sp.cos(-e.args[0], evaluate=False)
+            if isinstance(e, sp.cos)
+            else sp.Mul(-1, sp.sin(-e.args[0], evaluate=False), evaluate=False)
+        ),
+    )
+
+
+@FAST
+@given(linear_trig(), linear_trig())
+def test_zero_test_agrees_with_laurent_encoding(x: sp.Expr, y: sp.Expr) -> None:
+    enc = lt.LinearTrigEncoder(Q, rates=(v1, v2))
+    for expr in (x - y, x - _mirror(x), x + y - _mirror(y) - x):
+        assert lt.is_zero_form(enc.form(expr)) == tp.is_zero(expr, Q)
+
+
+@FAST
+@given(linear_trig())
+def test_rate_is_the_time_derivative(x: sp.Expr) -> None:
+    """Σ ∂x/∂q_k v_k on the form equals sympy's derivative (q1 polynomial, q2, q3 not)."""
+    w = sp.symbols("w3")
+    vel = (v1, v2, w)
+    x = x.xreplace({v1: a, v2: b})  # the rates of the test stand for q̇ only
+    enc = lt.LinearTrigEncoder(Q)
+    form = enc.form(x)
+    rate = enc.rate(form, [enc.symbol(v) for v in vel])
+    expected = sum(sp.diff(x, qk) * vk for qk, vk in zip(Q, vel))
+    reference = enc.form(expected)
+    assert lt.is_zero_form(lt.combine((1, rate), (-1, reference)))
+
+
+@pytest.mark.parametrize(
+    "expr",
+    [
+        sp.sin(q1) * sp.cos(q2),
+        sp.cos(q1) ** 2,
+        sp.cos(q1 + 1),
+        sp.Float(1.5) * sp.cos(q1),
+        sp.cos(q1) / (a + b),
+        sp.exp(q1),
+        sp.cos(q1 * q2),
+        sp.cos(a * q1),
+        sp.Function("f")(q1),
+    ],
+)
+def test_outside_the_class_is_refused(expr: sp.Expr) -> None:
+    with pytest.raises(lt.NotLinearError):
+        lt.LinearTrigEncoder(Q).form(expr)
+
+
+@pytest.fixture(scope="module")
+def chain() -> ld.LagrangianSystem:
+    return ld.zoo.get("n_link_pendulum", n=7, coordinates="relative")
+
+
+def test_streamed_skew_proof_decides_lagdyn_output(chain: ld.LagrangianSystem) -> None:
+    M, C = sp.ImmutableMatrix(chain.M), sp.ImmutableMatrix(chain.C)
+    assert tp._skew_streamed(M, C, chain.q, chain.qd) is True
+
+
+def test_streamed_skew_proof_refutes_a_perturbed_entry(chain: ld.LagrangianSystem) -> None:
+    """One small wrong term deep in the 7-link joint-angle C is found."""
+    l1, l4 = sp.Symbol("l1"), sp.Symbol("l4")
+    m6 = sp.Symbol("m6")
+    wrong = l1 * l4 * m6 * sp.sin(chain.q[3] + chain.q[4]) * chain.qd[2]
+    C = sp.Matrix(chain.C)
+    C[5, 2] += wrong
+    assert (
+        tp._skew_streamed(sp.ImmutableMatrix(chain.M), sp.ImmutableMatrix(C), chain.q, chain.qd)
+        is False
+    )
+    # the same term added antisymmetrically keeps N skew: still proved
+    C[2, 5] -= wrong
+    assert (
+        tp._skew_streamed(sp.ImmutableMatrix(chain.M), sp.ImmutableMatrix(C), chain.q, chain.qd)
+        is True
+    )
+
+
+def test_streamed_skew_proof_refutes_same_coriolis_vector(chain: ld.LagrangianSystem) -> None:
+    """C + S with S q̇ = 0 gives the same equations but is not skew."""
+    n = chain.n
+    S = sp.zeros(n, n)
+    S[1, 3], S[1, 6] = chain.qd[6], -chain.qd[3]
+    C = sp.ImmutableMatrix(chain.C + S)
+    assert tp._skew_streamed(sp.ImmutableMatrix(chain.M), C, chain.q, chain.qd) is False
+    assert ld.structure.is_skew_symmetric(chain, C) is False
+
+
+def test_nonlinear_entry_falls_back_to_laurent_encoding() -> None:
+    """sin(2x) written as 2 sin x cos x: the per-frequency form refuses, the Laurent
+    encoding still proves the identity."""
+    dp = ld.zoo.double_pendulum()
+    a_, b_ = dp.q
+    C = sp.Matrix(dp.C)
+    C = C.subs(sp.sin(a_ - b_), 2 * sp.sin((a_ - b_) / 2) * sp.cos((a_ - b_) / 2))
+    M, C = sp.ImmutableMatrix(dp.M), sp.ImmutableMatrix(C)
+    assert tp._skew_streamed(M, C, dp.q, dp.qd) is None
+    assert tp.skew_identity(M, C, dp.q, dp.qd) is True
+    assert tp.skew_identity(M, 2 * C, dp.q, dp.qd) is False
+
+
+def test_energy_identities_per_frequency(chain: ld.LagrangianSystem) -> None:
+    M, g = sp.ImmutableMatrix(chain.M), sp.ImmutableMatrix(chain.g)
+    assert tp._energy_linear(chain.L, M, g, chain.q, chain.qd) is True
+    bad_g = sp.Matrix(g)
+    bad_g[4] += sp.Symbol("m7") * sp.sin(chain.q[0] + chain.q[1])
+    assert tp._energy_linear(chain.L, M, sp.ImmutableMatrix(bad_g), chain.q, chain.qd) is False
+    bad_M = sp.Matrix(M)
+    bad_M[2, 2] += sp.Symbol("m1")
+    assert tp._energy_linear(chain.L, sp.ImmutableMatrix(bad_M), g, chain.q, chain.qd) is False
+    assert ld.structure.is_passive(chain) is True
