@@ -182,6 +182,35 @@ class _Encoder:
             self.denominators[idx] = d * ratio.denominator // math.gcd(d, ratio.denominator)
         return {i: r for i, r in freqs.items() if r}, sympy.Add(*numeric)
 
+    def extend(self, exprs: Iterable[sympy.Expr]) -> bool:
+        """Register the trig atoms of ``exprs``, also after :meth:`freeze` when they need
+        no new angle and no new denominator; False (nothing registered) otherwise."""
+        if not self._frozen:
+            try:
+                self.register(exprs)
+            except _NotRepresentableError:
+                return False
+            return True
+        found: dict[sympy.Basic, tuple[dict[int, Fraction], sympy.Expr]] = {}
+        width = len(self.angles)
+        denominators = list(self.denominators)
+        for atom in trig_atoms(exprs):
+            if atom in self.trig or atom in found:
+                continue
+            try:
+                parsed = self._parse_argument(atom.args[0])
+            except _NotRepresentableError:
+                parsed = None
+            if parsed is None or len(self.angles) != width or self.denominators != denominators:
+                for extra in self.angles[width:]:
+                    del self.angle_index[extra]
+                del self.angles[width:]
+                self.denominators[:] = denominators
+                return False
+            found[atom] = parsed
+        self.trig.update(found)
+        return True
+
     def freeze(self) -> None:
         """Create the Laurent symbols once all trig arguments are registered."""
         if self._frozen:
@@ -1113,6 +1142,8 @@ def derive(
     V: sympy.Expr,
     q: Sequence[sympy.Symbol],
     qd: Sequence[sympy.Symbol],
+    *,
+    polys: tuple[Any, dict[tuple[int, int], TrigPoly]] | None = None,
 ) -> FastDerivation | None:
     """Derive Christoffel symbols, ``C`` and ``g`` in canonical trig-polynomial form.
 
@@ -1124,6 +1155,10 @@ def derive(
         Potential energy; need not be representable (then ``g`` uses ``sympy.diff``).
     q, qd : sequence of sympy.Symbol
         Coordinates and velocities (plain symbols, length ``n``).
+    polys : (encoder, dictionaries), optional
+        M's upper triangle already in canonical form (``(i, j) -> dictionary`` in the
+        encoder's space, as :mod:`lagdyn.kinematics` assembles it): used as it is, M is
+        not encoded again.
 
     Returns
     -------
@@ -1154,22 +1189,23 @@ def derive(
     if M.shape != (n, n) or len(qd) != n:
         raise ValueError(f"M must be ({n}, {n}) and qd of length {n}; got {M.shape}, {len(qd)}")
     V = sympy.sympify(V)
-    entries = {(i, j): M[i, j] for i in range(n) for j in range(i, n)}
-    qd_set = set(qd)
-    if any(not qd_set.isdisjoint(e.free_symbols) for e in entries.values()):
-        return None
-    encoder = _encoder_for(list(entries.values()), q)
-    if encoder is None:
-        return None
-    v_ok = True
-    try:
-        encoder.register([V])
-    except _NotRepresentableError:
-        v_ok = False
-    try:
-        m_polys = {key: encoder.decode(encoder.encode(e)) for key, e in entries.items()}
-    except _NotRepresentableError:
-        return None
+    if polys is not None:
+        encoder, m_polys = polys
+        v_ok = encoder.extend([V])
+    else:
+        entries = {(i, j): M[i, j] for i in range(n) for j in range(i, n)}
+        qd_set = set(qd)
+        if any(not qd_set.isdisjoint(e.free_symbols) for e in entries.values()):
+            return None
+        found = _encoder_for(list(entries.values()), q)
+        if found is None:
+            return None
+        encoder = found
+        v_ok = encoder.extend([V])
+        try:
+            m_polys = {key: encoder.decode(encoder.encode(e)) for key, e in entries.items()}
+        except _NotRepresentableError:
+            return None
     g_source: list[TrigPoly] | sympy.Expr = V
     if v_ok:
         try:

@@ -469,10 +469,11 @@ def mass_matrix(bodies: Sequence[Body], q: Sequence[sp.Expr]) -> sp.ImmutableMat
 
 def _mass_matrix(
     items: Sequence[Body], qv: Sequence[sp.Expr]
-) -> tuple[sp.ImmutableMatrix, list[tuple[sp.Expr, list[sp.Expr], int]] | None]:
-    """M and, when every weight is a scalar, the Gram rows ``(weight, row, pair)`` of
+) -> tuple[sp.ImmutableMatrix, list[tuple[sp.Expr, list[sp.Expr], int]] | None, Any]:
+    """M; when every weight is a scalar, the Gram rows ``(weight, row, pair)`` of
     ``M = Σ_r weight_r row_rᵀ row_r`` (``pair``: index of the row that is this row's
-    imaginary partner in the planar position ``x + i y``, or −1)."""
+    imaginary partner in the planar position ``x + i y``, or −1); and M's canonical
+    dictionaries with their encoder (None off the canonical path)."""
     terms = [(W, J) for body in items for W, J in _body_terms(body, qv)]
     collected: list[tuple[sp.Expr, list[sp.Expr], int]] = []
     scalar = True
@@ -486,15 +487,17 @@ def _mass_matrix(
             collected.append((W, [J[r, j] for j in range(J.cols)], pair))
     fast = _mass_matrix_canonical(terms, qv)
     if fast is not None:
-        return fast, collected if scalar else None
-    return _mass_matrix_sympy(terms, qv), None
+        return fast[0], collected if scalar else None, fast[1]
+    return _mass_matrix_sympy(terms, qv), None, None
 
 
 def _mass_matrix_canonical(
     terms: Sequence[tuple[Any, sp.ImmutableMatrix]], qv: Sequence[sp.Expr]
-) -> sp.ImmutableMatrix | None:
+) -> tuple[sp.ImmutableMatrix, tuple[Any, dict[tuple[int, int], Any]]] | None:
     """Σ JᵀWJ computed once in canonical trig-polynomial form (one shared encoder, one
-    symengine expansion per entry); None when an entry leaves that class."""
+    symengine expansion per entry), with the encoder and the upper triangle's canonical
+    dictionaries (the derivation starts from them); None when an entry leaves that
+    class."""
     import lagdyn._trigpoly as _trigpoly
 
     n = len(qv)
@@ -546,13 +549,11 @@ def _mass_matrix_canonical(
                     if b != 0:
                         acc[i, j].append(a * b)
     try:
-        cells = {
-            k: encoder.rebuild(encoder.decode(se.expand(se.Add(*v)))) if v else sp.S.Zero
-            for k, v in acc.items()
-        }
+        polys = {k: encoder.decode(se.expand(se.Add(*v))) if v else {} for k, v in acc.items()}
     except _trigpoly.NotRepresentableError:
         return None
-    return sp.ImmutableMatrix(n, n, lambda i, j: cells[min(i, j), max(i, j)])
+    cells = {k: encoder.rebuild(p) for k, p in polys.items()}
+    return sp.ImmutableMatrix(n, n, lambda i, j: cells[min(i, j), max(i, j)]), (encoder, polys)
 
 
 def _mass_matrix_sympy(
@@ -645,7 +646,7 @@ def from_bodies(
     """
     qv = _validate_coordinates(q)
     items = _validate_bodies(bodies)
-    M, rows = _mass_matrix(items, qv)
+    M, rows, polys = _mass_matrix(items, qv)
     U = _potential(items, gravity) + _sympify(potential, "potential")
     _no_rates([U], qv, "potential")
     system = LagrangianSystem.from_mass_matrix(M, U, qv, forces=forces, defaults=defaults)
@@ -654,6 +655,8 @@ def from_bodies(
     # M is already the canonical rebuild (rows is None on the sympy path and for 3-D
     # bodies, where it is merely not claimed): the derivation need not rebuild it
     system._canonical_mass = rows is not None
+    # M's canonical dictionaries: the derivation starts from them instead of encoding M
+    system._mass_polys = polys
     return system
 
 

@@ -179,6 +179,7 @@ class LagrangianSystem:
     #: canonical rebuilt form (then the derivation does not rebuild it).
     _gram_rows: Any = None
     _canonical_mass: bool = False
+    _mass_polys: Any = None
 
     def __init__(
         self,
@@ -535,7 +536,7 @@ class LagrangianSystem:
             import lagdyn._trigpoly as _trigpoly
         except ImportError:  # pragma: no cover - the module ships with lagdyn
             return None
-        return _trigpoly.derive(self._M_dyn, self._V_dyn, self._q, self.qd)
+        return _trigpoly.derive(self._M_dyn, self._V_dyn, self._q, self.qd, polys=self._mass_polys)
 
     @cached_property
     def _general(self) -> tuple[sp.ImmutableMatrix, tuple[Any, ...], sp.ImmutableMatrix]:
