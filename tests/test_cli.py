@@ -361,7 +361,7 @@ def test_large_entries_print_in_linear_syntax_that_parses_back():
     assert commands._nodes(entry, commands.LARGE) > commands.LARGE
     text = commands._pretty(entry, system)
     back: dict[str, str] = {}
-    for k, (q, qd) in enumerate(zip(system.q, system.qd)):
+    for k, q in enumerate(system.q):
         name = q.func.__name__
         back[str(commands._unicode_symbol(commands._dotted(name, 1)))] = f"V{k}"
         back[str(commands._unicode_symbol(sp.Symbol(name)))] = f"Q{k}"
