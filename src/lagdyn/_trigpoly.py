@@ -719,42 +719,36 @@ def _derivative(poly: TrigPoly, k: int, qk: Any, denominator: int, polynomial: b
 # -- factoring the Coriolis vector --------------------------------------------
 
 
-def _velocity_factored(enc: _Encoder, coef: Any, vel: Sequence[Any]) -> sympy.Expr:
-    """``coef`` (expanded, quadratic in ``vel``) as content × parameter polynomial × two
-    linear velocity forms when it splits that way; else the compact polynomial."""
-    vset = set(vel)
-    index = {v: i for i, v in enumerate(vel)}
-    groups: dict[tuple[int, ...], list[Any]] = {}
-    for mono, c in _coefficients(coef):
-        if c == 0:
-            continue
-        pw = _monomial_powers(mono)
-        expo = [0] * len(vel)
-        rest = se.Integer(c) if type(c) is int else c
-        for base, e in pw.items():
-            if base in vset:
-                expo[index[base]] += e
-            else:
-                rest = rest * base**e
-        if sum(expo) != 2:
-            return enc.compact(coef)
-        groups.setdefault(tuple(expo), []).append(rest)
+def _velocity_factored(
+    enc: _Encoder, groups: dict[tuple[int, ...], Any], vel: Sequence[Any]
+) -> sympy.Expr:
+    """``Σ_e groups[e] v^e`` (``e`` exponent vectors of degree 2, values expanded and free
+    of ``vel``) as content × parameter polynomial × two linear velocity forms when it
+    splits that way; else the compact polynomial."""
+
+    def whole() -> sympy.Expr:
+        terms = []
+        for expo, rest in groups.items():
+            mono = se.Mul(*[v**e for v, e in zip(vel, expo) if e])
+            terms.append(rest * mono)
+        return enc.compact(se.expand(se.Add(*terms)))
+
     base_poly = None
     base_content = None
     ratios: dict[tuple[int, ...], Fraction] = {}
-    for key, rests in groups.items():
-        c_i, p_i = _content(se.expand(se.Add(*rests)))
+    for key, rest in groups.items():
+        c_i, p_i = _content(rest)
         if base_poly is None:
             base_poly, base_content = p_i, c_i
         elif p_i != base_poly:
-            return enc.compact(coef)
+            return whole()
         ratio = c_i / base_content
         if not ratio.is_Rational:
-            return enc.compact(coef)
+            return whole()
         ratios[key] = Fraction(int(ratio.p), int(ratio.q))
     split = _split_quadratic(ratios, len(vel))
     if split is None or base_poly is None:
-        return enc.compact(coef)
+        return whole()
     scale, first, second = split
     scalar = se.Rational(scale.numerator, scale.denominator) * base_content
     return (
@@ -1059,30 +1053,32 @@ class FastDerivation:
         vel = [enc._symbol(v) for v in self.qd]
         g_polys = self._g_source if isinstance(self._g_source, list) else None
         rows = []
+        two = se.Integer(2)
         for i in range(n):
-            acc: dict[Key, tuple[list[Any], list[Any]]] = {}
+            # per frequency and slot: velocity monomial v_j v_k -> its coefficient, read
+            # off Γ_ijk directly (Γ is free of the velocities, so nothing is expanded)
+            acc: dict[Key, tuple[dict[tuple[int, ...], Any], dict[tuple[int, ...], Any]]] = {}
             for j in range(n):
                 for k in range(j, n):
                     poly = self._gamma[(i, j, k)]
                     if not poly:
                         continue
-                    w = vel[j] * vel[k] if j == k else 2 * vel[j] * vel[k]
+                    expo = [0] * n
+                    expo[j] += 1
+                    expo[k] += 1
+                    monomial = tuple(expo)
                     for key, (a, b) in poly.items():
-                        slot = acc.setdefault(key, ([], []))
+                        slot = acc.setdefault(key, ({}, {}))
                         if a != _ZERO:
-                            slot[0].append(a * w)
+                            slot[0][monomial] = a if j == k else se.expand(two * a)
                         if b != _ZERO:
-                            slot[1].append(b * w)
+                            slot[1][monomial] = b if j == k else se.expand(two * b)
             terms = []
             for key in sorted(acc):
-                a_terms, b_terms = acc[key]
-                for kind, slot_terms in enumerate((a_terms, b_terms)):
-                    if not slot_terms:
+                for kind, groups in enumerate(acc[key]):
+                    if not groups:
                         continue
-                    coef = se.expand(se.Add(*slot_terms))
-                    if coef == _ZERO:
-                        continue
-                    factor = _velocity_factored(enc, coef, vel)
+                    factor = _velocity_factored(enc, groups, vel)
                     terms.append(factor * enc.trig_function(key, kind) if any(key) else factor)
             row = sympy.Add(*terms)
             if g_polys is not None:
