@@ -37,7 +37,7 @@ import sympy
 
 __all__ = ["LinearTrigEncoder", "NotLinearError", "is_zero_form"]
 
-Key = tuple[Fraction, ...]
+Key = tuple[int | Fraction, ...]
 #: frequency key -> [cos coefficient terms, sin coefficient terms] (symengine, unexpanded)
 Form = dict[Key, tuple[list[Any], list[Any]]]
 
@@ -73,7 +73,7 @@ class LinearTrigEncoder:
         self.q = tuple(q)
         self.n = len(self.q)
         self.q_index = {qk: k for k, qk in enumerate(self.q)}
-        self.zero_key: Key = (Fraction(0),) * self.n
+        self.zero_key: Key = (0,) * self.n
         self._symbols: dict[sympy.Basic, Any] = {}
         self._names: set[str] = set()
         self.qse = [self.symbol(qk) for qk in self.q]
@@ -216,7 +216,9 @@ class LinearTrigEncoder:
         if lead is None:
             raise NotLinearError(node)  # cos(0) would have evaluated
         flip = lead < 0
-        key = tuple(-f for f in freqs) if flip else tuple(freqs)
+        # integers where possible: tuples of ints hash far faster than of Fractions
+        # (equal values hash alike, so mixed keys still compare correctly)
+        key = tuple(_plain(-f if flip else f) for f in freqs)
         slot = 0 if isinstance(node, sympy.cos) else 1
         sign = -1 if (flip and slot == 1) else 1
         found = (key, slot, sign)
@@ -266,6 +268,10 @@ class LinearTrigEncoder:
             if new_a or new_b:
                 out[key] = (new_a, new_b)
         return out
+
+
+def _plain(f: Fraction) -> int | Fraction:
+    return f.numerator if f.denominator == 1 else f
 
 
 def combine(*parts: tuple[int, Form]) -> Form:

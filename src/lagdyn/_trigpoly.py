@@ -1128,6 +1128,38 @@ def _encoder_for(exprs: Sequence[sympy.Expr], q: Sequence[sympy.Basic]) -> _Enco
     return encoder
 
 
+def symengine_form(encoder: _Encoder, poly: TrigPoly) -> Any:
+    """``Σ A_e cos(e·q) + B_e sin(e·q)`` as one symengine expression in the encoder's
+    symbols (the coordinates are plain symengine symbols), for numeric evaluation.
+
+    Examples
+    --------
+    >>> import sympy
+    >>> x, a = sympy.symbols("x a")
+    >>> enc = encoder_for([a * sympy.cos(2 * x)], [x])
+    >>> symengine_form(enc, enc.decode(enc.encode(a * sympy.cos(2 * x))))
+    a*cos(2*x)
+    """
+    terms = []
+    for key, (a, b) in poly.items():
+        if not any(key):
+            terms.append(a)
+            continue
+        angle = se.Add(
+            *[
+                se.Rational(k, encoder.denominators[i])
+                * (encoder.qse[i] if i < encoder.n else encoder._convert(encoder.angles[i]))
+                for i, k in enumerate(key)
+                if k
+            ]
+        )
+        if a != _ZERO:
+            terms.append(a * se.cos(angle))
+        if b != _ZERO:
+            terms.append(b * se.sin(angle))
+    return se.Add(*terms)
+
+
 #: Shared encoders for other modules (kinematics, structure).
 encoder_for = _encoder_for
 NotRepresentableError = _NotRepresentableError

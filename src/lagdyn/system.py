@@ -289,12 +289,12 @@ class LagrangianSystem:
         qd = [sp.diff(x, t) for x in qv]
         rates = set(qd)
         for name, mat in (("M", Mm), ("b", bm)):
-            for e in mat:
-                bad = e.atoms(sp.Derivative) & rates
-                if bad:
-                    raise NotQuadraticError(
-                        f"{name} must depend on q only, found {', '.join(map(str, bad))}"
-                    )
+            # one walk over the distinct subtrees (entries of M share most of theirs)
+            bad = {node for node in distinct_nodes(list(mat)) if node in rates}
+            if bad:
+                raise NotQuadraticError(
+                    f"{name} must depend on q only, found {', '.join(sorted(map(str, bad)))}"
+                )
         asym = [
             (i, j)
             for i in range(n)
@@ -500,6 +500,11 @@ class LagrangianSystem:
                 "(L does not contain their rates quadratically)"
             )
         m_se = getattr(self, "_M_se", None)
+        if m_se is None and self._mass_polys is not None:
+            import lagdyn._trigpoly as _trigpoly
+
+            encoder, polys = self._mass_polys  # M's canonical dictionaries, q as symbols
+            m_se = {key: _trigpoly.symengine_form(encoder, p) for key, p in polys.items()}
         if m_se is None:
             m_se = self._plain_symengine_M()
         syms = sorted(set().union(*(e.free_symbols for e in m_se.values())), key=str)
