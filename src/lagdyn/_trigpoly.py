@@ -966,6 +966,16 @@ class FastDerivation:
 
     def _by_velocity(self, polys: Sequence[TrigPoly]) -> sympy.Expr | None:
         enc = self._enc
+        # one shared primitive needs at least two nonzero dictionaries with the same
+        # frequencies in the same slots (dividing by a content keeps both): check that
+        # first, before any content is computed
+        shapes = {
+            frozenset((key, a != _ZERO, b != _ZERO) for key, (a, b) in poly.items())
+            for poly in polys
+            if poly
+        }
+        if len(shapes) != 1 or sum(1 for poly in polys if poly) < 2:
+            return None
         groups: dict[frozenset[Any], list[tuple[Any, int]]] = {}
         primitives: dict[frozenset[Any], TrigPoly] = {}
         for k, poly in enumerate(polys):

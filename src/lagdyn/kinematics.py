@@ -649,14 +649,15 @@ def from_bodies(
     M, rows, polys = _mass_matrix(items, qv)
     U = _potential(items, gravity) + _sympify(potential, "potential")
     _no_rates([U], qv, "potential")
-    system = LagrangianSystem.from_mass_matrix(M, U, qv, forces=forces, defaults=defaults)
+    # M's canonical dictionaries: the regularity check and the derivation start from them
+    system = LagrangianSystem._from_mass_matrix(
+        M, U, qv, forces=forces, defaults=defaults, mass_polys=polys
+    )
     # the factor M = Σ w_r J_rᵀ J_r, for the positive-definiteness proof (structure.py)
     system._gram_rows = rows
     # M is already the canonical rebuild (rows is None on the sympy path and for 3-D
     # bodies, where it is merely not claimed): the derivation need not rebuild it
     system._canonical_mass = rows is not None
-    # M's canonical dictionaries: the derivation starts from them instead of encoding M
-    system._mass_polys = polys
     return system
 
 

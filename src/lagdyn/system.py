@@ -276,6 +276,23 @@ class LagrangianSystem:
         [                                    0, -m*r(t)*Derivative(theta(t), t)],
         [m*r(t)*Derivative(theta(t), t), m*r(t)*Derivative(r(t), t)]])
         """
+        return cls._from_mass_matrix(M, U, q, b=b, forces=forces, defaults=defaults)
+
+    @classmethod
+    def _from_mass_matrix(
+        cls,
+        M: Any,
+        U: sp.Expr,
+        q: Sequence[sp.Expr],
+        *,
+        b: Sequence[sp.Expr] | None = None,
+        forces: Sequence[sp.Expr] | None = None,
+        defaults: Mapping[sp.Symbol, float] | None = None,
+        mass_polys: Any = None,
+    ) -> LagrangianSystem:
+        """:meth:`from_mass_matrix`, with M's canonical dictionaries when the caller
+        (:mod:`lagdyn.kinematics`) assembled M in that form: the regularity check and the
+        derivation then start from them."""
         qv = _validate_coordinates(q)
         n = len(qv)
         if isinstance(M, str) or not hasattr(M, "__len__"):
@@ -321,6 +338,7 @@ class LagrangianSystem:
         self._M_dyn = Mm
         self._b_dyn = bm
         self._V_dyn = Ue
+        self._mass_polys = mass_polys
         self._check_defined()
         self._check_regular()
         return self
