@@ -28,7 +28,7 @@ Used by the streamed skew-symmetry proof and the passivity proof
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -69,25 +69,35 @@ class LinearTrigEncoder:
     False
     """
 
-    def __init__(self, q: Sequence[sympy.Basic], rates: Iterable[sympy.Basic] = ()) -> None:
+    def __init__(
+        self,
+        q: Sequence[sympy.Basic],
+        rates: Iterable[sympy.Basic] = (),
+        *,
+        symbol: Callable[[sympy.Basic], Any] | None = None,
+    ) -> None:
         self.q = tuple(q)
         self.n = len(self.q)
         self.q_index = {qk: k for k, qk in enumerate(self.q)}
         self.zero_key: Key = (0,) * self.n
         self._symbols: dict[sympy.Basic, Any] = {}
         self._names: set[str] = set()
+        self._symbol_of = symbol  # another encoder's symbols, shared (optional)
         self.qse = [self.symbol(qk) for qk in self.q]
         self.rates = frozenset(rates)
         self._scalar: dict[sympy.Basic, Any] = {}  # trig-free subtrees -> symengine
         self._trig: dict[sympy.Basic, tuple[Key, int, int]] = {}  # atom -> key, slot, sign
-        #: set once a coordinate occurs outside a trigonometric atom (then derivatives
-        #: act on the coefficients too)
-        self.poly_q = False
+        #: indices of the coordinates that occur outside a trigonometric atom (then
+        #: derivatives act on the coefficients too)
+        self.poly_q: set[int] = set()
 
     def symbol(self, atom: sympy.Basic) -> Any:
         """The symengine symbol standing for ``atom`` (one per atom, names unique)."""
         found = self._symbols.get(atom)
         if found is not None:
+            return found
+        if self._symbol_of is not None:
+            found = self._symbols[atom] = self._symbol_of(atom)
             return found
         base = atom.name if isinstance(atom, sympy.Symbol) else "_lagdyn_lt"
         name = base
@@ -179,7 +189,7 @@ class LinearTrigEncoder:
         """A trig-free node that is not a sum or product: symbols, numbers, powers."""
         k = self.q_index.get(node)
         if k is not None:
-            self.poly_q = True
+            self.poly_q.add(k)
             return self.qse[k]
         if node in self.rates or node.is_Symbol:
             return self.symbol(node)
@@ -229,7 +239,7 @@ class LinearTrigEncoder:
     def rate(self, form: Form, velocities: Sequence[Any]) -> Form:
         """``Σ_k ∂form/∂q_k · v_k``; the coefficients are differentiated only when a
         coordinate occurred outside the trigonometric atoms (:attr:`poly_q`)."""
-        polynomial = self.poly_q
+        polynomial = bool(self.poly_q)
         out: Form = {}
         for key, (a, b) in form.items():
             omega = se.Add(
@@ -268,6 +278,80 @@ class LinearTrigEncoder:
             if new_a or new_b:
                 out[key] = (new_a, new_b)
         return out
+
+
+def collapse(form: Form) -> dict[Key, tuple[Any, Any]]:
+    """Each coefficient list summed (unexpanded); None for an empty slot."""
+    return {
+        key: (se.Add(*a) if a else None, se.Add(*b) if b else None) for key, (a, b) in form.items()
+    }
+
+
+_HALF = se.Rational(1, 2)
+_KEY_PAIRS: dict[tuple[Key, Key], tuple[Key, int, Key, int]] = {}
+
+
+def _key_pair(k1: Key, k2: Key) -> tuple[Key, int, Key, int]:
+    """Canonical ``k1 + k2`` and ``k1 − k2`` with the signs that canonicalizing gave."""
+    found = _KEY_PAIRS.get((k1, k2))
+    if found is None:
+        out = []
+        for key in (tuple(a + b for a, b in zip(k1, k2)), tuple(a - b for a, b in zip(k1, k2))):
+            lead = next((x for x in key if x), 0)
+            out.append((tuple(-x for x in key), -1) if lead < 0 else (key, 1))
+        found = (out[0][0], out[0][1], out[1][0], out[1][1])
+        if len(_KEY_PAIRS) > 500_000:
+            _KEY_PAIRS.clear()
+        _KEY_PAIRS[(k1, k2)] = found
+    return found
+
+
+def multiply_into(
+    acc: Form, f: dict[Key, tuple[Any, Any]], g: dict[Key, tuple[Any, Any]], scale: Any
+) -> None:
+    """``acc += scale · f · g`` for collapsed forms, by the product-to-sum formulas
+
+    (A₁c₁ + B₁s₁)(A₂c₂ + B₂s₂) = ½[(A₁A₂ + B₁B₂) cos(k₁−k₂) + (A₁A₂ − B₁B₂) cos(k₁+k₂)
+    + (B₁A₂ − A₁B₂) sin(k₁−k₂) + (B₁A₂ + A₁B₂) sin(k₁+k₂)]
+
+    (the zero key is cos 0 = 1, its B empty); keys are canonicalized (sin changes sign).
+    """
+    half = _HALF * scale
+    for k1, (a1, b1) in f.items():
+        for k2, (a2, b2) in g.items():
+            plus, s_plus, minus, s_minus = _key_pair(k1, k2)
+            cos_p: list[Any] = []  # contributions to cos(k1+k2), cos(k1-k2), sin(...)
+            cos_m: list[Any] = []
+            sin_p: list[Any] = []
+            sin_m: list[Any] = []
+            if a1 is not None and a2 is not None:
+                t = se.Mul(half, a1, a2)
+                cos_p.append(t)
+                cos_m.append(t)
+            if b1 is not None and b2 is not None:
+                t = se.Mul(half, b1, b2)
+                cos_p.append(-t)
+                cos_m.append(t)
+            if b1 is not None and a2 is not None:
+                t = se.Mul(half, b1, a2)
+                sin_p.append(t)
+                sin_m.append(t)
+            if a1 is not None and b2 is not None:
+                t = se.Mul(half, a1, b2)
+                sin_p.append(t)
+                sin_m.append(-t)
+            for key, sign, cos_terms, sin_terms in (
+                (plus, s_plus, cos_p, sin_p),
+                (minus, s_minus, cos_m, sin_m),
+            ):
+                if not cos_terms and not sin_terms:
+                    continue
+                slot = acc.get(key)
+                if slot is None:
+                    slot = acc[key] = ([], [])
+                slot[0].extend(cos_terms)
+                if any(key):  # sin 0 = 0
+                    slot[1].extend(sin_terms if sign > 0 else [-x for x in sin_terms])
 
 
 def _plain(f: Fraction) -> int | Fraction:

@@ -513,6 +513,13 @@ def _mass_matrix_canonical(
     encoder = _trigpoly.encoder_for(exprs, list(qv))
     if encoder is None:
         return None
+    linear = _gram_per_frequency(flat, encoder)
+    if linear is not None:
+        cells = {k: encoder.rebuild(p) for k, p in linear.items()}
+        return sp.ImmutableMatrix(n, n, lambda i, j: cells[min(i, j), max(i, j)]), (
+            encoder,
+            linear,
+        )
     try:
         enc: list[tuple[Any, Any]] = [
             (
@@ -554,6 +561,69 @@ def _mass_matrix_canonical(
         return None
     cells = {k: encoder.rebuild(p) for k, p in polys.items()}
     return sp.ImmutableMatrix(n, n, lambda i, j: cells[min(i, j), max(i, j)]), (encoder, polys)
+
+
+def _gram_per_frequency(
+    flat: Sequence[tuple[list[list[Any]], list[list[Any]]]], encoder: Any
+) -> dict[tuple[int, int], Any] | None:
+    """Σ JᵀWJ when every entry of J is linear in cos/sin of rational angles of q and W is
+    free of them (planar chains): each product J_ri J_sj by the product-to-sum formulas,
+    one expansion per frequency (:mod:`lagdyn._lintrig`), in the encoder's dictionary
+    format. Half the terms of the Laurent expansion (no conjugate halves) and no decoding.
+    None when an entry is outside that class."""
+    from ._lintrig import LinearTrigEncoder, NotLinearError, collapse, multiply_into
+
+    n = encoder.n
+    sizes = [len(sp.Add.make_args(e)) for _, Jp in flat for row in Jp for e in row if e != 0]
+    if not sizes or sum(sizes) < 3 * len(sizes):
+        return None  # mostly single terms: one Laurent expansion in C++ is faster
+    lin = LinearTrigEncoder(encoder.q, symbol=encoder._symbol)
+    zero = lin.zero_key
+    try:
+        forms = [
+            (
+                [[collapse(lin.form(e)) if e != 0 else None for e in row] for row in Wp],
+                [[collapse(lin.form(e)) if e != 0 else None for e in row] for row in Jp],
+            )
+            for Wp, Jp in flat
+        ]
+    except NotLinearError:
+        return None
+    acc: dict[tuple[int, int], Any] = {(i, j): {} for i in range(n) for j in range(i, n)}
+    for We, Je in forms:
+        for r, w_row in enumerate(We):
+            for s, w in enumerate(w_row):
+                if w is None:
+                    continue
+                if set(w) != {zero} or w[zero][1] is not None:
+                    return None  # a weight that depends on the angles
+                weight = w[zero][0]
+                for i in range(n):
+                    a = Je[r][i]
+                    if a is None:
+                        continue
+                    for j in range(i, n):
+                        b = Je[s][j]
+                        if b is not None:
+                            multiply_into(acc[i, j], a, b, weight)
+    width = len(encoder.angles)
+    den = encoder.denominators
+    out: dict[tuple[int, int], Any] = {}
+    for cell, form in acc.items():
+        poly = {}
+        for key, (a_terms, b_terms) in form.items():
+            a = se.expand(se.Add(*a_terms)) if a_terms else se.Integer(0)
+            b = se.expand(se.Add(*b_terms)) if b_terms else se.Integer(0)
+            if a == 0 and b == 0:
+                continue
+            scaled = [k * den[i] for i, k in enumerate(key)]
+            if any(getattr(x, "denominator", 1) != 1 for x in scaled):
+                return None  # cannot happen: sums of registered frequencies
+            poly[tuple(int(x) for x in scaled) + (0,) * (width - n)] = (a, b)
+        out[cell] = poly
+    encoder.poly_q |= lin.poly_q
+    encoder.freeze()
+    return out
 
 
 def _mass_matrix_sympy(
