@@ -173,8 +173,8 @@ def _to_sympy(form: dict, q: tuple) -> sp.Expr:
 def test_product_to_sum_is_the_product(x: sp.Expr, y: sp.Expr) -> None:
     enc = lt.LinearTrigEncoder(Q, rates=(v1, v2), symbol=se.sympify)
     acc: dict = {}
-    lt.multiply_into(acc, lt.collapse(enc.form(x)), lt.collapse(enc.form(y)), se.Integer(3))
-    assert tp.is_zero(_to_sympy(acc, Q) - 3 * x * y, Q)
+    lt.product_into(acc, lt.collapse(enc.form(x)), lt.collapse(enc.form(y)))
+    assert tp.is_zero(_to_sympy(lt.products_form(acc, se.Integer(3)), Q) - 6 * x * y, Q)
 
 
 def test_gram_per_frequency_equals_the_laurent_gram(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -192,3 +192,22 @@ def test_gram_per_frequency_equals_the_laurent_gram(monkeypatch: pytest.MonkeyPa
     assert calls and calls[0] is not None  # the per-frequency path did run on this chain
     assert fast._mass_polys[1] == slow._mass_polys[1]
     assert fast.M == slow.M
+
+
+def test_gram_factor_check_per_frequency(chain: ld.LagrangianSystem) -> None:
+    """The positive-definiteness proof's check M = Σ w JᵀJ, per frequency: holds for the
+    returned M, fails for an M with one wrong term (and then M ≻ 0 is not claimed)."""
+    from types import SimpleNamespace
+
+    from lagdyn import structure
+
+    rows = chain._gram_rows
+    assert structure._gram_matches_per_frequency(chain, rows) is True
+    M = sp.Matrix(chain.M)
+    wrong = sp.Symbol("m2") * sp.Symbol("l1") ** 2 * sp.cos(chain.q[2])
+    M[3, 5] += wrong
+    M[5, 3] += wrong
+    fake = SimpleNamespace(n=chain.n, q=chain.q, M=sp.ImmutableMatrix(M), _gram_rows=rows)
+    assert structure._gram_matches_per_frequency(fake, rows) is False
+    assert structure._gram_positive_definite(fake) is None
+    assert structure.positive_definite(chain) is True

@@ -287,7 +287,6 @@ def collapse(form: Form) -> dict[Key, tuple[Any, Any]]:
     }
 
 
-_HALF = se.Rational(1, 2)
 _KEY_PAIRS: dict[tuple[Key, Key], tuple[Key, int, Key, int]] = {}
 
 
@@ -306,52 +305,82 @@ def _key_pair(k1: Key, k2: Key) -> tuple[Key, int, Key, int]:
     return found
 
 
-def multiply_into(
-    acc: Form, f: dict[Key, tuple[Any, Any]], g: dict[Key, tuple[Any, Any]], scale: Any
+#: Accumulator of doubled products: key -> [cos +, cos −, sin +, sin −] term lists.
+Products = dict[Key, tuple[list[Any], list[Any], list[Any], list[Any]]]
+
+
+def product_into(
+    acc: Products, f: dict[Key, tuple[Any, Any]], g: dict[Key, tuple[Any, Any]]
 ) -> None:
-    """``acc += scale · f · g`` for collapsed forms, by the product-to-sum formulas
+    """``acc += 2 · f · g`` for collapsed forms, by the product-to-sum formulas
 
-    (A₁c₁ + B₁s₁)(A₂c₂ + B₂s₂) = ½[(A₁A₂ + B₁B₂) cos(k₁−k₂) + (A₁A₂ − B₁B₂) cos(k₁+k₂)
-    + (B₁A₂ − A₁B₂) sin(k₁−k₂) + (B₁A₂ + A₁B₂) sin(k₁+k₂)]
+    2(A₁c₁ + B₁s₁)(A₂c₂ + B₂s₂) = (A₁A₂ + B₁B₂) cos(k₁−k₂) + (A₁A₂ − B₁B₂) cos(k₁+k₂)
+    + (B₁A₂ − A₁B₂) sin(k₁−k₂) + (B₁A₂ + A₁B₂) sin(k₁+k₂)
 
-    (the zero key is cos 0 = 1, its B empty); keys are canonicalized (sin changes sign).
+    (the zero key is cos 0 = 1 with B empty); keys are canonicalized (sin changes sign),
+    signs go to separate lists (no negated copies). Finish with :func:`products_form`.
     """
-    half = _HALF * scale
+    get = acc.get
     for k1, (a1, b1) in f.items():
         for k2, (a2, b2) in g.items():
             plus, s_plus, minus, s_minus = _key_pair(k1, k2)
-            cos_p: list[Any] = []  # contributions to cos(k1+k2), cos(k1-k2), sin(...)
-            cos_m: list[Any] = []
-            sin_p: list[Any] = []
-            sin_m: list[Any] = []
-            if a1 is not None and a2 is not None:
-                t = se.Mul(half, a1, a2)
-                cos_p.append(t)
-                cos_m.append(t)
-            if b1 is not None and b2 is not None:
-                t = se.Mul(half, b1, b2)
-                cos_p.append(-t)
-                cos_m.append(t)
-            if b1 is not None and a2 is not None:
-                t = se.Mul(half, b1, a2)
-                sin_p.append(t)
-                sin_m.append(t)
-            if a1 is not None and b2 is not None:
-                t = se.Mul(half, a1, b2)
-                sin_p.append(t)
-                sin_m.append(-t)
-            for key, sign, cos_terms, sin_terms in (
-                (plus, s_plus, cos_p, sin_p),
-                (minus, s_minus, cos_m, sin_m),
-            ):
-                if not cos_terms and not sin_terms:
-                    continue
-                slot = acc.get(key)
-                if slot is None:
-                    slot = acc[key] = ([], [])
-                slot[0].extend(cos_terms)
-                if any(key):  # sin 0 = 0
-                    slot[1].extend(sin_terms if sign > 0 else [-x for x in sin_terms])
+            p = get(plus)
+            if p is None:
+                p = acc[plus] = ([], [], [], [])
+            m = get(minus)
+            if m is None:
+                m = acc[minus] = ([], [], [], [])
+            # sin slots: index 2 adds, 3 subtracts; a canonicalizing flip swaps them
+            p_add = 2 if s_plus > 0 else 3
+            m_add, m_sub = (2, 3) if s_minus > 0 else (3, 2)
+            if a1 is not None:
+                if a2 is not None:
+                    t = a1 * a2
+                    p[0].append(t)
+                    m[0].append(t)
+                if b2 is not None:
+                    t = a1 * b2
+                    p[p_add].append(t)
+                    m[m_sub].append(t)
+            if b1 is not None:
+                if b2 is not None:
+                    t = b1 * b2
+                    p[1].append(t)
+                    m[0].append(t)
+                if a2 is not None:
+                    t = b1 * a2
+                    p[p_add].append(t)
+                    m[m_add].append(t)
+
+
+def scaled(row: Sequence[dict[Key, tuple[Any, Any]]], weight: Any) -> list[Any]:
+    """Every collapsed form of ``row`` times ``weight``."""
+    return [
+        {
+            k: (None if a is None else weight * a, None if b is None else weight * b)
+            for k, (a, b) in f.items()
+        }
+        for f in row
+    ]
+
+
+def products_form(acc: Products, scale: Any = None) -> Form:
+    """The accumulated products as a form (``scale`` times each coefficient; the sine
+    of the zero key, sin 0, is dropped)."""
+    out: Form = {}
+    for key, (cp, cm, sp_, sm) in acc.items():
+        a = []
+        if cp or cm:
+            a = [se.Add(*cp) - se.Add(*cm)]
+        b = []
+        if (sp_ or sm) and any(key):
+            b = [se.Add(*sp_) - se.Add(*sm)]
+        if scale is not None:
+            a = [scale * x for x in a]
+            b = [scale * x for x in b]
+        if a or b:
+            out[key] = (a, b)
+    return out
 
 
 def _plain(f: Fraction) -> int | Fraction:

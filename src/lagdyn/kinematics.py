@@ -571,7 +571,14 @@ def _gram_per_frequency(
     one expansion per frequency (:mod:`lagdyn._lintrig`), in the encoder's dictionary
     format. Half the terms of the Laurent expansion (no conjugate halves) and no decoding.
     None when an entry is outside that class."""
-    from ._lintrig import LinearTrigEncoder, NotLinearError, collapse, multiply_into
+    from ._lintrig import (
+        LinearTrigEncoder,
+        NotLinearError,
+        collapse,
+        product_into,
+        products_form,
+        scaled,
+    )
 
     n = encoder.n
     sizes = [len(sp.Add.make_args(e)) for _, Jp in flat for row in Jp for e in row if e != 0]
@@ -602,24 +609,27 @@ def _gram_per_frequency(
                     a = Je[r][i]
                     if a is None:
                         continue
+                    # the weight multiplies the left factor once, not every product
+                    aw = scaled([a], weight)[0]
                     for j in range(i, n):
                         b = Je[s][j]
                         if b is not None:
-                            multiply_into(acc[i, j], a, b, weight)
+                            product_into(acc[i, j], aw, b)
     width = len(encoder.angles)
     den = encoder.denominators
     out: dict[tuple[int, int], Any] = {}
-    for cell, form in acc.items():
+    half = se.Rational(1, 2)
+    for cell, products in acc.items():
         poly = {}
-        for key, (a_terms, b_terms) in form.items():
+        for key, (a_terms, b_terms) in products_form(products, half).items():
             a = se.expand(se.Add(*a_terms)) if a_terms else se.Integer(0)
             b = se.expand(se.Add(*b_terms)) if b_terms else se.Integer(0)
             if a == 0 and b == 0:
                 continue
-            scaled = [k * den[i] for i, k in enumerate(key)]
-            if any(getattr(x, "denominator", 1) != 1 for x in scaled):
+            steps = [k * den[i] for i, k in enumerate(key)]
+            if any(getattr(x, "denominator", 1) != 1 for x in steps):
                 return None  # cannot happen: sums of registered frequencies
-            poly[tuple(int(x) for x in scaled) + (0,) * (width - n)] = (a, b)
+            poly[tuple(int(x) for x in steps) + (0,) * (width - n)] = (a, b)
         out[cell] = poly
     encoder.poly_q |= lin.poly_q
     encoder.freeze()
