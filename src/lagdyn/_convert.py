@@ -51,9 +51,9 @@ class SymbolTable:
         elif expr.is_Rational:
             out = sp.Rational(int(expr.p), int(expr.q))
         elif expr.is_Add:
-            out = sp.Add(*[self.to_sympy(a) for a in expr.args])
+            out = canonical_add([self.to_sympy(a) for a in expr.args])
         elif expr.is_Mul:
-            out = sp.Mul(*[self.to_sympy(a) for a in expr.args])
+            out = canonical_mul([self.to_sympy(a) for a in expr.args])
         elif expr.is_Pow:
             out = sp.Pow(self.to_sympy(expr.args[0]), self.to_sympy(expr.args[1]))
         else:  # functions and other objects: sympy's converter, then restore names
@@ -66,6 +66,70 @@ class SymbolTable:
             out = out.xreplace(repl) if repl else out
         self._memo[expr] = out
         return out
+
+
+def _plain_factor(a: sp.Basic) -> bool:
+    """A factor sympy's Mul keeps as it is: a symbol, a function, a derivative, a sum, or
+    an integer power of one of those (no numbers, no nested products)."""
+    if a.is_Pow:
+        return bool(a.exp.is_Integer) and _plain_factor(a.base)
+    return bool(
+        a.is_Symbol or a.is_Add or isinstance(a, (sp.Derivative, sp.core.function.AppliedUndef))
+    ) or (a.is_Function and not a.is_number)
+
+
+def canonical_add(args: list[sp.Expr]) -> sp.Expr:
+    """``sympy.Add(*args)`` for the terms of a symengine sum, built without re-evaluation
+    when that is sound: rational numbers only (at most one), no nested sums, distinct
+    terms (symengine merged like terms) — then sympy's canonical form is the number first
+    and the terms in sympy's sort order (``Add.flatten``'s own last step). Anything else
+    is evaluated by sympy. A hypothesis test checks equality with the evaluated sum.
+    """
+    if len(args) < 2:
+        return sp.Add(*args)
+    numbers = [a for a in args if a.is_Number]
+    terms = [a for a in args if not a.is_Number]
+    if len(numbers) > 1 or (numbers and (not numbers[0].is_Rational or numbers[0] == 0)):
+        return sp.Add(*args)
+    seen = set()
+    for term in terms:
+        if term.is_Add:
+            return sp.Add(*args)
+        coeff, rest = term.as_coeff_Mul()
+        if not coeff.is_Rational or rest in seen or rest.is_Number:
+            return sp.Add(*args)
+        seen.add(rest)
+    sp.core.add._addsort(terms)
+    return sp.Add._from_args(numbers + terms)
+
+
+def canonical_mul(args: list[sp.Expr]) -> sp.Expr:
+    """``sympy.Mul(*args)`` for the factors of a symengine product, built without
+    re-evaluation when that is sound: at most one rational coefficient (not 1), every other
+    factor plain (:func:`_plain_factor`) with distinct bases, and not sympy's
+    distribution case ``Rational * Add`` — then sympy's canonical form is the coefficient
+    first and the factors in sympy's sort order (``Mul.flatten``'s own last step).
+    Anything else is evaluated by sympy. A hypothesis test checks equality with the
+    evaluated product.
+    """
+    if len(args) < 2:
+        return sp.Mul(*args)
+    numbers = [a for a in args if a.is_Number]
+    factors = [a for a in args if not a.is_Number]
+    if len(numbers) > 1 or (numbers and (not numbers[0].is_Rational or numbers[0] in (0, 1))):
+        return sp.Mul(*args)
+    if numbers and len(factors) == 1 and factors[0].is_Add:
+        return sp.Mul(*args)  # 2*(a + b) -> 2*a + 2*b
+    bases = set()
+    for f in factors:
+        if not _plain_factor(f):
+            return sp.Mul(*args)
+        base = f.base if f.is_Pow else f
+        if base in bases:
+            return sp.Mul(*args)
+        bases.add(base)
+    sp.core.mul._mulsort(factors)
+    return sp.Mul._from_args(numbers + factors)
 
 
 def to_symengine(expr: sp.Expr) -> se.Basic | None:

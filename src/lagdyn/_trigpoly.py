@@ -59,6 +59,7 @@ import sympy
 
 from ._common import distinct_nodes
 from ._convert import SymbolTable
+from ._lintrig import LinearTrigEncoder, NotLinearError, combine, is_zero_form
 
 __all__ = ["FastDerivation", "canonical", "derive", "is_zero"]
 
@@ -1496,8 +1497,6 @@ def _energy_linear(
     """:func:`_energy_laurent` one frequency at a time (:mod:`lagdyn._lintrig`); None when
     an expression is not linear in its trigonometric atoms or L has a term of degree
     above 2 in q̇."""
-    from ._lintrig import LinearTrigEncoder, NotLinearError, combine, is_zero_form
-
     n = len(q)
     enc = LinearTrigEncoder(q, rates=qd)
     vel = [enc.symbol(v) for v in qd]
@@ -1680,8 +1679,6 @@ def _skew_streamed(
     pair, so memory stays at one pair. None when an entry is not linear in its
     trigonometric atoms (then the Laurent encoding decides).
     """
-    from ._lintrig import LinearTrigEncoder, NotLinearError, combine, is_zero_form
-
     n = len(q)
     enc = LinearTrigEncoder(q, rates=qd)
     velocities = [enc.symbol(v) for v in qd]
