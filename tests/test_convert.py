@@ -52,3 +52,13 @@ def test_fast_sums_and_products_are_sympys_own(expr: sp.Expr, expand: bool) -> N
     assert fast == reference
     assert fast.func == reference.func and fast.args == reference.args
     assert sp.expand(fast - expr) == 0
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(exprs, min_size=0, max_size=5))
+def test_canonical_constructors_equal_sympys(args: list[sp.Expr]) -> None:
+    """On any sympy arguments (nested sums and products, numbers, powers)."""
+    for fast, slow in ((_convert.canonical_add, sp.Add), (_convert.canonical_mul, sp.Mul)):
+        mine, reference = fast(args), slow(*args)
+        assert mine == reference
+        assert mine.func == reference.func and mine.args == reference.args

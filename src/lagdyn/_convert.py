@@ -78,47 +78,66 @@ def _plain_factor(a: sp.Basic) -> bool:
     ) or (a.is_Function and not a.is_number)
 
 
-def canonical_add(args: list[sp.Expr]) -> sp.Expr:
-    """``sympy.Add(*args)`` for the terms of a symengine sum, built without re-evaluation
-    when that is sound: rational numbers only (at most one), no nested sums, distinct
-    terms (symengine merged like terms) — then sympy's canonical form is the number first
-    and the terms in sympy's sort order (``Add.flatten``'s own last step). Anything else
-    is evaluated by sympy. A hypothesis test checks equality with the evaluated sum.
+def canonical_add(args: Sequence[sp.Expr]) -> sp.Expr:
+    """``sympy.Add(*args)`` built without re-evaluation when that is sound.
+
+    Nested sums are spliced and rational numbers summed; then, when every term's
+    coefficient is rational and no two terms share their non-numeric part, sympy's
+    canonical form is the number first and the terms in sympy's sort order
+    (``Add.flatten``'s own last step). Anything else is evaluated by sympy. A hypothesis
+    test checks equality with the evaluated sum, argument order included.
     """
-    if len(args) < 2:
-        return sp.Add(*args)
-    numbers = [a for a in args if a.is_Number]
-    terms = [a for a in args if not a.is_Number]
-    if len(numbers) > 1 or (numbers and (not numbers[0].is_Rational or numbers[0] == 0)):
-        return sp.Add(*args)
+    terms: list[sp.Expr] = []
+    number = sp.S.Zero
+    for a in args:
+        for term in a.args if a.is_Add else (a,):
+            if term.is_Number:
+                if not term.is_Rational:
+                    return sp.Add(*args)
+                number += term
+            else:
+                terms.append(term)
+    if not terms:
+        return number
+    if len(terms) == 1 and number == 0:
+        return terms[0]
     seen = set()
     for term in terms:
-        if term.is_Add:
-            return sp.Add(*args)
         coeff, rest = term.as_coeff_Mul()
-        if not coeff.is_Rational or rest in seen or rest.is_Number:
+        if not coeff.is_Rational or rest in seen:
             return sp.Add(*args)
         seen.add(rest)
     sp.core.add._addsort(terms)
-    return sp.Add._from_args(numbers + terms)
+    return sp.Add._from_args(([number] if number != 0 else []) + terms)
 
 
-def canonical_mul(args: list[sp.Expr]) -> sp.Expr:
-    """``sympy.Mul(*args)`` for the factors of a symengine product, built without
-    re-evaluation when that is sound: at most one rational coefficient (not 1), every other
-    factor plain (:func:`_plain_factor`) with distinct bases, and not sympy's
-    distribution case ``Rational * Add`` — then sympy's canonical form is the coefficient
-    first and the factors in sympy's sort order (``Mul.flatten``'s own last step).
-    Anything else is evaluated by sympy. A hypothesis test checks equality with the
-    evaluated product.
+def canonical_mul(args: Sequence[sp.Expr]) -> sp.Expr:
+    """``sympy.Mul(*args)`` built without re-evaluation when that is sound.
+
+    Nested products are spliced and rational numbers multiplied; then, when every other
+    factor is plain (:func:`_plain_factor`) with distinct bases and the product is not
+    sympy's distribution case ``Rational * Add``, sympy's canonical form is the
+    coefficient first and the factors in sympy's sort order (``Mul.flatten``'s own last
+    step). Anything else is evaluated by sympy. A hypothesis test checks equality with
+    the evaluated product, argument order included.
     """
-    if len(args) < 2:
-        return sp.Mul(*args)
-    numbers = [a for a in args if a.is_Number]
-    factors = [a for a in args if not a.is_Number]
-    if len(numbers) > 1 or (numbers and (not numbers[0].is_Rational or numbers[0] in (0, 1))):
-        return sp.Mul(*args)
-    if numbers and len(factors) == 1 and factors[0].is_Add:
+    factors: list[sp.Expr] = []
+    number = sp.S.One
+    for a in args:
+        for f in a.args if a.is_Mul else (a,):
+            if f.is_Number:
+                if not f.is_Rational:
+                    return sp.Mul(*args)
+                number *= f
+            else:
+                factors.append(f)
+    if number == 0:
+        return sp.S.Zero
+    if not factors:
+        return number
+    if number == 1 and len(factors) == 1:
+        return factors[0]
+    if number != 1 and len(factors) == 1 and factors[0].is_Add:
         return sp.Mul(*args)  # 2*(a + b) -> 2*a + 2*b
     bases = set()
     for f in factors:
@@ -129,7 +148,7 @@ def canonical_mul(args: list[sp.Expr]) -> sp.Expr:
             return sp.Mul(*args)
         bases.add(base)
     sp.core.mul._mulsort(factors)
-    return sp.Mul._from_args(numbers + factors)
+    return sp.Mul._from_args(([number] if number != 1 else []) + factors)
 
 
 def to_symengine(expr: sp.Expr) -> se.Basic | None:

@@ -59,6 +59,8 @@ import sympy
 
 from ._common import distinct_nodes
 from ._convert import SymbolTable
+from ._convert import canonical_add as _add
+from ._convert import canonical_mul as _mul
 from ._lintrig import LinearTrigEncoder, NotLinearError, combine, is_zero_form
 
 __all__ = ["FastDerivation", "canonical", "derive", "is_zero"]
@@ -414,11 +416,13 @@ class _Encoder:
             nonzero = any(key)
             if a != _ZERO:
                 terms.append(
-                    self.compact(a) * self.trig_function(key, 0) if nonzero else self.compact(a)
+                    _mul([self.compact(a), self.trig_function(key, 0)])
+                    if nonzero
+                    else self.compact(a)
                 )
             if b != _ZERO:
-                terms.append(self.compact(b) * self.trig_function(key, 1))
-        return sympy.Add(*terms)
+                terms.append(_mul([self.compact(b), self.trig_function(key, 1)]))
+        return _add(terms)
 
     def compact(self, value: Any) -> sympy.Expr:
         """Rebuild an expanded polynomial in a compact nested (Horner-like) form.
@@ -487,7 +491,7 @@ class _Encoder:
             coef, pw = terms[0]
             factors.append(sympy.Rational(coef.numerator, coef.denominator))
             factors += [self.to_sympy(b) ** e for b, e in pw.items()]
-            return sympy.Mul(*factors)
+            return _mul(factors)
         # Nest on parameters (and rates) only: nesting on a coordinate turns a polynomial
         # in q into a Horner scheme, which reads badly and, at degree ~100, is deeper
         # than sympy's recursion limit. Common monomial factors of q are still pulled out.
@@ -500,11 +504,13 @@ class _Encoder:
         if counts:
             best = max(counts, key=lambda b: (counts[b], str(b)))
         if best is None or counts[best] < 2:
-            body = sympy.Add(
-                *[
-                    sympy.Mul(
-                        sympy.Rational(c.numerator, c.denominator),
-                        *[self.to_sympy(b) ** e for b, e in pw.items()],
+            body = _add(
+                [
+                    _mul(
+                        [
+                            sympy.Rational(c.numerator, c.denominator),
+                            *[self.to_sympy(b) ** e for b, e in pw.items()],
+                        ]
                     )
                     for c, pw in terms
                 ]
@@ -523,9 +529,9 @@ class _Encoder:
             parts = [self.to_sympy(best) ** low * self._factored(lowered)]
             if outside:
                 parts.append(self._factored(outside))
-            body = sympy.Add(*parts)
+            body = _add(parts)
         factors.append(body)
-        return sympy.Mul(*factors)
+        return _mul(factors)
 
 
 def _real_imag(coef: Any) -> tuple[Any, Any]:
@@ -1027,10 +1033,10 @@ class FastDerivation:
                     vel = se.Add(*[c * enc._symbol(self.qd[k]) for c, k in groups[primitive]])
                     vel_content, vel_rest = _content(se.expand(vel))
                     outer = se.expand(vel_content * primitive)
-                    parts.append(enc.compact(outer) * enc.to_sympy(vel_rest))
-                factor = sympy.Add(*parts)
-                terms.append(factor * enc.trig_function(key, slot) if any(key) else factor)
-        return sympy.Add(*terms)
+                    parts.append(_mul([enc.compact(outer), enc.to_sympy(vel_rest)]))
+                factor = _add(parts)
+                terms.append(_mul([factor, enc.trig_function(key, slot)]) if any(key) else factor)
+        return _add(terms)
 
     @cached_property
     def g(self) -> sympy.ImmutableMatrix:
