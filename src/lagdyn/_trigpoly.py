@@ -265,7 +265,7 @@ class _Encoder:
 
     def _convert_new(self, node: sympy.Basic) -> Any:
         if node in self.qset:
-            k = self.q.index(node)
+            k = self.angle_index[node]
             self.poly_q.add(k)
             return self.qse[k]
         if node.is_Symbol:
@@ -1189,6 +1189,7 @@ def derive(
     qd: Sequence[sympy.Symbol],
     *,
     polys: tuple[Any, dict[tuple[int, int], TrigPoly]] | None = None,
+    rates_checked: bool = False,
 ) -> FastDerivation | None:
     """Derive Christoffel symbols, ``C`` and ``g`` in canonical trig-polynomial form.
 
@@ -1204,6 +1205,9 @@ def derive(
         M's upper triangle already in canonical form (``(i, j) -> dictionary`` in the
         encoder's space, as :mod:`lagdyn.kinematics` assembles it): used as it is, M is
         not encoded again.
+    rates_checked : bool, optional
+        The caller has already checked that M is free of ``qd`` (a system splitting its
+        Lagrangian does): the scan of every entry's free symbols is skipped.
 
     Returns
     -------
@@ -1240,7 +1244,9 @@ def derive(
     else:
         entries = {(i, j): M[i, j] for i in range(n) for j in range(i, n)}
         qd_set = set(qd)
-        if any(not qd_set.isdisjoint(e.free_symbols) for e in entries.values()):
+        if not rates_checked and any(
+            not qd_set.isdisjoint(e.free_symbols) for e in entries.values()
+        ):
             return None
         found = _encoder_for(list(entries.values()), q)
         if found is None:

@@ -559,7 +559,10 @@ class LagrangianSystem:
             import lagdyn._trigpoly as _trigpoly
         except ImportError:  # pragma: no cover - the module ships with lagdyn
             return None
-        return _trigpoly.derive(self._M_dyn, self._V_dyn, self._q, self.qd, polys=self._mass_polys)
+        # M is free of the rates: _split_lagrangian and from_mass_matrix refused otherwise
+        return _trigpoly.derive(
+            self._M_dyn, self._V_dyn, self._q, self.qd, polys=self._mass_polys, rates_checked=True
+        )
 
     @cached_property
     def _general(self) -> tuple[sp.ImmutableMatrix, tuple[Any, ...], sp.ImmutableMatrix]:
