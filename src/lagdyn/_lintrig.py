@@ -299,7 +299,7 @@ def _key_pair(k1: Key, k2: Key) -> tuple[Key, int, Key, int]:
             lead = next((x for x in key if x), 0)
             out.append((tuple(-x for x in key), -1) if lead < 0 else (key, 1))
         found = (out[0][0], out[0][1], out[1][0], out[1][1])
-        if len(_KEY_PAIRS) > 500_000:
+        if len(_KEY_PAIRS) > 50_000:
             _KEY_PAIRS.clear()
         _KEY_PAIRS[(k1, k2)] = found
     return found
