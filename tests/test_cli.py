@@ -344,3 +344,33 @@ def test_too_many_coordinates_are_refused_at_once(capsys):
     argv = ["derive", "--lagrangian", "dot(x0)**2", "--coordinates", "x:5000"]
     assert main(argv) == 2
     assert "5000 coordinates" in capsys.readouterr().err
+
+
+def test_large_entries_print_in_linear_syntax_that_parses_back():
+    """The memoized linear printer (entries beyond commands.LARGE nodes) writes the
+    expression itself: its text, with the pretty names mapped back, parses to the entry."""
+    import re
+
+    import sympy as sp
+
+    import lagdyn as ld
+    from lagdyn.cli import commands
+
+    system = ld.zoo.get("n_link_pendulum", n=6, coordinates="relative")
+    entry = system.h[0]
+    assert commands._nodes(entry, commands.LARGE) > commands.LARGE
+    text = commands._pretty(entry, system)
+    back: dict[str, str] = {}
+    for k, q in enumerate(system.q):
+        name = q.func.__name__
+        back[str(commands._unicode_symbol(commands._dotted(name, 1)))] = f"V{k}"
+        back[str(commands._unicode_symbol(sp.Symbol(name)))] = f"Q{k}"
+    for p in system.parameters:
+        back[str(commands._unicode_symbol(p))] = p.name
+    pattern = re.compile("|".join(sorted(map(re.escape, back), key=len, reverse=True)))
+    parsed = sp.parse_expr(pattern.sub(lambda m: back[m.group(0)], text))
+    repl = {qd: sp.Symbol(f"V{k}") for k, qd in enumerate(system.qd)}
+    repl.update({q: sp.Symbol(f"Q{k}") for k, q in enumerate(system.q)})
+    expected = entry.xreplace(repl)
+    local = {p.name: p for p in system.parameters}
+    assert sp.expand(parsed.xreplace({sp.Symbol(k): v for k, v in local.items()}) - expected) == 0

@@ -51,9 +51,9 @@ class SymbolTable:
         elif expr.is_Rational:
             out = sp.Rational(int(expr.p), int(expr.q))
         elif expr.is_Add:
-            out = sp.Add(*[self.to_sympy(a) for a in expr.args])
+            out = canonical_add([self.to_sympy(a) for a in expr.args])
         elif expr.is_Mul:
-            out = sp.Mul(*[self.to_sympy(a) for a in expr.args])
+            out = canonical_mul([self.to_sympy(a) for a in expr.args])
         elif expr.is_Pow:
             out = sp.Pow(self.to_sympy(expr.args[0]), self.to_sympy(expr.args[1]))
         else:  # functions and other objects: sympy's converter, then restore names
@@ -66,6 +66,89 @@ class SymbolTable:
             out = out.xreplace(repl) if repl else out
         self._memo[expr] = out
         return out
+
+
+def _plain_factor(a: sp.Basic) -> bool:
+    """A factor sympy's Mul keeps as it is: a symbol, a function, a derivative, a sum, or
+    an integer power of one of those (no numbers, no nested products)."""
+    if a.is_Pow:
+        return bool(a.exp.is_Integer) and _plain_factor(a.base)
+    return bool(
+        a.is_Symbol or a.is_Add or isinstance(a, (sp.Derivative, sp.core.function.AppliedUndef))
+    ) or (a.is_Function and not a.is_number)
+
+
+def canonical_add(args: Sequence[sp.Expr]) -> sp.Expr:
+    """``sympy.Add(*args)`` built without re-evaluation when that is sound.
+
+    Nested sums are spliced and rational numbers summed; then, when every term's
+    coefficient is rational and no two terms share their non-numeric part, sympy's
+    canonical form is the number first and the terms in sympy's sort order
+    (``Add.flatten``'s own last step). Anything else is evaluated by sympy. A hypothesis
+    test checks equality with the evaluated sum, argument order included.
+    """
+    terms: list[sp.Expr] = []
+    number = sp.S.Zero
+    for a in args:
+        for term in a.args if a.is_Add else (a,):
+            if term.is_Number:
+                if not term.is_Rational:
+                    return sp.Add(*args)
+                number += term
+            else:
+                terms.append(term)
+    if not terms:
+        return number
+    if len(terms) == 1 and number == 0:
+        return terms[0]
+    seen = set()
+    for term in terms:
+        coeff, rest = term.as_coeff_Mul()
+        if not coeff.is_Rational or rest in seen:
+            return sp.Add(*args)
+        seen.add(rest)
+    sp.core.add._addsort(terms)
+    return sp.Add._from_args(([number] if number != 0 else []) + terms)
+
+
+def canonical_mul(args: Sequence[sp.Expr]) -> sp.Expr:
+    """``sympy.Mul(*args)`` built without re-evaluation when that is sound.
+
+    Nested products are spliced and rational numbers multiplied; then, when every other
+    factor is plain (:func:`_plain_factor`) with distinct bases and the product is not
+    sympy's distribution case ``Rational * Add``, sympy's canonical form is the
+    coefficient first and the factors in sympy's sort order (``Mul.flatten``'s own last
+    step). Anything else is evaluated by sympy. A hypothesis test checks equality with
+    the evaluated product, argument order included.
+    """
+    factors: list[sp.Expr] = []
+    number = sp.S.One
+    for a in args:
+        for f in a.args if a.is_Mul else (a,):
+            if f.is_Number:
+                if not f.is_Rational:
+                    return sp.Mul(*args)
+                number *= f
+            else:
+                factors.append(f)
+    if number == 0:
+        return sp.S.Zero
+    if not factors:
+        return number
+    if number == 1 and len(factors) == 1:
+        return factors[0]
+    if number != 1 and len(factors) == 1 and factors[0].is_Add:
+        return sp.Mul(*args)  # 2*(a + b) -> 2*a + 2*b
+    bases = set()
+    for f in factors:
+        if not _plain_factor(f):
+            return sp.Mul(*args)
+        base = f.base if f.is_Pow else f
+        if base in bases:
+            return sp.Mul(*args)
+        bases.add(base)
+    sp.core.mul._mulsort(factors)
+    return sp.Mul._from_args(([number] if number != 1 else []) + factors)
 
 
 def to_symengine(expr: sp.Expr) -> se.Basic | None:

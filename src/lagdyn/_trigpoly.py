@@ -59,6 +59,9 @@ import sympy
 
 from ._common import distinct_nodes
 from ._convert import SymbolTable
+from ._convert import canonical_add as _add
+from ._convert import canonical_mul as _mul
+from ._lintrig import LinearTrigEncoder, NotLinearError, combine, is_zero_form
 
 __all__ = ["FastDerivation", "canonical", "derive", "is_zero"]
 
@@ -182,6 +185,35 @@ class _Encoder:
             self.denominators[idx] = d * ratio.denominator // math.gcd(d, ratio.denominator)
         return {i: r for i, r in freqs.items() if r}, sympy.Add(*numeric)
 
+    def extend(self, exprs: Iterable[sympy.Expr]) -> bool:
+        """Register the trig atoms of ``exprs``, also after :meth:`freeze` when they need
+        no new angle and no new denominator; False (nothing registered) otherwise."""
+        if not self._frozen:
+            try:
+                self.register(exprs)
+            except _NotRepresentableError:
+                return False
+            return True
+        found: dict[sympy.Basic, tuple[dict[int, Fraction], sympy.Expr]] = {}
+        width = len(self.angles)
+        denominators = list(self.denominators)
+        for atom in trig_atoms(exprs):
+            if atom in self.trig or atom in found:
+                continue
+            try:
+                parsed = self._parse_argument(atom.args[0])
+            except _NotRepresentableError:
+                parsed = None
+            if parsed is None or len(self.angles) != width or self.denominators != denominators:
+                for extra in self.angles[width:]:
+                    del self.angle_index[extra]
+                del self.angles[width:]
+                self.denominators[:] = denominators
+                return False
+            found[atom] = parsed
+        self.trig.update(found)
+        return True
+
     def freeze(self) -> None:
         """Create the Laurent symbols once all trig arguments are registered."""
         if self._frozen:
@@ -233,7 +265,7 @@ class _Encoder:
 
     def _convert_new(self, node: sympy.Basic) -> Any:
         if node in self.qset:
-            k = self.q.index(node)
+            k = self.angle_index[node]
             self.poly_q.add(k)
             return self.qse[k]
         if node.is_Symbol:
@@ -384,11 +416,13 @@ class _Encoder:
             nonzero = any(key)
             if a != _ZERO:
                 terms.append(
-                    self.compact(a) * self.trig_function(key, 0) if nonzero else self.compact(a)
+                    _mul([self.compact(a), self.trig_function(key, 0)])
+                    if nonzero
+                    else self.compact(a)
                 )
             if b != _ZERO:
-                terms.append(self.compact(b) * self.trig_function(key, 1))
-        return sympy.Add(*terms)
+                terms.append(_mul([self.compact(b), self.trig_function(key, 1)]))
+        return _add(terms)
 
     def compact(self, value: Any) -> sympy.Expr:
         """Rebuild an expanded polynomial in a compact nested (Horner-like) form.
@@ -457,7 +491,7 @@ class _Encoder:
             coef, pw = terms[0]
             factors.append(sympy.Rational(coef.numerator, coef.denominator))
             factors += [self.to_sympy(b) ** e for b, e in pw.items()]
-            return sympy.Mul(*factors)
+            return _mul(factors)
         # Nest on parameters (and rates) only: nesting on a coordinate turns a polynomial
         # in q into a Horner scheme, which reads badly and, at degree ~100, is deeper
         # than sympy's recursion limit. Common monomial factors of q are still pulled out.
@@ -470,11 +504,13 @@ class _Encoder:
         if counts:
             best = max(counts, key=lambda b: (counts[b], str(b)))
         if best is None or counts[best] < 2:
-            body = sympy.Add(
-                *[
-                    sympy.Mul(
-                        sympy.Rational(c.numerator, c.denominator),
-                        *[self.to_sympy(b) ** e for b, e in pw.items()],
+            body = _add(
+                [
+                    _mul(
+                        [
+                            sympy.Rational(c.numerator, c.denominator),
+                            *[self.to_sympy(b) ** e for b, e in pw.items()],
+                        ]
                     )
                     for c, pw in terms
                 ]
@@ -493,9 +529,9 @@ class _Encoder:
             parts = [self.to_sympy(best) ** low * self._factored(lowered)]
             if outside:
                 parts.append(self._factored(outside))
-            body = sympy.Add(*parts)
+            body = _add(parts)
         factors.append(body)
-        return sympy.Mul(*factors)
+        return _mul(factors)
 
 
 def _real_imag(coef: Any) -> tuple[Any, Any]:
@@ -690,42 +726,36 @@ def _derivative(poly: TrigPoly, k: int, qk: Any, denominator: int, polynomial: b
 # -- factoring the Coriolis vector --------------------------------------------
 
 
-def _velocity_factored(enc: _Encoder, coef: Any, vel: Sequence[Any]) -> sympy.Expr:
-    """``coef`` (expanded, quadratic in ``vel``) as content × parameter polynomial × two
-    linear velocity forms when it splits that way; else the compact polynomial."""
-    vset = set(vel)
-    index = {v: i for i, v in enumerate(vel)}
-    groups: dict[tuple[int, ...], list[Any]] = {}
-    for mono, c in _coefficients(coef):
-        if c == 0:
-            continue
-        pw = _monomial_powers(mono)
-        expo = [0] * len(vel)
-        rest = se.Integer(c) if type(c) is int else c
-        for base, e in pw.items():
-            if base in vset:
-                expo[index[base]] += e
-            else:
-                rest = rest * base**e
-        if sum(expo) != 2:
-            return enc.compact(coef)
-        groups.setdefault(tuple(expo), []).append(rest)
+def _velocity_factored(
+    enc: _Encoder, groups: dict[tuple[int, ...], Any], vel: Sequence[Any]
+) -> sympy.Expr:
+    """``Σ_e groups[e] v^e`` (``e`` exponent vectors of degree 2, values expanded and free
+    of ``vel``) as content × parameter polynomial × two linear velocity forms when it
+    splits that way; else the compact polynomial."""
+
+    def whole() -> sympy.Expr:
+        terms = []
+        for expo, rest in groups.items():
+            mono = se.Mul(*[v**e for v, e in zip(vel, expo) if e])
+            terms.append(rest * mono)
+        return enc.compact(se.expand(se.Add(*terms)))
+
     base_poly = None
     base_content = None
     ratios: dict[tuple[int, ...], Fraction] = {}
-    for key, rests in groups.items():
-        c_i, p_i = _content(se.expand(se.Add(*rests)))
+    for key, rest in groups.items():
+        c_i, p_i = _content(rest)
         if base_poly is None:
             base_poly, base_content = p_i, c_i
         elif p_i != base_poly:
-            return enc.compact(coef)
+            return whole()
         ratio = c_i / base_content
         if not ratio.is_Rational:
-            return enc.compact(coef)
+            return whole()
         ratios[key] = Fraction(int(ratio.p), int(ratio.q))
     split = _split_quadratic(ratios, len(vel))
     if split is None or base_poly is None:
-        return enc.compact(coef)
+        return whole()
     scale, first, second = split
     scalar = se.Rational(scale.numerator, scale.denominator) * base_content
     return (
@@ -943,6 +973,16 @@ class FastDerivation:
 
     def _by_velocity(self, polys: Sequence[TrigPoly]) -> sympy.Expr | None:
         enc = self._enc
+        # one shared primitive needs at least two nonzero dictionaries with the same
+        # frequencies in the same slots (dividing by a content keeps both): check that
+        # first, before any content is computed
+        shapes = {
+            frozenset((key, a != _ZERO, b != _ZERO) for key, (a, b) in poly.items())
+            for poly in polys
+            if poly
+        }
+        if len(shapes) != 1 or sum(1 for poly in polys if poly) < 2:
+            return None
         groups: dict[frozenset[Any], list[tuple[Any, int]]] = {}
         primitives: dict[frozenset[Any], TrigPoly] = {}
         for k, poly in enumerate(polys):
@@ -993,10 +1033,10 @@ class FastDerivation:
                     vel = se.Add(*[c * enc._symbol(self.qd[k]) for c, k in groups[primitive]])
                     vel_content, vel_rest = _content(se.expand(vel))
                     outer = se.expand(vel_content * primitive)
-                    parts.append(enc.compact(outer) * enc.to_sympy(vel_rest))
-                factor = sympy.Add(*parts)
-                terms.append(factor * enc.trig_function(key, slot) if any(key) else factor)
-        return sympy.Add(*terms)
+                    parts.append(_mul([enc.compact(outer), enc.to_sympy(vel_rest)]))
+                factor = _add(parts)
+                terms.append(_mul([factor, enc.trig_function(key, slot)]) if any(key) else factor)
+        return _add(terms)
 
     @cached_property
     def g(self) -> sympy.ImmutableMatrix:
@@ -1030,30 +1070,32 @@ class FastDerivation:
         vel = [enc._symbol(v) for v in self.qd]
         g_polys = self._g_source if isinstance(self._g_source, list) else None
         rows = []
+        two = se.Integer(2)
         for i in range(n):
-            acc: dict[Key, tuple[list[Any], list[Any]]] = {}
+            # per frequency and slot: velocity monomial v_j v_k -> its coefficient, read
+            # off Γ_ijk directly (Γ is free of the velocities, so nothing is expanded)
+            acc: dict[Key, tuple[dict[tuple[int, ...], Any], dict[tuple[int, ...], Any]]] = {}
             for j in range(n):
                 for k in range(j, n):
                     poly = self._gamma[(i, j, k)]
                     if not poly:
                         continue
-                    w = vel[j] * vel[k] if j == k else 2 * vel[j] * vel[k]
+                    expo = [0] * n
+                    expo[j] += 1
+                    expo[k] += 1
+                    monomial = tuple(expo)
                     for key, (a, b) in poly.items():
-                        slot = acc.setdefault(key, ([], []))
+                        slot = acc.setdefault(key, ({}, {}))
                         if a != _ZERO:
-                            slot[0].append(a * w)
+                            slot[0][monomial] = a if j == k else se.expand(two * a)
                         if b != _ZERO:
-                            slot[1].append(b * w)
+                            slot[1][monomial] = b if j == k else se.expand(two * b)
             terms = []
             for key in sorted(acc):
-                a_terms, b_terms = acc[key]
-                for kind, slot_terms in enumerate((a_terms, b_terms)):
-                    if not slot_terms:
+                for kind, groups in enumerate(acc[key]):
+                    if not groups:
                         continue
-                    coef = se.expand(se.Add(*slot_terms))
-                    if coef == _ZERO:
-                        continue
-                    factor = _velocity_factored(enc, coef, vel)
+                    factor = _velocity_factored(enc, groups, vel)
                     terms.append(factor * enc.trig_function(key, kind) if any(key) else factor)
             row = sympy.Add(*terms)
             if g_polys is not None:
@@ -1103,6 +1145,38 @@ def _encoder_for(exprs: Sequence[sympy.Expr], q: Sequence[sympy.Basic]) -> _Enco
     return encoder
 
 
+def symengine_form(encoder: _Encoder, poly: TrigPoly) -> Any:
+    """``Σ A_e cos(e·q) + B_e sin(e·q)`` as one symengine expression in the encoder's
+    symbols (the coordinates are plain symengine symbols), for numeric evaluation.
+
+    Examples
+    --------
+    >>> import sympy
+    >>> x, a = sympy.symbols("x a")
+    >>> enc = encoder_for([a * sympy.cos(2 * x)], [x])
+    >>> symengine_form(enc, enc.decode(enc.encode(a * sympy.cos(2 * x))))
+    a*cos(2*x)
+    """
+    terms = []
+    for key, (a, b) in poly.items():
+        if not any(key):
+            terms.append(a)
+            continue
+        angle = se.Add(
+            *[
+                se.Rational(k, encoder.denominators[i])
+                * (encoder.qse[i] if i < encoder.n else encoder._convert(encoder.angles[i]))
+                for i, k in enumerate(key)
+                if k
+            ]
+        )
+        if a != _ZERO:
+            terms.append(a * se.cos(angle))
+        if b != _ZERO:
+            terms.append(b * se.sin(angle))
+    return se.Add(*terms)
+
+
 #: Shared encoders for other modules (kinematics, structure).
 encoder_for = _encoder_for
 NotRepresentableError = _NotRepresentableError
@@ -1113,6 +1187,9 @@ def derive(
     V: sympy.Expr,
     q: Sequence[sympy.Symbol],
     qd: Sequence[sympy.Symbol],
+    *,
+    polys: tuple[Any, dict[tuple[int, int], TrigPoly]] | None = None,
+    rates_checked: bool = False,
 ) -> FastDerivation | None:
     """Derive Christoffel symbols, ``C`` and ``g`` in canonical trig-polynomial form.
 
@@ -1124,6 +1201,13 @@ def derive(
         Potential energy; need not be representable (then ``g`` uses ``sympy.diff``).
     q, qd : sequence of sympy.Symbol
         Coordinates and velocities (plain symbols, length ``n``).
+    polys : (encoder, dictionaries), optional
+        M's upper triangle already in canonical form (``(i, j) -> dictionary`` in the
+        encoder's space, as :mod:`lagdyn.kinematics` assembles it): used as it is, M is
+        not encoded again.
+    rates_checked : bool, optional
+        The caller has already checked that M is free of ``qd`` (a system splitting its
+        Lagrangian does): the scan of every entry's free symbols is skipped.
 
     Returns
     -------
@@ -1154,22 +1238,25 @@ def derive(
     if M.shape != (n, n) or len(qd) != n:
         raise ValueError(f"M must be ({n}, {n}) and qd of length {n}; got {M.shape}, {len(qd)}")
     V = sympy.sympify(V)
-    entries = {(i, j): M[i, j] for i in range(n) for j in range(i, n)}
-    qd_set = set(qd)
-    if any(not qd_set.isdisjoint(e.free_symbols) for e in entries.values()):
-        return None
-    encoder = _encoder_for(list(entries.values()), q)
-    if encoder is None:
-        return None
-    v_ok = True
-    try:
-        encoder.register([V])
-    except _NotRepresentableError:
-        v_ok = False
-    try:
-        m_polys = {key: encoder.decode(encoder.encode(e)) for key, e in entries.items()}
-    except _NotRepresentableError:
-        return None
+    if polys is not None:
+        encoder, m_polys = polys
+        v_ok = encoder.extend([V])
+    else:
+        entries = {(i, j): M[i, j] for i in range(n) for j in range(i, n)}
+        qd_set = set(qd)
+        if not rates_checked and any(
+            not qd_set.isdisjoint(e.free_symbols) for e in entries.values()
+        ):
+            return None
+        found = _encoder_for(list(entries.values()), q)
+        if found is None:
+            return None
+        encoder = found
+        v_ok = encoder.extend([V])
+        try:
+            m_polys = {key: encoder.decode(encoder.encode(e)) for key, e in entries.items()}
+        except _NotRepresentableError:
+            return None
     g_source: list[TrigPoly] | sympy.Expr = V
     if v_ok:
         try:
@@ -1309,13 +1396,42 @@ def passivity_identity(
     """
     n = len(q)
     M, C, G, g = (sympy.ImmutableMatrix(p) for p in parts)
-    forms = _forms(M, C, q, (L, *G, *g))
+    extra = (L, *G, *g)
+    verdict = _energy_linear(L, M, g, q, qd)
+    if verdict is None:  # not linear in its trigonometric atoms: the Laurent encoding
+        forms = _forms(M, C, q, extra)
+        if forms is None:
+            return None
+        verdict = _energy_laurent(*forms, L, g, qd)
+        if verdict is None:
+            return None
+    if not verdict:
+        return False
+    # q̇ᵀ(C + G)q̇ = ½ q̇ᵀṀq̇ follows from two exact facts when both hold: G + Gᵀ = 0 and
+    # Ṁ = C + Cᵀ entrywise (skew_identity, cached: the skew proof has usually just run)
+    pairs = [(i, j) for i in range(n) for j in range(i, n) if G[i, j] != 0 or G[j, i] != 0]
+    forms = _forms(M, C, q, extra) if pairs else None
+    if pairs and forms is None:
+        return None
+    try:
+        g_skew = forms is None or all(
+            se.expand(forms[0].encode(G[i, j]) + forms[0].encode(G[j, i])) == _ZERO
+            for i, j in pairs
+        )
+    except _NotRepresentableError:
+        return None
+    if g_skew and skew_identity(M, C, q, qd, extra=extra):
+        return True
+    # otherwise decide the cubic identity itself (C may contain q̇: a C that is not
+    # Christoffel-consistent can still satisfy it): ½ q̇ᵀṀq̇ against q̇ᵀ(C + G)q̇
+    forms = _forms(M, C, q, extra)
     if forms is None:
         return None
-    encoder, Me, Ce = forms
+    encoder, Me = forms
+    Ce = _c_laurent(encoder, C)
+    if Ce is None:
+        return None
     try:
-        Le = encoder.encode(L)
-        ge = [encoder.encode(x) for x in g]
         CGe = [
             [Ce[i][j] + encoder.encode(G[i, j]) if G[i, j] != 0 else Ce[i][j] for j in range(n)]
             for i in range(n)
@@ -1323,16 +1439,47 @@ def passivity_identity(
     except _NotRepresentableError:
         return None
     vel = [encoder._symbol(v) for v in qd]
+    mdot = [
+        (_HALF if i == j else _ONE) * vel[i] * vel[j] * _partial(encoder, Me[i, j], k) * vel[k]
+        for i in range(n)
+        for j in range(i, n)
+        for k in range(n)
+    ]
+    power = [vel[i] * CGe[i][j] * vel[j] for i in range(n) for j in range(n)]
+    return bool(se.expand(se.Add(*power) - se.Add(*mdot)) == _ZERO)
+
+
+def _velocity_degree(mono: Any, vset: set[Any]) -> int:
+    degree = 0
+    for factor in mono.args if mono.is_Mul else (mono,):
+        if factor in vset:
+            degree += 1
+        elif factor.is_Pow and factor.args[0] in vset:
+            degree += int(factor.args[1])
+    return degree
+
+
+def _energy_laurent(
+    encoder: _Encoder,
+    Me: dict[tuple[int, int], Any],
+    L: sympy.Expr,
+    g: sympy.ImmutableMatrix,
+    qd: Sequence[sympy.Basic],
+) -> bool | None:
+    """L₂ = ½ q̇ᵀMq̇ and ∂(−L₀)/∂q = g in the Laurent encoding (None: not representable,
+    or L has a term of degree above 2 in q̇)."""
+    n = len(qd)
+    try:
+        Le = encoder.encode(L)
+        ge = [encoder.encode(x) for x in g]
+    except _NotRepresentableError:
+        return None
+    vel = [encoder._symbol(v) for v in qd]
     vset = set(vel)
     quadratic: list[Any] = []
     constant: list[Any] = []
     for mono, coef in Le.as_coefficients_dict().items():
-        degree = 0
-        for factor in mono.args if mono.is_Mul else (mono,):
-            if factor in vset:
-                degree += 1
-            elif factor.is_Pow and factor.args[0] in vset:
-                degree += int(factor.args[1])
+        degree = _velocity_degree(mono, vset)
         if degree == 2:
             quadratic.append(coef * mono)
         elif degree == 0:
@@ -1349,29 +1496,57 @@ def passivity_identity(
     if se.expand(se.Add(*quadratic) - half_vmv) != _ZERO:
         return False
     potential = -se.Add(*constant) if constant else _ZERO
-    for k in range(n):
-        if se.expand(_partial(encoder, potential, k) - ge[k]) != _ZERO:
+    return all(se.expand(_partial(encoder, potential, k) - ge[k]) == _ZERO for k in range(n))
+
+
+def _energy_linear(
+    L: sympy.Expr,
+    M: sympy.ImmutableMatrix,
+    g: sympy.ImmutableMatrix,
+    q: Sequence[sympy.Basic],
+    qd: Sequence[sympy.Basic],
+) -> bool | None:
+    """:func:`_energy_laurent` one frequency at a time (:mod:`lagdyn._lintrig`); None when
+    an expression is not linear in its trigonometric atoms or L has a term of degree
+    above 2 in q̇."""
+    n = len(q)
+    enc = LinearTrigEncoder(q, rates=qd)
+    vel = [enc.symbol(v) for v in qd]
+    vset = set(vel)
+    try:
+        quadratic: dict[Any, tuple[list[Any], list[Any]]] = {}
+        potential: dict[Any, tuple[list[Any], list[Any]]] = {}
+        for key, parts in enc.form(L).items():
+            quad: tuple[list[Any], list[Any]] = ([], [])
+            const: tuple[list[Any], list[Any]] = ([], [])
+            for slot, terms in enumerate(parts):
+                if not terms:
+                    continue
+                for mono, coef in se.expand(se.Add(*terms)).as_coefficients_dict().items():
+                    degree = _velocity_degree(mono, vset)
+                    if degree == 2:
+                        quad[slot].append(coef * mono)
+                    elif degree == 0:
+                        const[slot].append(-coef * mono)
+                    elif degree != 1:
+                        return None
+            quadratic[key] = quad
+            potential[key] = const
+        half_vmv = combine(
+            *[
+                ((_HALF if i == j else _ONE) * vel[i] * vel[j], enc.form(M[i, j]))
+                for i in range(n)
+                for j in range(i, n)
+            ]
+        )
+        if not is_zero_form(combine((1, quadratic), (-1, half_vmv))):
             return False
-    # q̇ᵀ(C + G)q̇ = ½ q̇ᵀṀq̇ follows from two exact facts when both hold: G + Gᵀ = 0 and
-    # Ṁ = C + Cᵀ entrywise (skew_identity, cached: the skew proof has usually just run)
-    g_skew = all(
-        (G[i, j] == 0 and G[j, i] == 0)
-        or se.expand(encoder.encode(G[i, j]) + encoder.encode(G[j, i])) == _ZERO
-        for i in range(n)
-        for j in range(i, n)
-    )
-    if g_skew and skew_identity(M, C, q, qd, extra=(L, *G, *g)):
-        return True
-    # otherwise decide the cubic identity itself (C may contain q̇: a C that is not
-    # Christoffel-consistent can still satisfy it): ½ q̇ᵀṀq̇ against q̇ᵀ(C + G)q̇
-    mdot = [
-        (_HALF if i == j else _ONE) * vel[i] * vel[j] * _partial(encoder, Me[i, j], k) * vel[k]
-        for i in range(n)
-        for j in range(i, n)
-        for k in range(n)
-    ]
-    power = [vel[i] * CGe[i][j] * vel[j] for i in range(n) for j in range(n)]
-    return bool(se.expand(se.Add(*power) - se.Add(*mdot)) == _ZERO)
+        for k in range(n):
+            if not is_zero_form(combine((1, enc.partial(potential, k)), (-1, enc.form(g[k])))):
+                return False
+    except NotLinearError:
+        return None
+    return True
 
 
 def _partial(encoder: _Encoder, f: Any, k: int) -> Any:
@@ -1394,9 +1569,10 @@ def _forms(
     C: sympy.ImmutableMatrix,
     q: Sequence[sympy.Basic],
     extra: Sequence[sympy.Expr] = (),
-) -> tuple[_Encoder, dict[tuple[int, int], Any], list[list[Any]]] | None:
+) -> tuple[_Encoder, dict[tuple[int, int], Any]] | None:
     """One encoder for M, C and ``extra`` (registered, encoded on demand), with M's upper
-    triangle and C encoded; cached, so the skew and passivity proofs encode C once."""
+    triangle encoded; cached (the latest only: encodings are large). C is encoded only
+    where a proof needs it (:func:`_c_laurent`), never kept."""
     key = (M, C, tuple(q), tuple(extra))
     if key in _FORMS_CACHE:
         return _FORMS_CACHE[key]
@@ -1406,15 +1582,24 @@ def _forms(
     if encoder is not None:
         try:
             m = {(i, j): encoder.encode(M[i, j]) for i in range(n) for j in range(i, n)}
-            c = [[encoder.encode(C[i, j]) for j in range(n)] for i in range(n)]
-            encoder.memo.clear()  # the unexpanded subtrees of C are not needed again
-            found = (encoder, m, c)
+            found = (encoder, m)
         except _NotRepresentableError:
             found = None
-    if len(_FORMS_CACHE) >= 2:  # encodings are large (n⁴ terms): keep the latest only
-        _FORMS_CACHE.clear()
+    _FORMS_CACHE.clear()
     _FORMS_CACHE[key] = found
     return found
+
+
+def _c_laurent(encoder: _Encoder, C: sympy.MatrixBase) -> list[list[Any]] | None:
+    """Every entry of C encoded (n⁴ Laurent terms for a joint-angle chain), or None."""
+    n = C.rows
+    try:
+        out = [[encoder.encode(C[i, j]) for j in range(n)] for i in range(n)]
+    except _NotRepresentableError:
+        return None
+    finally:
+        encoder.memo.clear()  # the unexpanded subtrees of C are not needed again
+    return out
 
 
 def skew_identity(
@@ -1470,21 +1655,54 @@ def _skew_identity(
     qd: Sequence[sympy.Basic],
     extra: tuple[sympy.Expr, ...] = (),
 ) -> bool | None:
+    verdict = _skew_streamed(M, C, q, qd)
+    if verdict is not None:
+        return verdict
     n = len(q)
     forms = _forms(M, C, q, extra)
     if forms is None:
         return None
-    encoder, m_laurent, c_rows = forms
-    c_laurent = {(i, j): c_rows[i][j] for i in range(n) for j in range(n)}
+    encoder, m_laurent = forms
+    c_laurent = _c_laurent(encoder, C)
+    if c_laurent is None:
+        return None
     velocities = [encoder._symbol(v) for v in qd]
     # ∂/∂q_k on a Laurent polynomial: z_k = exp(i q_k / d_k), so ∂z_k/∂q_k = (i/d_k) z_k,
     # plus the explicit polynomial dependence on q_k. Expanded sums are canonical.
     for i in range(n):
         for j in range(i, n):
             mdot = _rate(encoder, m_laurent[(i, j)], velocities)
-            residual = se.expand(mdot - c_laurent[(i, j)] - c_laurent[(j, i)])
+            residual = se.expand(mdot - c_laurent[i][j] - c_laurent[j][i])
             if residual != _ZERO:
                 return False
+    return True
+
+
+def _skew_streamed(
+    M: sympy.ImmutableMatrix,
+    C: sympy.ImmutableMatrix,
+    q: Sequence[sympy.Basic],
+    qd: Sequence[sympy.Basic],
+) -> bool | None:
+    """The skew proof pair by pair in per-frequency form (:mod:`lagdyn._lintrig`).
+
+    For each ``i ≤ j`` the entries ``m_ij``, ``C_ij``, ``C_ji`` are read, ``Ṁ_ij − C_ij −
+    C_ji`` is expanded one frequency at a time and everything is dropped before the next
+    pair, so memory stays at one pair. None when an entry is not linear in its
+    trigonometric atoms (then the Laurent encoding decides).
+    """
+    n = len(q)
+    enc = LinearTrigEncoder(q, rates=qd)
+    velocities = [enc.symbol(v) for v in qd]
+    try:
+        for i in range(n):
+            for j in range(i, n):
+                mdot = enc.rate(enc.form(M[i, j]), velocities)
+                residual = combine((1, mdot), (-1, enc.form(C[i, j])), (-1, enc.form(C[j, i])))
+                if not is_zero_form(residual):
+                    return False
+    except NotLinearError:
+        return None
     return True
 
 

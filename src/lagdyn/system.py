@@ -179,6 +179,7 @@ class LagrangianSystem:
     #: canonical rebuilt form (then the derivation does not rebuild it).
     _gram_rows: Any = None
     _canonical_mass: bool = False
+    _mass_polys: Any = None
 
     def __init__(
         self,
@@ -275,6 +276,23 @@ class LagrangianSystem:
         [                                    0, -m*r(t)*Derivative(theta(t), t)],
         [m*r(t)*Derivative(theta(t), t), m*r(t)*Derivative(r(t), t)]])
         """
+        return cls._from_mass_matrix(M, U, q, b=b, forces=forces, defaults=defaults)
+
+    @classmethod
+    def _from_mass_matrix(
+        cls,
+        M: Any,
+        U: sp.Expr,
+        q: Sequence[sp.Expr],
+        *,
+        b: Sequence[sp.Expr] | None = None,
+        forces: Sequence[sp.Expr] | None = None,
+        defaults: Mapping[sp.Symbol, float] | None = None,
+        mass_polys: Any = None,
+    ) -> LagrangianSystem:
+        """:meth:`from_mass_matrix`, with M's canonical dictionaries when the caller
+        (:mod:`lagdyn.kinematics`) assembled M in that form: the regularity check and the
+        derivation then start from them."""
         qv = _validate_coordinates(q)
         n = len(qv)
         if isinstance(M, str) or not hasattr(M, "__len__"):
@@ -288,12 +306,12 @@ class LagrangianSystem:
         qd = [sp.diff(x, t) for x in qv]
         rates = set(qd)
         for name, mat in (("M", Mm), ("b", bm)):
-            for e in mat:
-                bad = e.atoms(sp.Derivative) & rates
-                if bad:
-                    raise NotQuadraticError(
-                        f"{name} must depend on q only, found {', '.join(map(str, bad))}"
-                    )
+            # one walk over the distinct subtrees (entries of M share most of theirs)
+            bad = {node for node in distinct_nodes(list(mat)) if node in rates}
+            if bad:
+                raise NotQuadraticError(
+                    f"{name} must depend on q only, found {', '.join(sorted(map(str, bad)))}"
+                )
         asym = [
             (i, j)
             for i in range(n)
@@ -320,6 +338,7 @@ class LagrangianSystem:
         self._M_dyn = Mm
         self._b_dyn = bm
         self._V_dyn = Ue
+        self._mass_polys = mass_polys
         self._check_defined()
         self._check_regular()
         return self
@@ -499,6 +518,11 @@ class LagrangianSystem:
                 "(L does not contain their rates quadratically)"
             )
         m_se = getattr(self, "_M_se", None)
+        if m_se is None and self._mass_polys is not None:
+            import lagdyn._trigpoly as _trigpoly
+
+            encoder, polys = self._mass_polys  # M's canonical dictionaries, q as symbols
+            m_se = {key: _trigpoly.symengine_form(encoder, p) for key, p in polys.items()}
         if m_se is None:
             m_se = self._plain_symengine_M()
         syms = sorted(set().union(*(e.free_symbols for e in m_se.values())), key=str)
@@ -535,7 +559,10 @@ class LagrangianSystem:
             import lagdyn._trigpoly as _trigpoly
         except ImportError:  # pragma: no cover - the module ships with lagdyn
             return None
-        return _trigpoly.derive(self._M_dyn, self._V_dyn, self._q, self.qd)
+        # M is free of the rates: _split_lagrangian and from_mass_matrix refused otherwise
+        return _trigpoly.derive(
+            self._M_dyn, self._V_dyn, self._q, self.qd, polys=self._mass_polys, rates_checked=True
+        )
 
     @cached_property
     def _general(self) -> tuple[sp.ImmutableMatrix, tuple[Any, ...], sp.ImmutableMatrix]:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Literal, TextIO
 
 import sympy as sp
+from sympy.printing.str import StrPrinter
 
 from .. import structure, zoo
 from .._files import write_files_atomically
@@ -246,7 +247,52 @@ def _pretty(expr: Any, system: LagrangianSystem) -> str:
         return f"{_pretty(expr.lhs, system)} = {_pretty(expr.rhs, system)}"
     # large: one line in sympy's linear syntax with the pretty symbol names, terms in
     # stored order (2-D layout and sorting cost more than the derivation at n ≈ 15)
-    return sp.sstr(readable(expr, system, unicode_names=True), order="none")
+    return _linear_printer(system).doprint(natural_form(expr))
+
+
+class _LinearPrinter(StrPrinter):
+    """sympy's linear syntax (``sstr`` with ``order="none"``) that prints q(t), q̇, q̈ and
+    parameters under their pretty names without substituting them into the expression
+    (sympy's ``xreplace`` rebuilds and re-sorts every node) and prints each distinct
+    subexpression once (a node's text does not depend on its parent: the parent adds
+    the parentheses)."""
+
+    def __init__(self, names: dict[sp.Basic, str]) -> None:
+        super().__init__({"order": "none"})
+        self._names = names
+        self._memo: dict[sp.Basic, str] = {}
+
+    def _print(self, expr: Any, **kwargs: Any) -> str:
+        if kwargs:
+            return super()._print(expr, **kwargs)
+        found = self._memo.get(expr)
+        if found is None:
+            found = self._names.get(expr)
+            if found is None:
+                if isinstance(expr, sp.Symbol):
+                    found = str(_unicode_symbol(expr))
+                else:
+                    found = super()._print(expr)
+            self._memo[expr] = found
+        return found
+
+
+def _linear_printer(system: Any) -> _LinearPrinter:
+    printer = _PRINTERS.get(id(system))
+    if printer is None or printer[0] is not system:
+        names: dict[sp.Basic, str] = {}
+        for q, qd, qdd in zip(system.q, system.qd, system.qdd):
+            name = q.func.__name__
+            names[qdd] = str(_unicode_symbol(_dotted(name, 2)))
+            names[qd] = str(_unicode_symbol(_dotted(name, 1)))
+            names[q] = str(_unicode_symbol(sp.Symbol(name)))
+        printer = (system, _LinearPrinter(names))
+        _PRINTERS.clear()  # one system at a time: the memo holds its subexpressions
+        _PRINTERS[id(system)] = printer
+    return printer[1]
+
+
+_PRINTERS: dict[int, tuple[Any, _LinearPrinter]] = {}
 
 
 def _parseable(expr: Any, system: Any) -> str:
