@@ -49,7 +49,7 @@ def test_example_runs(script: Path, tmp_path: Path):
         pytest.importorskip("PIL")
     if script.name.startswith("casadi_"):
         pytest.importorskip("casadi")
-    env = {**os.environ, "MPLBACKEND": "Agg"}
+    env = {**os.environ, "MPLBACKEND": "Agg", "LAGDYN_FAST": "1"}  # coarser grids where offered
     proc = subprocess.run(
         [sys.executable, str(script), str(tmp_path / "out")],
         cwd=tmp_path,

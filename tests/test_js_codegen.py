@@ -160,7 +160,7 @@ def test_dynamics_match_numeric_model(name, tmp_path):
 
 @needs_node
 @settings(
-    max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(random_lagrangians(max_n=3), st.integers(0, 2**31))
 def test_random_lagrangians_match_numeric_model(tmp_path, rl, seed):

@@ -59,7 +59,7 @@ def test_zoo_matches_symbolic(name):
     _check_against_symbolic(system, system.defaults, np.random.default_rng(0))
 
 
-@settings(max_examples=8)  # a derivation, a code generation and a 20-digit evalf each
+@settings(max_examples=6)  # a derivation, a code generation and a 20-digit evalf each
 @given(random_lagrangians(max_n=3), st.integers(0, 2**31))
 def test_random_lagrangians_match_symbolic(rl, seed):
     system = ld.LagrangianSystem(rl.L, rl.q, rl.forces)
@@ -67,7 +67,7 @@ def test_random_lagrangians_match_symbolic(rl, seed):
     _check_against_symbolic(system, params, np.random.default_rng(seed), states=1)
 
 
-@settings(max_examples=8)  # a derivation and a code generation each
+@settings(max_examples=6)  # a derivation and a code generation each
 @given(random_lagrangians(max_n=3), st.integers(0, 2**31))
 def test_forward_inverse_are_inverses(rl, seed):
     system = ld.LagrangianSystem(rl.L, rl.q, rl.forces)

@@ -116,7 +116,7 @@ def test_seed_003_numbers_for_unit_parameters():
 
 
 # ---------------------------------------------------------------- random Lagrangians
-@settings(max_examples=8)  # LagrangesMethod on 4 coordinates takes ~1 s an example
+@settings(max_examples=5)  # LagrangesMethod on 4 coordinates takes ~1 s an example
 @given(random_lagrangians(max_n=4), st.data())
 def test_random_lagrangian_agrees_with_lagranges_method(rl, data):
     sys = ld.LagrangianSystem(rl.L, rl.q, forces=rl.forces)
