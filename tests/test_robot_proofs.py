@@ -22,7 +22,7 @@ import lagdyn as ld
 from lagdyn.errors import LagdynError
 from lagdyn.robot import programs, proofs
 
-FEW = settings(max_examples=6, deadline=None)
+FEW = settings(max_examples=4, deadline=None)
 
 
 @functools.cache
@@ -38,7 +38,7 @@ def tampered(system, name, outputs):
     return copy
 
 
-@pytest.mark.parametrize("name", ["planar_3r", "spatial_3r", "puma560", "ur5"])
+@pytest.mark.parametrize("name", ["planar_3r", "spatial_3r", "puma560"])  # UR5: examples/ur5.py
 def test_every_identity_holds_on_the_zoo_arms(name):
     report = proofs.prove(arm(name))
     assert report.results == {c: True for c in proofs.CHECKS}
