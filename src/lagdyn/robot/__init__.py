@@ -37,6 +37,7 @@ from .programs import Program
 _LAZY: dict[str, tuple[str, str | None]] = {
     "regressor": ("lagdyn.robot.regressor", None),
     "proofs": ("lagdyn.robot.proofs", None),
+    "opcounts": ("lagdyn.robot.opcounts", None),
     "RobotSystem": ("lagdyn.robot.system", "RobotSystem"),
     "from_urdf": ("lagdyn.robot.urdf", "from_urdf"),
     "transform_inertia": ("lagdyn.robot.urdf", "transform_inertia"),
@@ -83,6 +84,7 @@ __all__ = [
     "from_urdf",
     "inertia_about_origin",
     "make_chain",
+    "opcounts",
     "programs",
     "proofs",
     "regressor",
