@@ -284,13 +284,18 @@ def _assumptions(sym: Any) -> dict[str, bool]:
 
 
 def _finish(
-    name: str, b: _Builder, outputs: Sequence[sp.Expr], shape: tuple[int, ...], start: float
+    name: str,
+    b: _Builder,
+    outputs: Sequence[sp.Expr],
+    shape: tuple[int, ...],
+    start: float,
+    n: int | None = None,
 ) -> Program:
-    n = shape[0]
+    """The program of ``b``'s needed assignments and ``outputs`` (``n`` joints: shape[0])."""
     outs = tuple(sp.sympify(o) for o in outputs)
     return Program(
         name,
-        input_symbols(n),
+        input_symbols(shape[0] if n is None else n),
         _prune(b.body, outs),
         outs,
         shape,
@@ -651,11 +656,4 @@ def energy(chain: Chain) -> Program:
     ins = input_symbols(n)
     b = _Builder()
     kin = _kinematics(chain, b, ins["q"])
-    return _finish_scalar("E", b, _energy_into(chain, b, kin, ins["qd"]), n, start)
-
-
-def _finish_scalar(name: str, b: _Builder, out: sp.Expr, n: int, start: float) -> Program:
-    outs = (sp.sympify(out),)
-    return Program(
-        name, input_symbols(n), _prune(b.body, outs), outs, (1,), time.perf_counter() - start
-    )
+    return _finish("E", b, [_energy_into(chain, b, kin, ins["qd"])], (1,), start, n)
