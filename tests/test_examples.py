@@ -1,16 +1,15 @@
 """Every script in examples/ runs (so the gallery and the tutorials cannot rot).
 
-Each script runs in a subprocess with ``MPLBACKEND=Agg`` and a temporary output directory
-as its first argument (gallery scripts write their figures there). Each takes under 15 s on
-a quiet machine; the 600 s timeout only guards against a hang (a shared, loaded machine
-must not turn a slow run into a failure). The gallery scripts render figures and GIFs and
-are marked slow.
+Each script runs as ``__main__`` in the test process (``runpy``; the imports of sympy,
+numpy, matplotlib and lagdyn are paid once per worker, not once per script) with
+``MPLBACKEND=Agg``, ``LAGDYN_FAST=1`` and a temporary output directory as its first argument
+(gallery scripts write their figures there). The gallery scripts render figures and GIFs
+and are marked slow.
 """
 
 from __future__ import annotations
 
-import os
-import subprocess
+import runpy
 import sys
 from pathlib import Path
 
@@ -43,22 +42,25 @@ def test_examples_exist():
 
 
 @pytest.mark.parametrize("script", [_param(p) for p in SCRIPTS])
-def test_example_runs(script: Path, tmp_path: Path):
+def test_example_runs(script: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys):
+    """Run the script as ``__main__`` in this process (imports are paid once per worker)."""
     if script.name in GALLERY_OUTPUTS:
         pytest.importorskip("matplotlib")
         pytest.importorskip("PIL")
     if script.name.startswith("casadi_"):
         pytest.importorskip("casadi")
-    env = {**os.environ, "MPLBACKEND": "Agg", "LAGDYN_FAST": "1"}  # coarser grids where offered
-    proc = subprocess.run(
-        [sys.executable, str(script), str(tmp_path / "out")],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,  # a hang guard, not a speed assertion
-    )
-    assert proc.returncode == 0, f"{script.name} failed:\n{proc.stdout}\n{proc.stderr}"
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    monkeypatch.setenv("LAGDYN_FAST", "1")  # coarser grids where offered
+    monkeypatch.setattr(sys, "argv", [str(script), str(tmp_path / "out")])
+    monkeypatch.chdir(tmp_path)
+    try:
+        runpy.run_path(str(script), run_name="__main__")
+    except SystemExit as exc:  # a script may end with sys.exit(0)
+        assert exc.code in (None, 0), f"{script.name} exited with {exc.code}"
+    finally:
+        if "matplotlib.pyplot" in sys.modules:
+            sys.modules["matplotlib.pyplot"].close("all")
+    assert capsys.readouterr().out  # every example reports what it did
     for name in GALLERY_OUTPUTS.get(script.name, []):
         out = tmp_path / "out" / name
         assert out.exists() and out.stat().st_size > 0, f"{script.name} did not write {name}"
