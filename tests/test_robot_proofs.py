@@ -230,3 +230,14 @@ def test_cli_check_route_recursive(capsys):
     assert "all proofs passed" in out
     assert main(["check", "double_pendulum", "--route", "recursive"]) == 2
     assert "needs a robot arm" in capsys.readouterr().err
+
+
+def test_a_counterexample_at_a_non_generic_constant_angle_is_undecided():
+    """cos(π/7) is algebraic: failing elsewhere on the circle does not refute it there."""
+    base = ld.robot.from_dh([(0, 1, sp.pi / 7), (0, 1, 0)])
+    problem = proofs._Problem.scan(base.chain, {"M": base.program("M")})
+    assert problem.inexact and not problem.floats
+    assert proofs.prove(base, ["skew", "inverse"]).ok  # True stays sound
+    C = list(base.program("C").outputs)
+    C[0] += programs.input_symbols(2)["qd"][1]
+    assert proofs.prove(tampered(base, "C", C), ["skew"]).results == {"skew": None}

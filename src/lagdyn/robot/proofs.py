@@ -577,11 +577,14 @@ class _Problem:
     """The programs and what one walk over them found.
 
     ``circles`` are the atoms (cos, sin) of every angle: a revolute coordinate's, or a
-    constant's such as cos(7/10) from a URDF rpy. A constant angle's cosine is
+    constant's such as cos(7/10) from a URDF rpy. The cosine of a nonzero rational angle is
     transcendental (Lindemann), so (cos a, sin a) is a generic point of the circle and an
     identity holds there exactly when it holds on the whole circle: it is drawn like a
-    joint's. ``floats`` tells whether a floating-point number occurs (a rotation entry
-    rounded to a float is not exactly orthogonal, so a nonzero residual is then undecided).
+    joint's. An identity that holds on the whole circle holds at any angle, so ``True`` is
+    sound for every constant angle; but a counterexample elsewhere on the circle refutes
+    nothing at an angle whose cosine may be algebraic (π/7): ``inexact`` is then set, like
+    for a floating-point number (a rotation entry rounded to a float is not exactly
+    orthogonal), and a nonzero residual is undecided instead of ``False``.
     """
 
     n: int
@@ -591,6 +594,7 @@ class _Problem:
     prismatic: list[tuple[sp.Basic, sp.Basic]]  # (q, q̇)
     denominator: int
     floats: bool
+    inexact: bool
 
     @classmethod
     def scan(cls, chain: Chain, progs: dict[str, _programs.Program]) -> _Problem:
@@ -626,6 +630,7 @@ class _Problem:
                     else:
                         stack.extend(a.args)
         circles += [(sp.cos(a), sp.sin(a), None) for a in sorted(angles, key=str)]
+        generic = all(a.is_Rational and a != 0 for a in angles)
         return cls(
             chain.n,
             progs,
@@ -634,6 +639,7 @@ class _Problem:
             prismatic,
             den,
             floats,
+            floats or not generic,
         )
 
     def environment(self, circle: Callable[[int], Any], other: Callable[[], Any]) -> Any:
@@ -678,8 +684,9 @@ def _decide(name: str, problem: _Problem, security: int) -> tuple[bool | None, f
                 return None, 0.0, done
             continue
         if not zero:
-            # exact counterexample, unless floats (rounded rotations) may explain it
-            return (None if problem.floats else False), 0.0, done + 1
+            # exact counterexample, unless floats (rounded rotations) or a non-generic
+            # constant angle may explain it
+            return (None if problem.inexact else False), 0.0, done + 1
         done += 1
     return True, per_draw**wanted, done
 

@@ -199,8 +199,9 @@ class RobotSystem(LagrangianSystem):
         verdict = is_skew_symmetric(self)
         if verdict is None:
             raise LagdynError(
-                "the recursive programs hold floating-point rotations or functions exact "
-                "evaluation cannot take; prove skew-symmetry on the closed form (route='closed')"
+                "the recursive programs hold floating-point rotations, a constant angle such "
+                "as π/7 whose cosine may be algebraic, or functions exact evaluation cannot "
+                "take; prove skew-symmetry on the closed form (route='closed')"
             )
         return verdict
 
