@@ -62,3 +62,44 @@ def test_canonical_constructors_equal_sympys(args: list[sp.Expr]) -> None:
         mine, reference = fast(args), slow(*args)
         assert mine == reference
         assert mine.func == reference.func and mine.args == reference.args
+
+
+sortable = st.one_of(
+    exprs,
+    st.sampled_from(
+        [
+            sp.Float(0.5),
+            sp.Float(-2.25),
+            sp.pi,
+            sp.sqrt(2),
+            sp.Function("g")(x, y),
+            f.diff(t, 2),
+            sp.Symbol("x", positive=True),
+            sp.Symbol("x", real=True),
+            sp.Tuple(x, 1),
+            sp.Integer(7),
+            sp.Rational(1, 3),
+        ]
+    ),
+)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(sortable, min_size=0, max_size=8))
+def test_sort_key_orders_like_basic_compare(items: list[sp.Basic]) -> None:
+    """sort_args must give sympy's own canonical order (Basic.compare), item by item."""
+    from functools import cmp_to_key
+
+    mine = list(items)
+    _convert.sort_args(mine)
+    reference = sorted(items, key=cmp_to_key(sp.Basic.compare))
+    assert [m.compare(r) for m, r in zip(mine, reference)] == [0] * len(items)
+    # the key itself, where it applies, agrees with compare on every pair
+    for u in items:
+        for v in items:
+            try:
+                ku, kv = _convert.sort_key(u), _convert.sort_key(v)
+                order = (ku > kv) - (ku < kv)
+            except (_convert._NoKeyError, TypeError):
+                continue
+            assert order == u.compare(v)

@@ -321,3 +321,39 @@ def test_split_quadratic_factors_and_refuses():
     # a pure cross term splits: 3 v0 v1
     scale, a, b = _split_quadratic({(1, 1): F(3)}, 2)
     assert scale * (a[0] * b[1] + a[1] * b[0]) == 3
+
+
+def test_rational_phases_are_exact() -> None:
+    """cos(q + 1/2) is a trig polynomial in q and the angle 1 (e^i is transcendental):
+    identities through the phase are decided, and a system with such phases derives
+    (it raised a bare RuntimeError before)."""
+    half = sp.Rational(1, 2)
+    assert tp.is_zero(sp.cos(q1 + half) ** 2 + sp.sin(q1 + half) ** 2 - 1, Q) is True
+    expanded = sp.cos(q1) * sp.cos(half) - sp.sin(q1) * sp.sin(half)
+    assert tp.is_zero(sp.cos(q1 + half) - expanded, Q) is True
+    assert tp.is_zero(sp.cos(q1 + half) - sp.cos(q1), Q) is False
+    product = tp.canonical(sp.cos(2 * q1 + half) * sp.cos(q1 - sp.Rational(1, 3)), Q)
+    assert product == sp.cos(q1 + sp.Rational(5, 6)) / 2 + sp.cos(3 * q1 + sp.Rational(1, 6)) / 2
+
+    import lagdyn as ld
+
+    x = ld.coordinates("x")[0]
+    L = x.diff(ld.t) ** 2 * (2 + sp.cos(x + half)) / 2 - sp.cos(x + sp.Rational(1, 3))
+    system = ld.LagrangianSystem(L, [x])
+    assert system.derivation_path == "trigpoly"
+    assert system.C[0, 0] == -sp.sin(x + half) * x.diff(ld.t) / 2
+    assert system.g[0] == -sp.sin(x + sp.Rational(1, 3))
+    assert system.is_skew_symmetric()
+
+
+def test_phases_without_closed_form_are_not_representable() -> None:
+    """cos(π/7) is algebraic with relations an opaque number would lose: refused, and a
+    system holding it takes the general path instead of failing."""
+    assert tp.canonical(sp.cos(q1 + sp.pi / 7), Q) is None
+    assert tp.canonical(sp.cos(q1 + sp.pi / 4), Q) is not None  # √2/2: closed form
+    import lagdyn as ld
+
+    x = ld.coordinates("x")[0]
+    system = ld.LagrangianSystem(x.diff(ld.t) ** 2 * (2 + sp.cos(x + sp.pi / 7)) / 2, [x])
+    assert system.derivation_path == "general"
+    assert sp.simplify(system.C[0, 0] + sp.sin(x + sp.pi / 7) * x.diff(ld.t) / 2) == 0

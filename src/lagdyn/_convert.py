@@ -8,9 +8,12 @@ conversion back to sympy restores the caller's own Symbol objects by name.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from functools import cmp_to_key
+from typing import Any
 
 import symengine as se
 import sympy as sp
+from sympy.core import basic as _basic
 
 
 class SymbolTable:
@@ -68,6 +71,78 @@ class SymbolTable:
         return out
 
 
+class _NoKeyError(Exception):
+    """An object whose order :func:`sort_key` cannot reproduce (sympy compares it)."""
+
+
+_CLASS_RANK = {name: i for i, name in enumerate(_basic.ordering_of_classes)}
+_UNKNOWN_CLASS = len(_basic.ordering_of_classes) + 1
+_KEYS: dict[sp.Basic, tuple[Any, ...]] = {}
+_compare_key = cmp_to_key(sp.Basic.compare)
+
+
+def _raw(value: Any) -> Any:
+    if isinstance(value, (str, int)):  # bool is an int
+        return value
+    if isinstance(value, tuple):
+        return tuple(_raw(v) for v in value)
+    raise _NoKeyError(value)
+
+
+def sort_key(expr: sp.Basic) -> tuple[Any, ...]:
+    """A key whose order is ``Basic.compare``'s, memoized per object.
+
+    ``compare`` orders by class (its rank in ``ordering_of_classes``, else by name),
+    then by the length of the hashable content, then item by item, recursively:
+    exactly the lexicographic order of ``(rank, name, length, items)``. Sorting on the
+    key replaces ``n log n`` recursive Python comparisons by one key per distinct
+    object. Raises :class:`_NoKeyError` for content it cannot mirror (frozensets, Python
+    containers holding sympy objects); :func:`sort_args` then uses ``compare`` itself.
+
+    Examples
+    --------
+    >>> x, y = sp.symbols("x y")
+    >>> sort_key(x) < sort_key(y), x.compare(y)
+    (True, -1)
+    """
+    found = _KEYS.get(expr)
+    if found is not None:
+        return found
+    name = type(expr).__name__
+    content = expr._hashable_content()
+    key = (
+        _CLASS_RANK.get(name, _UNKNOWN_CLASS),
+        name,
+        len(content),
+        tuple(sort_key(c) if isinstance(c, sp.Basic) else _raw(c) for c in content),
+    )
+    if len(_KEYS) > 500_000:
+        _KEYS.clear()
+    _KEYS[expr] = key
+    return key
+
+
+def sort_args(args: list[sp.Basic]) -> None:
+    """Sort in place in sympy's canonical order (``Add``/``Mul`` argument order).
+
+    Uses :func:`sort_key`; objects it cannot key, or keys Python cannot compare
+    (different kinds of content at one position), fall back to ``Basic.compare``.
+    A hypothesis test checks the order against sympy's own sort.
+
+    Examples
+    --------
+    >>> x, y = sp.symbols("x y")
+    >>> args = [sp.cos(x), y**2, x, sp.Integer(3)]
+    >>> sort_args(args)
+    >>> args == list(sp.Mul(*args).args)
+    True
+    """
+    try:
+        args.sort(key=sort_key)
+    except (_NoKeyError, TypeError):
+        args.sort(key=_compare_key)
+
+
 def _plain_factor(a: sp.Basic) -> bool:
     """A factor sympy's Mul keeps as it is: a symbol, a function, a derivative, a sum, or
     an integer power of one of those (no numbers, no nested products)."""
@@ -107,7 +182,7 @@ def canonical_add(args: Sequence[sp.Expr]) -> sp.Expr:
         if not coeff.is_Rational or rest in seen:
             return sp.Add(*args)
         seen.add(rest)
-    sp.core.add._addsort(terms)
+    sort_args(terms)
     return sp.Add._from_args(([number] if number != 0 else []) + terms)
 
 
@@ -147,7 +222,7 @@ def canonical_mul(args: Sequence[sp.Expr]) -> sp.Expr:
         if base in bases:
             return sp.Mul(*args)
         bases.add(base)
-    sp.core.mul._mulsort(factors)
+    sort_args(factors)
     return sp.Mul._from_args(([number] if number != 1 else []) + factors)
 
 

@@ -49,7 +49,7 @@ canonical rebuild).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
 from functools import cached_property
 from typing import Any
@@ -73,6 +73,8 @@ _ZERO = se.Integer(0)
 _HALF = se.Rational(1, 2)
 _ONE = se.Integer(1)
 _H = Fraction(1, 2)
+#: stands for the angle 1 while an argument is parsed (a rational phase r is r·1)
+_UNIT_ANGLE = sympy.Symbol("_lagdyn_unit_angle")
 _MAX_DENOMINATOR = 1024
 
 
@@ -161,13 +163,19 @@ class _Encoder:
         freqs: dict[int, Fraction] = {}
         numeric: list[sympy.Expr] = []
         for term in sympy.Add.make_args(arg):
-            if term.is_number:
+            if term.is_Rational:
+                # a rational phase r is the frequency r of the angle 1: e^{i} is
+                # transcendental, so its powers are as independent as a coordinate's
+                term = term * _UNIT_ANGLE
+            elif term.is_number:
                 numeric.append(term)
                 continue
             coeff, rest = term.as_coeff_Mul()
             ratio = _as_rational(coeff)
             if ratio is None:
                 coeff, rest, ratio = sympy.S.One, term, Fraction(1)
+            if rest is _UNIT_ANGLE:
+                rest = sympy.S.One
             if rest in self.qset:
                 idx = self.angle_index[rest]
             elif rest.has(*self.q):
@@ -180,10 +188,17 @@ class _Encoder:
                     self.angle_index[rest] = idx
                     self.denominators.append(1)
             freqs[idx] = freqs.get(idx, Fraction(0)) + ratio
+        phase = sympy.Add(*numeric)
+        if phase != 0 and any(
+            f.atoms(sympy.cos, sympy.sin) for f in (sympy.cos(phase), sympy.sin(phase))
+        ):
+            # cos(π/7): algebraic, but not in closed form; as an opaque number its
+            # relations (cos² + sin² = 1, ...) would be lost and zero tests could fail
+            raise _NotRepresentableError(arg)
         for idx, ratio in freqs.items():
             d = self.denominators[idx]
             self.denominators[idx] = d * ratio.denominator // math.gcd(d, ratio.denominator)
-        return {i: r for i, r in freqs.items() if r}, sympy.Add(*numeric)
+        return {i: r for i, r in freqs.items() if r}, phase
 
     def extend(self, exprs: Iterable[sympy.Expr]) -> bool:
         """Register the trig atoms of ``exprs``, also after :meth:`freeze` when they need
@@ -307,53 +322,83 @@ class _Encoder:
         return self._symbol(node)  # opaque q-free atom: exp(m), f(a), ...
 
     # -- decoding -----------------------------------------------------------
-    def decode(self, laurent: Any) -> TrigPoly:
-        """Split an expanded Laurent polynomial into the canonical dictionary."""
+    def decode(
+        self,
+        laurent: Any,
+        *,
+        strict: bool = False,
+        basis: dict[Any, tuple[tuple[int, int], ...]] | None = None,
+        memo: dict[Any, Any] | None = None,
+    ) -> TrigPoly:
+        """Split an expanded Laurent polynomial into the canonical dictionary.
+
+        ``strict``: every coefficient must be a rational (or Gaussian rational) number
+        and every other factor a symbol to an integer power, coordinates to a
+        non-negative one; anything else raises :class:`_NotRepresentableError` (used
+        for input converted wholesale in symengine, which has not been screened atom by
+        atom the way :meth:`encode` screens sympy input).
+
+        ``basis``: further Laurent variables, each standing for ``exp(i e·q)`` with
+        ``e`` given as ``((angle index, multiple), ...)`` (one per trig argument, see
+        :func:`encode_symengine`). They need not be independent: monomials are mapped
+        to their frequency and summed there, so the dictionary is canonical all the
+        same; a monomial whose variables cancel to frequency 0 is half of a conjugate
+        pair and contributes its real part.
+
+        ``memo``: a dictionary shared by calls with the same ``strict`` and ``basis``
+        (the entries of one matrix share most of their monomials).
+        """
         width = len(self.angles)
         parts: dict[Key, tuple[list[Any], list[Any]]] = {}
-        z_index = self.z_index
-        zero_key = (0,) * width
+        # monomials, factors and coefficients recur (across the entries of one matrix
+        # too, through ``memo``): each is classified once
+        # mono -> (key, key nonzero, coefficient part, basis variable seen) or None
+        monomials: dict[Any, Any] = {} if memo is None else memo
+        factor_info: dict[Any, tuple[tuple[tuple[int, int], ...], bool] | None] = {}
+        coef_info: dict[Any, tuple[Any, Any, Any, Any, bool]] = {}
+        missing = object()
         for mono, coef in laurent.as_coefficients_dict().items():
-            if coef == _ZERO:
+            if mono.is_Number:  # a number n comes as {n: 1}
+                mono, coef = _ONE, mono * coef
+            numbers = coef_info.get(coef)
+            if numbers is None:
+                if strict:
+                    self._check_rational(coef)
+                real, imag = _real_imag(coef)
+                real_part = None if real == _ZERO else real
+                imag_part = None if imag == _ZERO else imag
+                numbers = coef_info[coef] = (
+                    real_part,
+                    None if real_part is None else 2 * real,
+                    None if imag_part is None else -2 * imag,
+                    imag_part,
+                    real_part is None and imag_part is None,
+                )
+            real_part, twice_real, twice_imag, imag_part, zero = numbers
+            if zero:
                 continue
-            key = [0] * width
-            rest: list[Any] = []
-            factors = mono.args if mono.is_Mul else (mono,)
-            for factor in factors:
-                if factor.is_Pow:
-                    idx = z_index.get(factor.args[0])
-                    if idx is not None:
-                        key[idx] = int(factor.args[1])
-                        continue
-                else:
-                    idx = z_index.get(factor)
-                    if idx is not None:
-                        key[idx] = 1
-                        continue
-                rest.append(factor)
-            sign = 0
-            for value in key:
-                if value:
-                    sign = value
-                    break
-            if sign < 0:
+            found = monomials.get(mono, missing)
+            if found is missing:
+                found = monomials[mono] = self._split_monomial(
+                    mono, width, factor_info, strict, basis
+                )
+            if found is None:
                 continue  # the conjugate term carries the same information
-            tkey = tuple(key) if sign else zero_key
-            real, imag = _real_imag(coef)
-            base = se.Mul(*rest) if rest else se.Integer(1)
+            tkey, nonzero, base, paired = found
             slot = parts.get(tkey)
             if slot is None:
                 slot = ([], [])
                 parts[tkey] = slot
-            if sign:
-                if real != _ZERO:
-                    slot[0].append(2 * real * base)
-                if imag != _ZERO:
-                    slot[1].append(-2 * imag * base)
+            if nonzero:
+                if twice_real is not None:
+                    slot[0].append(twice_real * base)
+                if twice_imag is not None:
+                    slot[1].append(twice_imag * base)
             else:
-                if imag != _ZERO:
+                if imag_part is not None and not paired:
                     raise _NotRepresentableError(laurent)  # complex-valued input
-                slot[0].append(real * base)
+                if real_part is not None:
+                    slot[0].append(real_part * base)
         result: TrigPoly = {}
         for tkey, (a_terms, b_terms) in parts.items():
             a = se.Add(*a_terms) if a_terms else _ZERO
@@ -361,6 +406,83 @@ class _Encoder:
             if a != _ZERO or b != _ZERO:
                 result[tkey] = (a, b)
         return result
+
+    def _split_monomial(
+        self,
+        mono: Any,
+        width: int,
+        factor_info: dict[Any, Any],
+        strict: bool,
+        basis: dict[Any, tuple[tuple[int, int], ...]] | None,
+    ) -> tuple[Key, bool, Any, bool] | None:
+        """A monomial's (frequency key, key nonzero, coefficient part, basis variable
+        seen), or ``None`` when its frequency is negative (the conjugate half)."""
+        key = [0] * width
+        rest: list[Any] = []
+        paired = False
+        factors = mono.args if mono.is_Mul else () if mono == _ONE else (mono,)
+        for factor in factors:
+            if factor in factor_info:
+                info = factor_info[factor]
+            else:
+                info = factor_info[factor] = self._classify(factor, strict, basis)
+            if info is None:
+                rest.append(factor)
+                continue
+            for i, step in info[0]:
+                key[i] += step
+            paired = paired or info[1]
+        sign = 0
+        for value in key:
+            if value:
+                sign = value
+                break
+        if sign < 0:
+            return None
+        base = se.Mul(*rest) if rest else _ONE
+        return tuple(key), sign != 0, base, paired
+
+    def _classify(
+        self,
+        factor: Any,
+        strict: bool,
+        basis: dict[Any, tuple[tuple[int, int], ...]] | None,
+    ) -> tuple[tuple[tuple[int, int], ...], bool] | None:
+        """A monomial factor's frequency steps ``((angle index, step), ...)`` and whether
+        it is a basis variable; ``None`` for a coefficient factor (checked if strict)."""
+        if factor.is_Pow:
+            base, exp = factor.args
+        else:
+            base, exp = factor, None
+        idx = self.z_index.get(base)
+        if idx is not None:
+            return ((idx, 1 if exp is None else int(exp)),), False
+        vector = basis.get(base) if basis else None
+        if vector is not None:
+            e = 1 if exp is None else int(exp)
+            return tuple((i, e * multiple) for i, multiple in vector), True
+        if strict:
+            self._check_strict(factor)
+        return None
+
+    def _check_strict(self, factor: Any) -> None:
+        if factor.is_Symbol:
+            return
+        if factor.is_Pow:
+            base, exp = factor.args
+            if base.is_Symbol and exp.is_Integer and (exp > 0 or base not in self.qse_set):
+                return
+        raise _NotRepresentableError(factor)
+
+    @staticmethod
+    def _check_rational(coef: Any) -> None:
+        if isinstance(coef, int) or coef.is_Integer or coef.is_Rational:
+            return
+        if coef.is_Number and not coef.is_Float:
+            real, imag = coef.real, coef.imag
+            if (real.is_Integer or real.is_Rational) and (imag.is_Integer or imag.is_Rational):
+                return
+        raise _NotRepresentableError(coef)
 
     # -- rebuilding ---------------------------------------------------------
     def to_sympy(self, value: Any) -> sympy.Expr:
@@ -1011,31 +1133,32 @@ class FastDerivation:
 
     def _by_key(self, polys: Sequence[TrigPoly]) -> sympy.Expr:
         enc = self._enc
-        keys = sorted({key for poly in polys for key in poly})
-        terms = []
-        for key in keys:
-            for slot in (0, 1):
-                groups: dict[Any, list[tuple[Any, int]]] = {}
-                order: list[Any] = []
-                for k, poly in enumerate(polys):
-                    entry = poly.get(key)
-                    if entry is None or entry[slot] == _ZERO:
+        # one pass over the dictionaries: (frequency, slot) -> primitive -> [(content, k)]
+        # (dicts keep insertion order, so primitives stay in the order of k)
+        buckets: dict[tuple[Key, int], dict[Any, list[tuple[Any, int]]]] = {}
+        for k, poly in enumerate(polys):
+            for key, pair in poly.items():
+                for slot in (0, 1):
+                    value = pair[slot]
+                    if value == _ZERO:
                         continue
-                    content, primitive = _content(entry[slot])
-                    if primitive not in groups:
-                        groups[primitive] = []
-                        order.append(primitive)
-                    groups[primitive].append((content, k))
-                if not groups:
-                    continue
-                parts = []
-                for primitive in order:
-                    vel = se.Add(*[c * enc._symbol(self.qd[k]) for c, k in groups[primitive]])
-                    vel_content, vel_rest = _content(se.expand(vel))
-                    outer = se.expand(vel_content * primitive)
-                    parts.append(_mul([enc.compact(outer), enc.to_sympy(vel_rest)]))
-                factor = _add(parts)
-                terms.append(_mul([factor, enc.trig_function(key, slot)]) if any(key) else factor)
+                    content, primitive = _content(value)
+                    groups = buckets.setdefault((key, slot), {})
+                    members = groups.get(primitive)
+                    if members is None:
+                        groups[primitive] = [(content, k)]
+                    else:
+                        members.append((content, k))
+        terms = []
+        for key, slot in sorted(buckets):
+            parts = []
+            for primitive, members in buckets[(key, slot)].items():
+                vel = se.Add(*[c * enc._symbol(self.qd[k]) for c, k in members])
+                vel_content, vel_rest = _content(se.expand(vel))
+                outer = se.expand(vel_content * primitive)
+                parts.append(_mul([enc.compact(outer), enc.to_sympy(vel_rest)]))
+            factor = _add(parts)
+            terms.append(_mul([factor, enc.trig_function(key, slot)]) if any(key) else factor)
         return _add(terms)
 
     @cached_property
@@ -1145,6 +1268,126 @@ def _encoder_for(exprs: Sequence[sympy.Expr], q: Sequence[sympy.Basic]) -> _Enco
     return encoder
 
 
+def encode_symengine(
+    entries: dict[tuple[int, int], Any],
+    q: Sequence[sympy.Basic],
+    plain_q: Sequence[Any],
+    to_sympy: Callable[[Any], sympy.Expr],
+    source: Any = None,
+) -> tuple[_Encoder, dict[tuple[int, int], TrigPoly]] | None:
+    """Canonical dictionaries of symengine expressions (M's entries as a Lagrangian's
+    second derivatives come out of symengine), without converting them to sympy.
+
+    The trig atoms (few) are converted to sympy and registered as :meth:`_Encoder.encode`
+    would; then each entry is mapped to its Laurent polynomial by one symengine
+    ``xreplace`` and ``expand`` and decoded strictly. ``None`` when an entry holds
+    anything else than rational numbers, symbols and ``cos``/``sin`` of rational
+    combinations of the coordinates (plus symbolic phases): the caller then takes the
+    sympy route, which decides those cases.
+
+    Parameters
+    ----------
+    entries : dict
+        ``(i, j) -> symengine expression`` in the plain coordinate symbols ``plain_q``
+        and parameter symbols.
+    q : sequence of sympy objects
+        The coordinates the encoder is keyed on (the objects :func:`derive` receives).
+    plain_q : sequence of symengine.Symbol
+        The symbols standing for ``q`` in ``entries``.
+    to_sympy : callable
+        symengine → sympy with the caller's objects (``plain_q[k]`` → ``q[k]``).
+    source : symengine expression, optional
+        An expression whose trig atoms and numbers include every entry's (the
+        Lagrangian the entries are second rate derivatives of, free of the rates
+        inside its trig atoms): they are collected from it in one walk instead of one
+        walk per entry.
+
+    Examples
+    --------
+    >>> import sympy, symengine as se
+    >>> x, m = sympy.symbols("x m")
+    >>> sx, sm = se.symbols("x m")
+    >>> back = {sx: x, sm: m, se.cos(sx): sympy.cos(x)}
+    >>> enc, polys = encode_symengine({(0, 0): sm * (1 + se.cos(sx) ** 2)}, [x], [sx],
+    ...                               back.__getitem__)
+    >>> enc.rebuild(polys[0, 0])
+    m*cos(2*x)/2 + 3*m/2
+    >>> encode_symengine({(0, 0): se.exp(sx)}, [x], [sx], back.__getitem__) is None
+    True
+    """
+    encoder = _Encoder(q)
+    atoms: set[Any] = set()
+    free: set[Any] = set()
+    for e in entries.values():
+        free.update(e.free_symbols)
+    # the Laurent form brings its own imaginary unit: the input must bring none
+    for e in [source] if source is not None else entries.values():
+        atoms.update(e.atoms(se.cos, se.sin))
+        if not all(c.is_Integer or c.is_Rational for c in e.atoms(se.Number)):
+            return None
+    by_atom: dict[Any, sympy.Expr] = {}
+    signs: dict[Any, int] = {}
+    for a in atoms:
+        sa = to_sympy(a)
+        sign = 1
+        if sa.is_Mul and len(sa.args) == 2 and sa.args[0] == -1:  # sin(x - 1) -> -sin(1 - x)
+            sign, sa = -1, sa.args[1]
+        if not isinstance(sa, (sympy.cos, sympy.sin)):
+            return None
+        by_atom[a] = sa
+        signs[a] = sign
+    try:
+        encoder.register(list(by_atom.values()))
+    except _NotRepresentableError:
+        return None
+    encoder.freeze()
+    # one Laurent variable per trig argument that spans several angles (the relative
+    # angles q1 + q2 + ... of a chain): a product of two atoms then expands into
+    # monomials of two variables instead of up to 2n, and decode maps them back
+    basis: dict[Any, tuple[tuple[int, int], ...]] = {}
+    by_vector: dict[tuple[tuple[int, int], ...], Any] = {}
+    repl: dict[Any, Any] = {}
+    for a, sa in by_atom.items():
+        freqs, phase = encoder.trig[sa]
+        vector = tuple(sorted((i, int(r * encoder.denominators[i])) for i, r in freqs.items()))
+        if phase != 0 or len(vector) < 2:
+            repl[a] = signs[a] * encoder._laurent(sa)
+            continue
+        z = by_vector.get(vector)
+        if z is None:
+            z = se.Symbol(f"_lagdyn_w{len(by_vector)}")
+            by_vector[vector] = z
+            basis[z] = vector
+        if isinstance(sa, sympy.cos):
+            repl[a] = signs[a] * (z + 1 / z) / 2
+        else:
+            repl[a] = signs[a] * (z - 1 / z) / (2 * se.I)
+    position = {s: k for k, s in enumerate(plain_q)}
+    for sym in free:
+        k = position.get(sym)
+        if k is not None:
+            repl[sym] = encoder.qse[k]
+            continue
+        obj = to_sympy(sym)
+        if not isinstance(obj, sympy.Symbol):
+            return None
+        repl[sym] = encoder._symbol(obj)
+    qse_index = {s: k for k, s in enumerate(encoder.qse)}
+    polys: dict[tuple[int, int], TrigPoly] = {}
+    memo: dict[Any, Any] = {}
+    try:
+        for key, e in entries.items():
+            laurent = se.expand(e.xreplace(repl))
+            for sym in laurent.free_symbols:
+                k = qse_index.get(sym)
+                if k is not None:
+                    encoder.poly_q.add(k)  # q outside the trig atoms
+            polys[key] = encoder.decode(laurent, strict=True, basis=basis, memo=memo)
+    except _NotRepresentableError:
+        return None
+    return encoder, polys
+
+
 def symengine_form(encoder: _Encoder, poly: TrigPoly) -> Any:
     """``Σ A_e cos(e·q) + B_e sin(e·q)`` as one symengine expression in the encoder's
     symbols (the coordinates are plain symengine symbols), for numeric evaluation.
@@ -1183,7 +1426,7 @@ NotRepresentableError = _NotRepresentableError
 
 
 def derive(
-    M: sympy.MatrixBase,
+    M: sympy.MatrixBase | None,
     V: sympy.Expr,
     q: Sequence[sympy.Symbol],
     qd: Sequence[sympy.Symbol],
@@ -1195,8 +1438,9 @@ def derive(
 
     Parameters
     ----------
-    M : sympy.Matrix
-        ``(n, n)`` symmetric mass matrix in the symbols ``q`` (free of ``qd``).
+    M : sympy.Matrix or None
+        ``(n, n)`` symmetric mass matrix in the symbols ``q`` (free of ``qd``); not read
+        (may be ``None``) when ``polys`` is given.
     V : sympy.Expr
         Potential energy; need not be representable (then ``g`` uses ``sympy.diff``).
     q, qd : sequence of sympy.Symbol
@@ -1234,14 +1478,16 @@ def derive(
     q = tuple(q)
     qd = tuple(qd)
     n = len(q)
-    M = sympy.Matrix(M)
-    if M.shape != (n, n) or len(qd) != n:
-        raise ValueError(f"M must be ({n}, {n}) and qd of length {n}; got {M.shape}, {len(qd)}")
+    if len(qd) != n:
+        raise ValueError(f"qd must have length {n}; got {len(qd)}")
     V = sympy.sympify(V)
-    if polys is not None:
+    if polys is not None:  # M is not read: its dictionaries are given
         encoder, m_polys = polys
         v_ok = encoder.extend([V])
     else:
+        M = sympy.Matrix(M)
+        if M.shape != (n, n):
+            raise ValueError(f"M must be ({n}, {n}); got {M.shape}")
         entries = {(i, j): M[i, j] for i in range(n) for j in range(i, n)}
         qd_set = set(qd)
         if not rates_checked and any(

@@ -190,7 +190,7 @@ class LagrangianSystem:
         defaults: Mapping[sp.Symbol, float] | None = None,
     ):
         self._setup(L, q, forces, defaults)
-        self._M_dyn, self._b_dyn, self._V_dyn = self._split_lagrangian()
+        self._b_dyn, self._V_dyn = self._split_lagrangian()
         self._check_defined()
         self._check_regular()
 
@@ -436,11 +436,14 @@ class LagrangianSystem:
             _check_dependencies(f, self._q, f"forces[{i}]", allow_t=True)
         return sp.ImmutableMatrix(self.n, 1, exprs)
 
-    def _split_lagrangian(self) -> tuple[sp.ImmutableMatrix, sp.ImmutableMatrix, sp.Expr]:
+    def _split_lagrangian(self) -> tuple[sp.ImmutableMatrix, sp.Expr]:
         """M = ∂²L/∂q̇², b = ∂L/∂q̇ at q̇ = 0, V = −L at q̇ = 0, in q(t), q̇(t).
 
-        Differentiation runs in symengine on plain symbols; the symbol table maps the
-        results straight back to the dynamic objects.
+        Differentiation runs in symengine on plain symbols; the symbol table maps b and V
+        straight back to the dynamic objects. M stays in symengine (``_M_se``): when it
+        is a trigonometric polynomial its canonical dictionaries are formed there
+        (``_mass_polys``) and the sympy matrix ``_M_dyn`` is only built on demand; else
+        (and when symengine cannot hold L) ``_M_dyn`` is set here.
         """
         Lp = _convert.to_plain(self._L, self._fwd)
         n = self.n
@@ -458,9 +461,17 @@ class LagrangianSystem:
                     self._not_quadratic(i, j, self._symtab.to_sympy(e), bad)
             self._M_se = entries
             conv = self._symtab.to_sympy
-            m_dyn = {k: conv(e) for k, e in entries.items()}
             b = [conv(gr.subs(szero)) for gr in grads]
             V = conv(-Ls.subs(szero))
+            import lagdyn._trigpoly as _trigpoly
+
+            plain_q = [se.Symbol(s.name) for s in self._qs]
+            self._mass_polys = _trigpoly.encode_symengine(
+                entries, self._q, plain_q, conv, source=Ls
+            )
+            if self._mass_polys is None:
+                self._M_dyn = self._M_from_symengine()
+            return sp.ImmutableMatrix(n, 1, b), sp.sympify(V)
         else:  # objects symengine cannot hold: plain sympy differentiation
             zero_v = {v: 0 for v in self._vs}
             grads_sp = [sp.diff(Lp, v) for v in self._vs]
@@ -474,8 +485,19 @@ class LagrangianSystem:
             m_dyn = {k: e.xreplace(self._bwd) for k, e in m_plain.items()}
             b = [gr.xreplace(zero_v).xreplace(self._bwd) for gr in grads_sp]
             V = (-Lp.xreplace(zero_v)).xreplace(self._bwd)
-        M = sp.ImmutableMatrix(n, n, lambda i, j: m_dyn[min(i, j), max(i, j)])
-        return M, sp.ImmutableMatrix(n, 1, b), sp.sympify(V)
+        self._M_dyn = sp.ImmutableMatrix(n, n, lambda i, j: m_dyn[min(i, j), max(i, j)])
+        return sp.ImmutableMatrix(n, 1, b), sp.sympify(V)
+
+    def _M_from_symengine(self) -> sp.ImmutableMatrix:
+        conv = self._symtab.to_sympy
+        m_dyn = {k: conv(e) for k, e in self._M_se.items()}
+        return sp.ImmutableMatrix(self.n, self.n, lambda i, j: m_dyn[min(i, j), max(i, j)])
+
+    @cached_property
+    def _M_dyn(self) -> sp.ImmutableMatrix:
+        """M in q(t) as sympy, converted from symengine on first use (set directly by
+        the constructors that have it in sympy already)."""
+        return self._M_from_symengine()
 
     def _not_quadratic(self, i: int, j: int, entry: sp.Expr, bad: list[str]) -> None:
         by_name = {v.name: self._bwd[v] for v in self._vs}
@@ -510,14 +532,19 @@ class LagrangianSystem:
     def _check_regular(self) -> None:
         """Reject a singular M: a zero row, or rank deficiency at random points."""
         n = self.n
-        zero_rows = [i for i in range(n) if all(self._M_dyn[i, j] == 0 for j in range(n))]
+        m_se = getattr(self, "_M_se", None)
+        if m_se is not None:
+            zero_rows = [
+                i for i in range(n) if all(m_se[min(i, j), max(i, j)] == 0 for j in range(n))
+            ]
+        else:
+            zero_rows = [i for i in range(n) if all(self._M_dyn[i, j] == 0 for j in range(n))]
         if zero_rows:
             names = ", ".join(str(self._q[i]) for i in zero_rows)
             raise SingularMassMatrixError(
                 f"the mass matrix is singular: coordinate(s) {names} have no inertia "
                 "(L does not contain their rates quadratically)"
             )
-        m_se = getattr(self, "_M_se", None)
         if m_se is None and self._mass_polys is not None:
             import lagdyn._trigpoly as _trigpoly
 
@@ -539,9 +566,12 @@ class LagrangianSystem:
         """Reject undefined or non-real M, b, V or Q (division by zero, ``asin(2)``, ...)."""
         n = self.n
         entries: dict[str, sp.Expr] = {}
-        for i in range(n):
-            for j in range(i, n):
-                entries[f"M[{i + 1}, {j + 1}]"] = self._M_dyn[i, j]
+        if getattr(self, "_M_se", None) is None or self._mass_polys is None:
+            # (M encoded from symengine is a polynomial in symbols and cos/sin of the
+            # coordinates with rational coefficients: defined and real everywhere)
+            for i in range(n):
+                for j in range(i, n):
+                    entries[f"M[{i + 1}, {j + 1}]"] = self._M_dyn[i, j]
         for i in range(n):
             entries[f"b[{i + 1}]"] = self._b_dyn[i]
         entries["V"] = self._V_dyn
