@@ -15,8 +15,10 @@ True
 
 from __future__ import annotations
 
+import functools
+import gc
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import sympy as sp
 from sympy.core.function import AppliedUndef
@@ -141,6 +143,41 @@ def validate_coordinates(q: Any) -> tuple[sp.Expr, ...]:
     if problems:
         raise CoordinateError("invalid coordinates: " + "; ".join(problems))
     return tuple(items)
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def without_gc(fn: _F) -> _F:
+    """Run ``fn`` with Python's cyclic garbage collector paused (restored after).
+
+    A derivation allocates hundreds of thousands of short-lived sympy and symengine
+    objects, none of them in reference cycles; the collector's passes over the
+    (large, long-lived) sympy caches they trigger cost 5–6 % of a fresh derivation.
+    Garbage is still freed by reference counting; pending cycles are collected on the
+    collector's usual schedule once it runs again. Nested calls leave it paused.
+
+    Examples
+    --------
+    >>> import gc
+    >>> @without_gc
+    ... def busy():
+    ...     return gc.isenabled()
+    >>> busy(), gc.isenabled()
+    (False, True)
+    """
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if not gc.isenabled():
+            return fn(*args, **kwargs)
+        gc.disable()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            gc.enable()
+
+    return wrapper  # type: ignore[return-value]
 
 
 def numeric_rank(rows: list[list[float]], tol: float = 1e-9) -> int:

@@ -131,6 +131,8 @@ class _Encoder:
         self._table = SymbolTable(self.back)  # shares the dict: names added later count
         self.compact_memo: dict[Any, sympy.Expr] = {}
         self._trig_memo: dict[tuple[Key, int], sympy.Expr] = {}
+        self._pow_memo: dict[tuple[Any, int], sympy.Expr] = {}
+        self._angle_memo: dict[Key, sympy.Expr] = {}
         self.poly_q: set[int] = set()  # coordinates that occur outside trig atoms
         self._frozen = False
 
@@ -490,14 +492,18 @@ class _Encoder:
         return self._table.to_sympy(value)
 
     def angle(self, key: Key) -> sympy.Expr:
-        """The sympy angle ``e·q`` (plus symbolic phases) of a frequency key."""
-        return sympy.Add(
-            *[
-                sympy.Rational(n, self.denominators[i]) * self.angles[i]
-                for i, n in enumerate(key)
-                if n
-            ]
-        )
+        """The sympy angle ``e·q`` (plus symbolic phases) of a frequency key, built once
+        per key (without re-evaluation where that is sound, see :mod:`lagdyn._convert`)."""
+        found = self._angle_memo.get(key)
+        if found is None:
+            terms = []
+            for i, n in enumerate(key):
+                if n:
+                    ratio = sympy.Rational(n, self.denominators[i])
+                    angle = self.angles[i]
+                    terms.append(angle if ratio == 1 else _mul([ratio, angle]))
+            found = self._angle_memo[key] = _add(terms)
+        return found
 
     def trig_function(self, key: Key, slot: int) -> sympy.Expr:
         """``cos(e·q)`` (slot 0) or ``sin(e·q)`` (slot 1) of a nonzero key, exactly as
@@ -521,7 +527,7 @@ class _Encoder:
             pos = sum(1 for n in key if n > 0)
             neg = sum(1 for n in key if n < 0)
             flip = neg > pos or (neg == pos and theta.could_extract_minus_sign())
-            arg = -theta if flip else theta
+            arg = self.angle(tuple(-n for n in key)) if flip else theta
             if slot == 0:
                 out = sympy.cos(arg, evaluate=False)
             else:
@@ -574,6 +580,16 @@ class _Encoder:
         self.compact_memo[value] = out
         return out
 
+    def _power(self, base: Any, exp: int) -> sympy.Expr:
+        """``to_sympy(base) ** exp``, built once per pair (``**`` sympifies ``exp`` on
+        every call)."""
+        found = self._pow_memo.get((base, exp))
+        if found is None:
+            b = self.to_sympy(base)
+            found = b if exp == 1 else sympy.Pow(b, sympy.Integer(exp))
+            self._pow_memo[(base, exp)] = found
+        return found
+
     def _factored(self, terms: list[tuple[Fraction, dict[Any, int]]]) -> sympy.Expr:
         num = 0
         den = 1
@@ -608,11 +624,11 @@ class _Encoder:
                 reduced.append((coef / content, pw))
             terms = reduced
         factors = [sympy.Rational(content.numerator, content.denominator)]
-        factors += [self.to_sympy(b) ** e for b, e in common.items()]
+        factors += [self._power(b, e) for b, e in common.items()]
         if len(terms) == 1:
             coef, pw = terms[0]
             factors.append(sympy.Rational(coef.numerator, coef.denominator))
-            factors += [self.to_sympy(b) ** e for b, e in pw.items()]
+            factors += [self._power(b, e) for b, e in pw.items()]
             return _mul(factors)
         # Nest on parameters (and rates) only: nesting on a coordinate turns a polynomial
         # in q into a Horner scheme, which reads badly and, at degree ~100, is deeper
@@ -631,7 +647,7 @@ class _Encoder:
                     _mul(
                         [
                             sympy.Rational(c.numerator, c.denominator),
-                            *[self.to_sympy(b) ** e for b, e in pw.items()],
+                            *[self._power(b, e) for b, e in pw.items()],
                         ]
                     )
                     for c, pw in terms
@@ -648,7 +664,7 @@ class _Encoder:
                 if not pw[best]:
                     del pw[best]
                 lowered.append((c, pw))
-            parts = [self.to_sympy(best) ** low * self._factored(lowered)]
+            parts = [_mul([self._power(best, low), self._factored(lowered)])]
             if outside:
                 parts.append(self._factored(outside))
             body = _add(parts)
@@ -1156,9 +1172,17 @@ class FastDerivation:
                 vel = se.Add(*[c * enc._symbol(self.qd[k]) for c, k in members])
                 vel_content, vel_rest = _content(se.expand(vel))
                 outer = se.expand(vel_content * primitive)
-                parts.append(_mul([enc.compact(outer), enc.to_sympy(vel_rest)]))
-            factor = _add(parts)
-            terms.append(_mul([factor, enc.trig_function(key, slot)]) if any(key) else factor)
+                parts.append([enc.compact(outer), enc.to_sympy(vel_rest)])
+            trig = [enc.trig_function(key, slot)] if any(key) else []
+            first = parts[0]
+            if len(parts) == 1 and trig and not (first[0].is_Number and first[1].is_Add):
+                # one product (the usual case), built once: the same object as the
+                # product of products, which sympy flattens (it only differs when the
+                # inner one distributes a number over a sum, -(a + b)/2)
+                terms.append(_mul(first + trig))
+            else:
+                factor = _add([_mul(p) for p in parts])
+                terms.append(_mul([factor, *trig]) if trig else factor)
         return _add(terms)
 
     @cached_property

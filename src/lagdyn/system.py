@@ -51,7 +51,7 @@ from sympy.core.function import AppliedUndef
 import lagdyn._convert as _convert
 import lagdyn._validate as _validate
 
-from ._common import distinct_nodes
+from ._common import distinct_nodes, without_gc
 from ._common import numeric_rank as _numeric_rank  # noqa: F401  (constraints imports it here)
 from ._common import validate_coordinates as _validate_coordinates
 from .errors import (
@@ -189,6 +189,16 @@ class LagrangianSystem:
         *,
         defaults: Mapping[sp.Symbol, float] | None = None,
     ):
+        self._build(L, q, forces, defaults)
+
+    @without_gc
+    def _build(
+        self,
+        L: sp.Expr,
+        q: Sequence[sp.Expr],
+        forces: Sequence[sp.Expr] | None,
+        defaults: Mapping[sp.Symbol, float] | None,
+    ) -> None:
         self._setup(L, q, forces, defaults)
         self._b_dyn, self._V_dyn = self._split_lagrangian()
         self._check_defined()
@@ -583,6 +593,7 @@ class LagrangianSystem:
 
     # ------------------------------------------------------------------ derivation
     @cached_property
+    @without_gc
     def _fast(self) -> Any:
         """The canonical trig-polynomial derivation, or None when M is not representable."""
         try:
@@ -590,8 +601,14 @@ class LagrangianSystem:
         except ImportError:  # pragma: no cover - the module ships with lagdyn
             return None
         # M is free of the rates: _split_lagrangian and from_mass_matrix refused otherwise
+        polys = self._mass_polys
         return _trigpoly.derive(
-            self._M_dyn, self._V_dyn, self._q, self.qd, polys=self._mass_polys, rates_checked=True
+            None if polys is not None else self._M_dyn,  # (not read when polys are given)
+            self._V_dyn,
+            self._q,
+            self.qd,
+            polys=polys,
+            rates_checked=True,
         )
 
     @cached_property
@@ -650,6 +667,7 @@ class LagrangianSystem:
         return "trigpoly" if self._fast is not None else "general"
 
     @cached_property
+    @without_gc
     def M(self) -> sp.ImmutableMatrix:
         """The mass matrix M(q) = ∂²L/∂q̇², shape (n, n), symmetric.
 
@@ -665,6 +683,7 @@ class LagrangianSystem:
         return fast.M
 
     @cached_property
+    @without_gc
     def christoffel(self) -> tuple[tuple[tuple[sp.Expr, ...], ...], ...]:
         """Christoffel symbols of the first kind, ``christoffel[i][j][k]`` = Γ_ijk.
 
@@ -680,6 +699,7 @@ class LagrangianSystem:
         return fast.christoffel if fast is not None else self._general[1]
 
     @cached_property
+    @without_gc
     def C(self) -> sp.ImmutableMatrix:
         """The Coriolis/centrifugal matrix C(q, q̇) with C_ij = Σ_k Γ_ijk q̇_k.
 
@@ -693,6 +713,7 @@ class LagrangianSystem:
         return fast.C if fast is not None else self._general[0]
 
     @cached_property
+    @without_gc
     def g(self) -> sp.ImmutableMatrix:
         """The gravity (potential force) vector g(q) = ∂V/∂q, shape (n, 1).
 
@@ -706,6 +727,7 @@ class LagrangianSystem:
         return fast.g if fast is not None else self._general[2]
 
     @cached_property
+    @without_gc
     def h(self) -> sp.ImmutableMatrix:
         """The velocity and gravity terms ``C q̇ + G q̇ + g``, shape (n, 1), built directly.
 
@@ -860,6 +882,7 @@ class LagrangianSystem:
         return sp.ImmutableMatrix(lhs - tau_m - self.forces)
 
     # ------------------------------------------------------------------ delegates
+    @without_gc
     def is_skew_symmetric(self, C: sp.MatrixBase | None = None) -> bool:
         """Exact proof that Ṁ − 2C is skew (see :func:`lagdyn.structure.is_skew_symmetric`).
 
