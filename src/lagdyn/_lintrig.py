@@ -86,6 +86,9 @@ class LinearTrigEncoder:
         self.qse = [self.symbol(qk) for qk in self.q]
         self.rates = frozenset(rates)
         self._scalar: dict[sympy.Basic, Any] = {}  # trig-free subtrees -> symengine
+        # products holding a trig atom -> their forms (shared: never mutated; a sum
+        # copies its terms' lists, and form() copies a product it returns)
+        self._products: dict[sympy.Basic, Form] = {}
         self._trig: dict[sympy.Basic, tuple[Key, int, int]] = {}  # atom -> key, slot, sign
         #: indices of the coordinates that occur outside a trigonometric atom (then
         #: derivatives act on the coefficients too)
@@ -124,6 +127,8 @@ class LinearTrigEncoder:
             form = {}
             if scalar is not None:
                 form[self.zero_key] = ([scalar], [])
+        elif expr in self._products:
+            form = {key: (list(a), list(b)) for key, (a, b) in form.items()}
         return form
 
     def _read(self, node: sympy.Basic) -> tuple[Any, Form | None]:
@@ -159,6 +164,9 @@ class LinearTrigEncoder:
                         entry[1].extend(b)
             return None, out
         if node.is_Mul:
+            known = self._products.get(node)
+            if known is not None:  # terms recur across entries (C of a chain)
+                return None, known
             scalars = []
             trig_form: Form | None = None
             for arg in node.args:
@@ -172,13 +180,15 @@ class LinearTrigEncoder:
             if trig_form is None:
                 return self._remember(node, se.Mul(*scalars)), None
             factor = se.Mul(*scalars)
-            return None, {
+            product: Form = {
                 key: (
                     [se.Mul(factor, se.Add(*a))] if a else [],
                     [se.Mul(factor, se.Add(*b))] if b else [],
                 )
                 for key, (a, b) in trig_form.items()
             }
+            self._products[node] = product
+            return None, product
         return self._remember(node, self._leaf(node)), None
 
     def _remember(self, node: sympy.Basic, value: Any) -> Any:
