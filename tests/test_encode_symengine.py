@@ -156,7 +156,7 @@ def chains(draw: st.DrawFn) -> tuple[sp.Expr, list[sp.Expr]]:
     return T - V, list(q)
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(chains())
 def test_lagrangian_route_equals_the_mass_matrix_route(chain: tuple[sp.Expr, list]) -> None:
     """M, C, g from L (M encoded in symengine) are exactly, argument order included, what

@@ -505,8 +505,10 @@ def _rel(a, b):
 
 @pytest.mark.parametrize(
     ("name", "backend"),
-    # the tree: prismatic, continuous and fixed joints, a branch; C compiles: one arm
-    [("planar_3r", "numpy"), ("spatial_3r", "numpy"), ("spatial_3r", "c"), ("tree", "numpy")],
+    # the tree: prismatic, continuous and fixed joints, a branch; C compiles one arm, the
+    # planar one (the spatial closed form takes 10 s more to compile; its kernels are
+    # compared on numpy)
+    [("planar_3r", "numpy"), ("spatial_3r", "numpy"), ("planar_3r", "c"), ("tree", "numpy")],
 )
 def test_recursive_route_matches_closed_route(name, backend):
     arm = tree_model()["tree"] if name == "tree" else zoo(name)
