@@ -103,3 +103,37 @@ def test_sort_key_orders_like_basic_compare(items: list[sp.Basic]) -> None:
             except (_convert._NoKeyError, TypeError):
                 continue
             assert order == u.compare(v)
+
+
+qf = sp.Function("q")(t)
+pf = sp.Function("p")(t)
+FORWARD = {
+    qf.diff(t): sp.Symbol("_v0"),
+    pf.diff(t): sp.Symbol("_v1"),
+    qf: sp.Symbol("_q0"),
+    pf: sp.Symbol("_q1"),
+}
+dynamic_leaves = st.sampled_from(
+    [qf, pf, qf.diff(t), pf.diff(t), x, a, sp.Integer(3), sp.Rational(-1, 2), sp.Float(0.25)]
+)
+dynamic_exprs = st.recursive(
+    dynamic_leaves,
+    lambda inner: st.one_of(
+        st.lists(inner, min_size=2, max_size=3).map(lambda xs: sp.Add(*xs)),
+        st.lists(inner, min_size=2, max_size=3).map(lambda xs: sp.Mul(*xs)),
+        st.tuples(inner, st.integers(-2, 3)).map(lambda p: p[0] ** p[1]),
+        inner.map(sp.cos),
+        inner.map(sp.sin),
+        inner.map(sp.exp),
+        inner.map(sp.sqrt),
+    ),
+    max_leaves=10,
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(dynamic_exprs)
+def test_plain_symengine_equals_the_two_step_conversion(expr: sp.Expr) -> None:
+    """One walk to symengine = xreplace to plain symbols, then sympify."""
+    reference = _convert.to_symengine(_convert.to_plain(expr, FORWARD))
+    assert _convert.plain_symengine(expr, FORWARD) == reference

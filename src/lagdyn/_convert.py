@@ -234,6 +234,61 @@ def to_symengine(expr: sp.Expr) -> se.Basic | None:
         return None
 
 
+def plain_symengine(expr: sp.Expr, forward: Mapping[sp.Expr, sp.Symbol]) -> se.Basic | None:
+    """``to_symengine(to_plain(expr, forward))`` in one walk, without rebuilding ``expr``.
+
+    sympy's ``xreplace`` rebuilds every node of ``expr`` through the evaluating
+    constructors, and the conversion walks it again; here each distinct node is
+    converted once, straight to symengine (sums, products, powers, symbols, rationals,
+    cos and sin; any other subtree the old way). ``None`` when symengine cannot hold it.
+    A hypothesis test checks equality with the two-step conversion.
+
+    Examples
+    --------
+    >>> from lagdyn.symbols import t
+    >>> q = sp.Function("q")(t)
+    >>> forward = {q.diff(t): sp.Symbol("v"), q: sp.Symbol("x")}
+    >>> plain_symengine(q.diff(t) ** 2 * sp.cos(q) / 2, forward)
+    (1/2)*v**2*cos(x)
+    """
+    table = {k: se.Symbol(v.name) for k, v in forward.items()}
+    memo: dict[sp.Basic, se.Basic] = {}
+
+    def convert(node: sp.Basic) -> se.Basic:
+        found = memo.get(node)
+        if found is not None:
+            return found
+        out = table.get(node)
+        if out is None:
+            if node.is_Add:
+                out = se.Add(*[convert(a) for a in node.args])
+            elif node.is_Mul:
+                out = se.Mul(*[convert(a) for a in node.args])
+            elif node.is_Pow:
+                out = se.Pow(convert(node.args[0]), convert(node.args[1]))
+            elif node.is_Symbol:
+                out = se.Symbol(node.name)
+            elif node.is_Integer:
+                out = se.Integer(int(node))
+            elif node.is_Rational:
+                out = se.Rational(int(node.p), int(node.q))
+            elif isinstance(node, sp.cos):
+                out = se.cos(convert(node.args[0]))
+            elif isinstance(node, sp.sin):
+                out = se.sin(convert(node.args[0]))
+            else:  # anything else: the subtree the old way
+                out = se.sympify(to_plain(node, forward))
+        memo[node] = out
+        return out
+
+    try:
+        return convert(sp.sympify(expr))
+    except RecursionError:
+        return to_symengine(to_plain(expr, forward))
+    except Exception:  # symengine raises assorted errors on unsupported objects
+        return None
+
+
 def state_symbols(n: int) -> tuple[tuple[sp.Symbol, ...], tuple[sp.Symbol, ...]]:
     """Plain real symbols standing for q and q̇ during the derivation."""
     qs = tuple(sp.Symbol(f"_ldq{i}", real=True) for i in range(n))

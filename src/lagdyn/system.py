@@ -455,9 +455,8 @@ class LagrangianSystem:
         (``_mass_polys``) and the sympy matrix ``_M_dyn`` is only built on demand; else
         (and when symengine cannot hold L) ``_M_dyn`` is set here.
         """
-        Lp = _convert.to_plain(self._L, self._fwd)
         n = self.n
-        Ls = _convert.to_symengine(Lp)
+        Ls = _convert.plain_symengine(self._L, self._fwd)
         vset = set(self._vs)
         if Ls is not None:
             sv = [se.Symbol(v.name) for v in self._vs]
@@ -483,6 +482,7 @@ class LagrangianSystem:
                 self._M_dyn = self._M_from_symengine()
             return sp.ImmutableMatrix(n, 1, b), sp.sympify(V)
         else:  # objects symengine cannot hold: plain sympy differentiation
+            Lp = _convert.to_plain(self._L, self._fwd)
             zero_v = {v: 0 for v in self._vs}
             grads_sp = [sp.diff(Lp, v) for v in self._vs]
             m_plain = {
