@@ -112,6 +112,7 @@ def _child(args: argparse.Namespace) -> None:
 
     import lagdyn
     import lagdyn._trigpoly
+    import lagdyn._trigproofs
     import lagdyn._validate
     import lagdyn.structure
     import lagdyn.system  # noqa: F401

@@ -1,4 +1,4 @@
-"""M's canonical dictionaries formed in symengine (lagdyn._trigpoly.encode_symengine): the
+"""M's canonical dictionaries formed in symengine (lagdyn._laurent.encode_symengine): the
 Lagrangian route now encodes M's entries as symengine produced them, with one Laurent
 variable per multi-angle trig argument, and never converts them to sympy first. The
 dictionaries must be exactly the ones the sympy route forms, and everything the
@@ -12,8 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import lagdyn as ld
-from lagdyn import _convert
-from lagdyn import _trigpoly as tp
+from lagdyn import _convert, _laurent, _trigproofs
 
 q1, q2, q3 = sp.symbols("q1 q2 q3")
 a, b, c = sp.symbols("a b c")
@@ -48,7 +47,7 @@ def entries(draw: st.DrawFn) -> sp.Expr:
 
 def _reference(exprs: dict[tuple[int, int], sp.Expr]) -> dict[tuple[int, int], sp.Expr]:
     """The sympy route: one encoder for every entry, encode, decode, rebuild."""
-    enc = tp._encoder_for(list(exprs.values()), Q)
+    enc = _laurent._encoder_for(list(exprs.values()), Q)
     assert enc is not None
     return {k: enc.rebuild(enc.decode(enc.encode(e))) for k, e in exprs.items()}
 
@@ -58,7 +57,7 @@ def _reference(exprs: dict[tuple[int, int], sp.Expr]) -> dict[tuple[int, int], s
 def test_dictionaries_equal_the_sympy_routes(exprs: list[sp.Expr]) -> None:
     table = dict(enumerate(exprs))
     keyed = {(0, i): e for i, e in table.items()}
-    found = tp.encode_symengine(
+    found = _laurent.encode_symengine(
         {k: se.sympify(e) for k, e in keyed.items()}, Q, PLAIN, TABLE.to_sympy
     )
     assert found is not None
@@ -67,7 +66,7 @@ def test_dictionaries_equal_the_sympy_routes(exprs: list[sp.Expr]) -> None:
     for k in keyed:
         assert enc.rebuild(polys[k]) == want[k], k
         # and the rebuilt form is the entry itself
-        assert tp.is_zero(enc.rebuild(polys[k]) - keyed[k], Q) is True
+        assert _trigproofs.is_zero(enc.rebuild(polys[k]) - keyed[k], Q) is True
 
 
 def test_dependent_arguments_are_merged_to_one_frequency() -> None:
@@ -80,15 +79,15 @@ def test_dependent_arguments_are_merged_to_one_frequency() -> None:
         - sp.cos(2 * q1 + 2 * q2) / 2
         + sp.sin(q1 + q2) * sp.cos(q1 + 2 * q2)
     )
-    enc, polys = tp.encode_symengine({(0, 0): se.sympify(e)}, Q, PLAIN, TABLE.to_sympy)
+    enc, polys = _laurent.encode_symengine({(0, 0): se.sympify(e)}, Q, PLAIN, TABLE.to_sympy)
     want = _reference({(0, 0): e})[(0, 0)]
     assert enc.rebuild(polys[(0, 0)]) == want
-    assert tp.is_zero(want - e, Q) is True
+    assert _trigproofs.is_zero(want - e, Q) is True
 
 
 def test_zero_and_constant_entries() -> None:
     """symengine's coefficient dictionary of a number n is {n: 1} (and of 0, {0: 1})."""
-    got = tp.encode_symengine(
+    got = _laurent.encode_symengine(
         {
             (0, 0): se.Integer(0),
             (0, 1): se.Integer(3),
@@ -107,7 +106,7 @@ def test_zero_and_constant_entries() -> None:
 
 def test_polynomial_coordinates_are_flagged() -> None:
     """A coordinate outside the trig atoms (r in m r²) must be marked for the derivative."""
-    enc, polys = tp.encode_symengine(
+    enc, polys = _laurent.encode_symengine(
         {(0, 0): se.sympify(a * q2**2 + sp.cos(q1))}, Q, PLAIN, TABLE.to_sympy
     )
     assert enc.poly_q == {1}
@@ -125,7 +124,7 @@ def test_what_symengine_cannot_vouch_for_goes_back_to_sympy() -> None:
         1 / q1,
         sp.tan(q1),
     ):
-        got = tp.encode_symengine({(0, 0): se.sympify(bad)}, Q, PLAIN, TABLE.to_sympy)
+        got = _laurent.encode_symengine({(0, 0): se.sympify(bad)}, Q, PLAIN, TABLE.to_sympy)
         assert got is None, bad
 
 

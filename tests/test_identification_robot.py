@@ -10,7 +10,7 @@ import sympy as sp
 
 import lagdyn as ld
 from lagdyn import identification as idf
-from lagdyn._trigpoly import is_zero
+from lagdyn._trigproofs import is_zero
 from lagdyn.robot.regressor import is_standard, regressor_program, standard_parameters_of
 
 _FUNCS: dict[str, tuple] = {}

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import lagdyn as ld
 from lagdyn import _lintrig as lt
-from lagdyn import _trigpoly as tp
+from lagdyn import _trigproofs
 
 q1, q2, q3 = sp.symbols("q1 q2 q3")
 v1, v2 = sp.symbols("v1 v2")
@@ -56,7 +56,7 @@ def _mirror(expr: sp.Expr) -> sp.Expr:
 def test_zero_test_agrees_with_laurent_encoding(x: sp.Expr, y: sp.Expr) -> None:
     enc = lt.LinearTrigEncoder(Q, rates=(v1, v2))
     for expr in (x - y, x - _mirror(x), x + y - _mirror(y) - x):
-        assert lt.is_zero_form(enc.form(expr)) == tp.is_zero(expr, Q)
+        assert lt.is_zero_form(enc.form(expr)) == _trigproofs.is_zero(expr, Q)
 
 
 @FAST
@@ -100,7 +100,7 @@ def chain() -> ld.LagrangianSystem:
 
 def test_streamed_skew_proof_decides_lagdyn_output(chain: ld.LagrangianSystem) -> None:
     M, C = sp.ImmutableMatrix(chain.M), sp.ImmutableMatrix(chain.C)
-    assert tp._skew_streamed(M, C, chain.q, chain.qd) is True
+    assert _trigproofs._skew_streamed(M, C, chain.q, chain.qd) is True
 
 
 def test_streamed_skew_proof_refutes_a_perturbed_entry(chain: ld.LagrangianSystem) -> None:
@@ -111,13 +111,17 @@ def test_streamed_skew_proof_refutes_a_perturbed_entry(chain: ld.LagrangianSyste
     C = sp.Matrix(chain.C)
     C[5, 2] += wrong
     assert (
-        tp._skew_streamed(sp.ImmutableMatrix(chain.M), sp.ImmutableMatrix(C), chain.q, chain.qd)
+        _trigproofs._skew_streamed(
+            sp.ImmutableMatrix(chain.M), sp.ImmutableMatrix(C), chain.q, chain.qd
+        )
         is False
     )
     # the same term added antisymmetrically keeps N skew: still proved
     C[2, 5] -= wrong
     assert (
-        tp._skew_streamed(sp.ImmutableMatrix(chain.M), sp.ImmutableMatrix(C), chain.q, chain.qd)
+        _trigproofs._skew_streamed(
+            sp.ImmutableMatrix(chain.M), sp.ImmutableMatrix(C), chain.q, chain.qd
+        )
         is True
     )
 
@@ -128,7 +132,7 @@ def test_streamed_skew_proof_refutes_same_coriolis_vector(chain: ld.LagrangianSy
     S = sp.zeros(n, n)
     S[1, 3], S[1, 6] = chain.qd[6], -chain.qd[3]
     C = sp.ImmutableMatrix(chain.C + S)
-    assert tp._skew_streamed(sp.ImmutableMatrix(chain.M), C, chain.q, chain.qd) is False
+    assert _trigproofs._skew_streamed(sp.ImmutableMatrix(chain.M), C, chain.q, chain.qd) is False
     assert ld.structure.is_skew_symmetric(chain, C) is False
 
 
@@ -140,20 +144,26 @@ def test_nonlinear_entry_falls_back_to_laurent_encoding() -> None:
     C = sp.Matrix(dp.C)
     C = C.subs(sp.sin(a_ - b_), 2 * sp.sin((a_ - b_) / 2) * sp.cos((a_ - b_) / 2))
     M, C = sp.ImmutableMatrix(dp.M), sp.ImmutableMatrix(C)
-    assert tp._skew_streamed(M, C, dp.q, dp.qd) is None
-    assert tp.skew_identity(M, C, dp.q, dp.qd) is True
-    assert tp.skew_identity(M, 2 * C, dp.q, dp.qd) is False
+    assert _trigproofs._skew_streamed(M, C, dp.q, dp.qd) is None
+    assert _trigproofs.skew_identity(M, C, dp.q, dp.qd) is True
+    assert _trigproofs.skew_identity(M, 2 * C, dp.q, dp.qd) is False
 
 
 def test_energy_identities_per_frequency(chain: ld.LagrangianSystem) -> None:
     M, g = sp.ImmutableMatrix(chain.M), sp.ImmutableMatrix(chain.g)
-    assert tp._energy_linear(chain.L, M, g, chain.q, chain.qd) is True
+    assert _trigproofs._energy_linear(chain.L, M, g, chain.q, chain.qd) is True
     bad_g = sp.Matrix(g)
     bad_g[4] += sp.Symbol("m7") * sp.sin(chain.q[0] + chain.q[1])
-    assert tp._energy_linear(chain.L, M, sp.ImmutableMatrix(bad_g), chain.q, chain.qd) is False
+    assert (
+        _trigproofs._energy_linear(chain.L, M, sp.ImmutableMatrix(bad_g), chain.q, chain.qd)
+        is False
+    )
     bad_M = sp.Matrix(M)
     bad_M[2, 2] += sp.Symbol("m1")
-    assert tp._energy_linear(chain.L, sp.ImmutableMatrix(bad_M), g, chain.q, chain.qd) is False
+    assert (
+        _trigproofs._energy_linear(chain.L, sp.ImmutableMatrix(bad_M), g, chain.q, chain.qd)
+        is False
+    )
     assert ld.structure.is_passive(chain) is True
 
 
@@ -174,7 +184,7 @@ def test_product_to_sum_is_the_product(x: sp.Expr, y: sp.Expr) -> None:
     enc = lt.LinearTrigEncoder(Q, rates=(v1, v2), symbol=se.sympify)
     acc: dict = {}
     lt.product_into(acc, lt.collapse(enc.form(x)), lt.collapse(enc.form(y)))
-    assert tp.is_zero(_to_sympy(lt.products_form(acc, se.Integer(3)), Q) - 6 * x * y, Q)
+    assert _trigproofs.is_zero(_to_sympy(lt.products_form(acc, se.Integer(3)), Q) - 6 * x * y, Q)
 
 
 def test_gram_per_frequency_equals_the_laurent_gram(monkeypatch: pytest.MonkeyPatch) -> None:

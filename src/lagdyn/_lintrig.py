@@ -13,7 +13,7 @@ functions ``q^m cos(e·q)``, ``q^m sin(e·q)`` (``e`` canonical and distinct, wi
 ``e = 0``) are linearly independent over the polynomials in the other symbols, so an
 expression in this form is identically zero exactly when every expanded ``A_e`` and
 ``B_e`` is zero. Expanding per frequency keeps every expansion small and needs no
-complex Laurent encoding (:mod:`lagdyn._trigpoly` expands each whole expression in
+complex Laurent encoding (:mod:`lagdyn._laurent` expands each whole expression in
 ``z_k = exp(i q_k)``, twice the terms); results are identical.
 
 Anything else raises :class:`NotLinearError` and the caller falls back to the Laurent
@@ -23,7 +23,7 @@ of ``q``. The coefficients are Laurent polynomials in independent symbols (``1/m
 allowed), so a nonzero expanded coefficient proves a nonzero expression.
 
 Used by the streamed skew-symmetry proof and the passivity proof
-(:func:`lagdyn._trigpoly.skew_identity`, :func:`lagdyn._trigpoly.passivity_identity`).
+(:func:`lagdyn._trigproofs.skew_identity`, :func:`lagdyn._trigproofs.passivity_identity`).
 """
 
 from __future__ import annotations

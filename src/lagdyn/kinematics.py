@@ -128,11 +128,11 @@ def _reduce(expr: sp.Expr) -> sp.Expr:
     The canonical engine runs in symengine and is several times faster than sympy's
     ``expand``; expressions outside its class take :func:`_reduce_pythagoras`.
     """
-    import lagdyn._trigpoly as _trigpoly
+    import lagdyn._trigproofs as _trigproofs
 
     funcs = sorted(sp.sympify(expr).atoms(AppliedUndef), key=str)
     plain = {f: sp.Symbol(f"_ldk{i}", real=True) for i, f in enumerate(funcs)}
-    out = _trigpoly.canonical(expr.xreplace(plain), list(plain.values()))
+    out = _trigproofs.canonical(expr.xreplace(plain), list(plain.values()))
     if out is None:
         return _reduce_pythagoras(expr)
     return out.xreplace({v: f for f, v in plain.items()})
@@ -498,7 +498,8 @@ def _mass_matrix_canonical(
     symengine expansion per entry), with the encoder and the upper triangle's canonical
     dictionaries (the derivation starts from them); None when an entry leaves that
     class."""
-    import lagdyn._trigpoly as _trigpoly
+
+    import lagdyn._laurent as _laurent
 
     n = len(qv)
     flat: list[tuple[list[list[Any]], list[list[Any]]]] = []
@@ -510,7 +511,7 @@ def _mass_matrix_canonical(
         flat.append((Wp, Jp))
         exprs += [e for row in (*Jp, *Wp) for e in row if e != 0]
     # the coordinates q(t) are the encoder's angles directly: no substitution either way
-    encoder = _trigpoly.encoder_for(exprs, list(qv))
+    encoder = _laurent.encoder_for(exprs, list(qv))
     if encoder is None:
         return None
     linear = _gram_per_frequency(flat, encoder)
@@ -528,7 +529,7 @@ def _mass_matrix_canonical(
             )
             for Wp, Jp in flat
         ]
-    except _trigpoly.NotRepresentableError:
+    except _laurent.NotRepresentableError:
         return None
     acc: dict[tuple[int, int], list[Any]] = {(i, j): [] for i in range(n) for j in range(i, n)}
     for We, Je in enc:
@@ -557,7 +558,7 @@ def _mass_matrix_canonical(
                         acc[i, j].append(a * b)
     try:
         polys = {k: encoder.decode(se.expand(se.Add(*v))) if v else {} for k, v in acc.items()}
-    except _trigpoly.NotRepresentableError:
+    except _laurent.NotRepresentableError:
         return None
     cells = {k: encoder.rebuild(p) for k, p in polys.items()}
     return sp.ImmutableMatrix(n, n, lambda i, j: cells[min(i, j), max(i, j)]), (encoder, polys)

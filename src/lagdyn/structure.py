@@ -9,7 +9,7 @@ Lagrangian carry structure that control design relies on (seed 001):
 
 Every check here is an exact symbolic decision, never random sampling and never
 ``simplify``: expressions are brought into lagdyn's canonical trig-polynomial form
-(:mod:`lagdyn._trigpoly`, one ``symengine.expand`` per expression), where zero is
+(:mod:`lagdyn._laurent`, one ``symengine.expand`` per expression), where zero is
 the empty form. Expressions outside that form fall back to ``symengine.expand``;
 when that cannot decide, numbers at random states may refute the identity (a sound
 "no"), and only then is sympy's ``simplify`` tried on that one residual.
@@ -156,10 +156,10 @@ def is_zero(expr: sp.Expr, q: Sequence[sp.Expr] | None = None) -> bool:
 
 def _trig_is_zero(expr: sp.Expr, qsyms: Sequence[sp.Symbol]) -> bool | None:
     try:
-        import lagdyn._trigpoly as _trigpoly
+        import lagdyn._trigproofs as _trigproofs
     except ImportError:  # pragma: no cover
         return None
-    return _trigpoly.is_zero(expr, list(qsyms))
+    return _trigproofs.is_zero(expr, list(qsyms))
 
 
 # ---------------------------------------------------------------------------- symmetry
@@ -227,13 +227,13 @@ def is_skew_symmetric(system: SystemLike, C: sp.MatrixBase | None = None) -> boo
     if Cm.shape != (n, n):
         raise ShapeError(f"C has shape {Cm.shape}, expected ({n}, {n})")
     try:
-        import lagdyn._trigpoly as _trigpoly
+        import lagdyn._trigproofs as _trigproofs
     except ImportError:  # pragma: no cover
         verdict = None
     else:
         # L, G, g registered too: the passivity proof then reuses the encoded M and C
         extra = (system.L, *system.G, *system.g) if C is None else ()
-        verdict = _trigpoly.skew_identity(system.M, Cm, system.q, system.qd, extra=extra)
+        verdict = _trigproofs.skew_identity(system.M, Cm, system.q, system.qd, extra=extra)
     if verdict is not None:
         return verdict
     qs, vs = system.plain_symbols
@@ -270,13 +270,13 @@ def is_passive(system: SystemLike) -> bool:
     """
     n = system.n
     try:
-        import lagdyn._trigpoly as _trigpoly
+        import lagdyn._trigproofs as _trigproofs
     except ImportError:  # pragma: no cover
         verdict = None
     else:
         parts_dyn = (system.M, system.C, system.G, system.g)
         qdd = tuple(sp.diff(x, t, 2) for x in system.q)
-        verdict = _trigpoly.passivity_identity(system.L, parts_dyn, system.q, system.qd, qdd)
+        verdict = _trigproofs.passivity_identity(system.L, parts_dyn, system.q, system.qd, qdd)
     if verdict is not None:
         return verdict
     qs, vs = system.plain_symbols
@@ -424,7 +424,7 @@ def _gram_positive_definite(system: SystemLike) -> bool | None:
     if not rows:
         return None
     try:
-        import lagdyn._trigpoly as _trigpoly
+        import lagdyn._laurent as _laurent
     except ImportError:  # pragma: no cover
         return None
     n = system.n
@@ -436,7 +436,7 @@ def _gram_positive_definite(system: SystemLike) -> bool | None:
     upper = [M[i, j] for i in range(n) for j in range(i, n)]
     exprs = [*upper, *(e for _, entries, _ in rows for e in entries if e != 0)]
     exprs += [sp.sympify(w) for w, _, _ in rows]
-    encoder = _trigpoly.encoder_for(exprs, list(system.q))
+    encoder = _laurent.encoder_for(exprs, list(system.q))
     if encoder is None:
         return None
     matches = _gram_matches_per_frequency(system, rows)
@@ -455,7 +455,7 @@ def _gram_positive_definite(system: SystemLike) -> bool | None:
                 if se.expand(encoder.encode(M[i, j]) - se.Add(*parts)) != 0:
                     matches = False
                     break
-    except _trigpoly.NotRepresentableError:
+    except _laurent.NotRepresentableError:
         return None
     if not matches:
         log.warning("lagdyn.structure: M differs from its factor JᵀWJ")
@@ -660,10 +660,10 @@ def _is_positive(expr: sp.Expr, qsyms: Sequence[sp.Symbol]) -> bool:
 
 def _canonical(expr: sp.Expr, qsyms: Sequence[sp.Symbol]) -> sp.Expr:
     try:
-        import lagdyn._trigpoly as _trigpoly
+        import lagdyn._trigproofs as _trigproofs
     except ImportError:  # pragma: no cover
         return sp.expand(expr)
-    out = _trigpoly.canonical(expr, list(qsyms))
+    out = _trigproofs.canonical(expr, list(qsyms))
     return sp.expand(expr) if out is None else out
 
 

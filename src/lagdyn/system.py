@@ -472,12 +472,10 @@ class LagrangianSystem:
             conv = self._symtab.to_sympy
             b = [conv(gr.subs(szero)) for gr in grads]
             V = conv(-Ls.subs(szero))
-            import lagdyn._trigpoly as _trigpoly
+            import lagdyn._laurent as _laurent
 
             plain_q = [se.Symbol(s.name) for s in self._qs]
-            self._mass_polys = _trigpoly.encode_symengine(
-                entries, self._q, plain_q, conv, source=Ls
-            )
+            self._mass_polys = _laurent.encode_symengine(entries, self._q, plain_q, conv, source=Ls)
             if self._mass_polys is None:
                 self._M_dyn = self._M_from_symengine()
             return sp.ImmutableMatrix(n, 1, b), sp.sympify(V)
@@ -556,10 +554,10 @@ class LagrangianSystem:
                 "(L does not contain their rates quadratically)"
             )
         if m_se is None and self._mass_polys is not None:
-            import lagdyn._trigpoly as _trigpoly
+            import lagdyn._laurent as _laurent
 
             encoder, polys = self._mass_polys  # M's canonical dictionaries, q as symbols
-            m_se = {key: _trigpoly.symengine_form(encoder, p) for key, p in polys.items()}
+            m_se = {key: _laurent.symengine_form(encoder, p) for key, p in polys.items()}
         if m_se is None:
             m_se = self._plain_symengine_M()
         syms = sorted(set().union(*(e.free_symbols for e in m_se.values())), key=str)
