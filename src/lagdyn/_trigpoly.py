@@ -38,8 +38,6 @@ from ._laurent import (
 
 __all__ = ["FastDerivation", "derive"]
 
-_H = Fraction(1, 2)
-
 
 def _christoffel(parts: tuple[TrigPoly, TrigPoly, TrigPoly], sums: dict[Any, Any]) -> TrigPoly:
     """``½(parts[0] + parts[1] − parts[2])``, each coefficient expanded once per distinct
