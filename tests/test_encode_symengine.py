@@ -168,3 +168,30 @@ def test_lagrangian_route_equals_the_mass_matrix_route(chain: tuple[sp.Expr, lis
     assert sp.srepr(system.C) == sp.srepr(reference.C)
     assert sp.srepr(system.g) == sp.srepr(reference.g)
     assert system.is_skew_symmetric()
+
+
+def test_input_symbols_named_like_the_encoders_own_stay_distinct() -> None:
+    """Parameters called _lagdyn_z0, _lagdyn_w0 (the Laurent variables' names) or
+    _lagdyn_gcd_tag must not be confused with them: the derivation equals the one with
+    ordinary names, renamed back."""
+    q = ld.coordinates("a b c")
+    odd = sp.symbols("_lagdyn_z0 _lagdyn_w0 _lagdyn_gcd_tag")
+    plain = sp.symbols("k1 k2 k3")
+    t = ld.t
+
+    def lagrangian(p: tuple[sp.Symbol, ...]) -> sp.Expr:
+        x = y = sp.S.Zero
+        T = sp.S.Zero
+        for i in range(3):
+            theta = sum(q[: i + 1])  # relative angles: multi-angle arguments
+            x += p[i] * sp.sin(theta)
+            y -= p[i] * sp.cos(theta)
+            T += (x.diff(t) ** 2 + y.diff(t) ** 2) / 2
+        return T - y
+
+    weird = ld.LagrangianSystem(lagrangian(odd), q)
+    normal = ld.LagrangianSystem(lagrangian(plain), q)
+    back = dict(zip(plain, odd))
+    for attr in ("M", "C", "g"):
+        got, want = getattr(weird, attr), getattr(normal, attr).xreplace(back)
+        assert all(sp.expand(u - v) == 0 for u, v in zip(got, want)), attr

@@ -122,6 +122,7 @@ class _Encoder:
         self.trig: dict[sympy.Basic, tuple[dict[int, Fraction], sympy.Expr]] = {}
         self.sym: dict[sympy.Basic, Any] = {}  # sympy atom -> symengine symbol
         self.back: dict[str, sympy.Basic] = {}  # symengine name -> sympy object
+        self._reserved: set[str] = {_GCD_TAG.name}  # the encoder's own symbols
         self.qse: list[Any] = [self._symbol(qk) for qk in self.q]
         self.qse_set = frozenset(self.qse)
         self.z: list[Any] = []
@@ -144,13 +145,25 @@ class _Encoder:
         base = atom.name if isinstance(atom, sympy.Symbol) else "_lagdyn_atom"
         name = base
         count = 0
-        while name in self.back:
+        while name in self.back or name in self._reserved:
             count += 1
             name = f"{base}__{count}"
         symbol = se.Symbol(name)
         self.sym[atom] = symbol
         self.back[name] = atom
         return symbol
+
+    def reserve(self, base: str) -> Any:
+        """A symengine symbol of the encoder's own (a Laurent variable), named ``base``
+        unless a symbol of the input already has that name (and kept from the input's
+        symbols met later): an input symbol called ``_lagdyn_z0`` stays distinct."""
+        name = base
+        count = 0
+        while name in self.back or name in self._reserved:
+            count += 1
+            name = f"{base}__{count}"
+        self._reserved.add(name)
+        return se.Symbol(name)
 
     # -- pass 1: trig arguments -------------------------------------------
     def register(self, exprs: Iterable[sympy.Expr]) -> None:
@@ -237,7 +250,7 @@ class _Encoder:
             return
         self._frozen = True
         for idx in range(len(self.angles)):
-            z = se.Symbol(f"_lagdyn_z{idx}")
+            z = self.reserve(f"_lagdyn_z{idx}")
             self.z.append(z)
             self.z_index[z] = idx
 
@@ -956,7 +969,7 @@ def encode_symengine(
             continue
         z = by_vector.get(vector)
         if z is None:
-            z = se.Symbol(f"_lagdyn_w{len(by_vector)}")
+            z = encoder.reserve(f"_lagdyn_w{len(by_vector)}")
             by_vector[vector] = z
             basis[z] = vector
         if isinstance(sa, sympy.cos):
