@@ -18,7 +18,7 @@ import lagdyn as ld
 from lagdyn.numeric import lambdify
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from test_numeric_accuracy import MODELS, Reference, _backends, _states  # noqa: E402
+from test_numeric_accuracy import MODELS, Reference, _backends, _states
 
 NAMES = ("M", "C", "g", "bias", "energy", "forward_dynamics")
 

@@ -110,13 +110,6 @@ def _child(args: argparse.Namespace) -> None:
     import sympy
     import sympy.physics.mechanics  # noqa: F401
 
-    import lagdyn
-    import lagdyn._trigpoly
-    import lagdyn._trigproofs
-    import lagdyn._validate
-    import lagdyn.structure
-    import lagdyn.system  # noqa: F401
-
     fn = child_lagdyn if args.tool == "lagdyn" else child_kane
     print(json.dumps(fn(args.n, args.convention, args.positive)))
 

@@ -82,7 +82,7 @@ def arm_steps(n=5):
 
 
 def robots(names=("planar_3r", "spatial_3r", "ur5", "puma560", "panda")):
-    from lagdyn.robot.regressor import regressor_program, standard_parameters_of
+    from lagdyn.recursive.regressor import regressor_program, standard_parameters_of
 
     print(f"{'arm':10} {'params':>6} {'build':>7} {'ops':>6} {'numpy':>7} {'C':>7}")
     for name in names:

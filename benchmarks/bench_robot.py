@@ -18,8 +18,8 @@ import symengine as se
 import sympy as sp
 
 import lagdyn as ld
-from lagdyn.robot import opcounts
-from lagdyn.robot.programs import _floats
+from lagdyn.cli import opcounts
+from lagdyn.recursive.program import _floats
 from lagdyn.robot.system import closed_form_symengine
 
 
@@ -120,7 +120,7 @@ def routes(names=("ur5", "panda", "puma560"), skip_closed=()):
 
     from lagdyn.codegen import Binding
     from lagdyn.numeric import NumericModel, backends
-    from lagdyn.robot.route import plan
+    from lagdyn.recursive.route import plan
 
     B = 10_000
     print(
@@ -184,12 +184,12 @@ def routes(names=("ur5", "panda", "puma560"), skip_closed=()):
 
 # ---------------------------------------------------------------------- ABA against CRBA
 def planar_chain(n):
-    """A planar nR arm of uniform unit rods, numeric (lagdyn.robot.opcounts.planar_chain)."""
+    """A planar nR arm of uniform unit rods, numeric (lagdyn.cli.opcounts.planar_chain)."""
     return opcounts.planar_chain(n, "numeric")
 
 
 def spatial_chain(n):
-    """A spatial nR arm with generic inertias, numeric (lagdyn.robot.opcounts.spatial_chain)."""
+    """A spatial nR arm with generic inertias, numeric (lagdyn.cli.opcounts.spatial_chain)."""
     return opcounts.spatial_chain(n, "numeric")
 
 
@@ -208,7 +208,7 @@ def forward_methods(names, batch=10_000):
 
     from lagdyn.codegen import Binding
     from lagdyn.numeric import NumericModel, backends
-    from lagdyn.robot.route import recursive_program
+    from lagdyn.recursive.route import recursive_program
 
     print(
         "| chain | n | method | ops (CSE) | generation s | C build s | C 1 state µs "

@@ -23,7 +23,7 @@ One process, in this order:
    construction, the recursive programs M (CRBA), h and τ (RNEA), the recursive
    (Christoffel-consistent) Coriolis program C, the skew proof on the programs
    (``is_skew_symmetric(route="recursive")``: exact arithmetic at random points, see
-   ``lagdyn.robot.proofs``), and the exact skew proof on the closed form
+   ``lagdyn.recursive.proofs``), and the exact skew proof on the closed form
    (``.M`` — which runs the canonical trig-polynomial derivation of M, Γ, C and g —, ``.C``
    and ``.L``, which the proof builds to share its encoding with the passivity proof, timed
    apart, then ``is_skew_symmetric()``).

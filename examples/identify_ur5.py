@@ -2,7 +2,7 @@
 
 The arm is built with ten symbolic barycentric parameters per link (60 standard
 parameters, true values from ur_description's URDF in ``arm.defaults``); its regressor is
-the recursive program of ``lagdyn.robot.regressor`` (generated code, no closed form). QR
+the recursive program of ``lagdyn.recursive.regressor`` (generated code, no closed form). QR
 with column pivoting at random states finds the 36 base parameters; a Fourier trajectory
 (4 harmonics, ±1.5 rad) is optimised for the condition number of the base regressor;
 torques of the true arm (its numeric recursive inverse dynamics, independent of the
@@ -18,7 +18,7 @@ import numpy as np
 
 import lagdyn as ld
 from lagdyn import identification as idf
-from lagdyn.robot.regressor import regressor_program, standard_parameters_of
+from lagdyn.recursive.regressor import regressor_program, standard_parameters_of
 
 arm = ld.zoo.get("ur5", parameters="symbolic")
 params = standard_parameters_of(arm)  # XX1 … M6

@@ -5,7 +5,7 @@ file from the optional example-robot-data package when it is installed) becomes 
 LagrangianSystem whose recursive programs (RNEA, CRBA, LDLᵀ, Coriolis) are built in a
 fraction of a second; their sizes are printed; the identities the generated code relies on
 (Ṁ − 2C skew, C q̇ + g = h, CRBA against RNEA, forward dynamics, dE/dt = q̇ᵀτ) are proved
-on the UR5's programs themselves (:mod:`lagdyn.robot.proofs`: exact arithmetic at random
+on the UR5's programs themselves (:mod:`lagdyn.recursive.proofs`: exact arithmetic at random
 points, no closed form), the closed-form proof is shown on the small spatial 3R, and the
 skew property is checked numerically on the UR5; then the arm falls for one second under
 gravity (``ld.simulate``,

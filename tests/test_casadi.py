@@ -221,7 +221,7 @@ def test_ur5_regressor_is_the_recursive_program(monkeypatch):
     params = ld.robot.regressor.standard_parameters_of(arm)
     known = {s: v for s, v in arm.defaults.items() if s.name != "g"}  # g stays free: p = [g]
     cm = arm.to_casadi(known, regressor_params=params)
-    monkeypatch.setattr(ld.casadi_model, "regressor", _no_closed_form)
+    monkeypatch.setattr(ld.identification.casadi, "regressor", _no_closed_form)
     Y = cm.regressor
     assert Y.name_in() == ["q", "qd", "qdd", "p"] and Y.size_out(0) == (6, 60)
     assert [s.name for s in cm.free_parameters] == ["g"]
@@ -247,13 +247,13 @@ def test_chain_regressor_route_closed_derives_the_closed_form(monkeypatch):
     arm = ld.zoo.get("planar_3r", parameters="symbolic")
     params = ld.robot.regressor.standard_parameters_of(arm)
     calls = []
-    derive = ld.casadi_model.regressor
+    derive = ld.identification.casadi.regressor
 
     def spy(*args, **kwargs):
         calls.append(kwargs.get("route"))
         return derive(*args, **kwargs)
 
-    monkeypatch.setattr(ld.casadi_model, "regressor", spy)
+    monkeypatch.setattr(ld.identification.casadi, "regressor", spy)
     closed = arm.to_casadi(arm.defaults, regressor_params=params, route="closed").regressor
     assert calls == ["closed"]
     default = arm.to_casadi(arm.defaults)  # route=None; a chain's default π: its standard ones

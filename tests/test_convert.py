@@ -1,5 +1,5 @@
 """The symengine -> sympy conversion builds sums and products without re-evaluation where
-that is sound (lagdyn._convert.canonical_add / canonical_mul): the result must be sympy's
+that is sound (lagdyn.trig.convert.canonical_add / canonical_mul): the result must be sympy's
 own evaluated object, argument order included."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import sympy as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lagdyn import _convert
 from lagdyn.symbols import t
+from lagdyn.trig import convert as _convert
 
 x, y, z = sp.symbols("x y z")
 a = sp.Symbol("a", positive=True)

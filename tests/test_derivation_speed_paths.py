@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 from sympy.physics.mechanics import dynamicsymbols
 
 import lagdyn as ld
-from lagdyn import _laurent, kinematics, structure
+from lagdyn import kinematics, structure
 from lagdyn.cli import main
+from lagdyn.trig import laurent as _laurent
 
 
 def _pendulum_bodies(n, relative, positive=True):

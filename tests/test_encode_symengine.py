@@ -1,4 +1,4 @@
-"""M's canonical dictionaries formed in symengine (lagdyn._laurent.encode_symengine): the
+"""M's canonical dictionaries formed in symengine (lagdyn.trig.laurent.encode_symengine): the
 Lagrangian route now encodes M's entries as symengine produced them, with one Laurent
 variable per multi-angle trig argument, and never converts them to sympy first. The
 dictionaries must be exactly the ones the sympy route forms, and everything the
@@ -12,7 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import lagdyn as ld
-from lagdyn import _convert, _laurent, _trigproofs
+from lagdyn.trig import convert as _convert
+from lagdyn.trig import identities as _trigproofs
+from lagdyn.trig import laurent as _laurent
 
 q1, q2, q3 = sp.symbols("q1 q2 q3")
 a, b, c = sp.symbols("a b c")

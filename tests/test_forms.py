@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lagdyn as ld
-from lagdyn._forms import natural_form
+from lagdyn.trig.forms import natural_form
 from lagdyn.zoo.robots import LARGE
 
 ZOO = [n for n in ld.zoo.names() if n not in ("n_link_pendulum", *LARGE)]

@@ -1,5 +1,5 @@
-"""Tests for the per-frequency zero tests (lagdyn._lintrig) and the proofs built on them:
-the streamed skew proof and the passivity identities of lagdyn._trigpoly."""
+"""Tests for the per-frequency zero tests (lagdyn.trig.linear) and the proofs built on them:
+the streamed skew proof and the passivity identities of lagdyn.trig.derive."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import lagdyn as ld
-from lagdyn import _lintrig as lt
-from lagdyn import _trigproofs
+from lagdyn.trig import identities as _trigproofs
+from lagdyn.trig import linear as lt
 
 q1, q2, q3 = sp.symbols("q1 q2 q3")
 v1, v2 = sp.symbols("v1 v2")

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import lagdyn as ld
 from lagdyn.codegen import Binding
-from lagdyn.robot import programs
+from lagdyn.recursive import program as programs
 from lagdyn.robot.system import closed_form_symengine
 
 DATA = Path(__file__).parent / "data"
@@ -656,7 +656,7 @@ def test_forward_method_default_and_errors():
 def test_recursive_route_forward_by_aba_and_cse_agree():
     """The route with ABA or CRBA, with and without the joint CSE: the same numbers; the
     CSE'd body defines every name before its use and is no larger."""
-    from lagdyn.robot.route import recursive_program
+    from lagdyn.recursive.route import recursive_program
 
     arm = zoo("spatial_3r")
     binding = Binding(arm.parameters, arm.defaults)
@@ -696,7 +696,7 @@ def test_joint_frames_keep_the_dynamics_and_bare_the_axes():
     """Standard-DH PUMA moved to its joint frames: every motion subspace is (±e_k, 0), the
     mass matrix and gravity are unchanged (against the closed form of the original chain),
     and the programs are smaller."""
-    from lagdyn.robot.chain import in_joint_frames
+    from lagdyn.recursive.chain import in_joint_frames
 
     puma = zoo("puma560")
     moved = in_joint_frames(puma.chain)

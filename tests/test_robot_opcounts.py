@@ -1,4 +1,4 @@
-"""Operation counts and their scaling (lagdyn.robot.opcounts, `lagdyn bench --ops`)."""
+"""Operation counts and their scaling (lagdyn.cli.opcounts, `lagdyn bench --ops`)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lagdyn.cli import main
+from lagdyn.cli import main, opcounts
 from lagdyn.errors import LagdynError
-from lagdyn.robot import opcounts, programs
+from lagdyn.recursive import program as programs
 
 
 def test_recursive_tau_grows_by_the_same_count_per_joint():

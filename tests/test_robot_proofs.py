@@ -1,4 +1,4 @@
-"""Exact identities of the recursive programs (lagdyn.robot.proofs).
+"""Exact identities of the recursive programs (lagdyn.recursive.proofs).
 
 Every identity is checked to hold on the zoo arms and on random DH chains, and to FAIL on
 programs tampered with in ways a bug could produce (a Coriolis matrix with the same C q̇ but
@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 
 import lagdyn as ld
 from lagdyn.errors import LagdynError
-from lagdyn.robot import programs, proofs
+from lagdyn.recursive import program as programs
+from lagdyn.recursive import proofs
 
 FEW = settings(max_examples=4, deadline=None)
 

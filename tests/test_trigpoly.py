@@ -1,4 +1,4 @@
-"""Tests for the canonical trig-polynomial engine (lagdyn._trigpoly)."""
+"""Tests for the canonical trig-polynomial engine (lagdyn.trig.derive)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ import sympy as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lagdyn import _laurent, _trigproofs
-from lagdyn import _trigpoly as tp
+from lagdyn.trig import derive as tp
+from lagdyn.trig import identities as _trigproofs
+from lagdyn.trig import laurent as _laurent
 
 q1, q2, q3 = sp.symbols("q1 q2 q3")
 qd1, qd2, qd3 = sp.symbols("qd1 qd2 qd3")
@@ -303,7 +304,7 @@ def test_random_spd_matches_naive(seed: int) -> None:
 def test_split_quadratic_factors_and_refuses():
     from fractions import Fraction as F  # noqa: N817  (short, as in the maths)
 
-    from lagdyn._trigpoly import _split_quadratic
+    from lagdyn.trig.derive import _split_quadratic
 
     # (v1 + v2)(2 v0 + v1 + v2) = 2 v0 v1 + 2 v0 v2 + v1² + 2 v1 v2 + v2²
     form = {(1, 1, 0): F(2), (1, 0, 1): F(2), (0, 2, 0): F(1), (0, 1, 1): F(2), (0, 0, 2): F(1)}

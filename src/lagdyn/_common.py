@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import gc
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import sympy as sp
@@ -25,6 +25,7 @@ from sympy.core.function import AppliedUndef
 
 from .errors import CoordinateError
 from .symbols import t
+from .trig.convert import distinct_nodes
 
 __all__ = [
     "SystemLike",
@@ -236,33 +237,3 @@ def reduce_pythagoras(expr: sp.Expr) -> sp.Expr:
         }
         e = sp.expand(e.xreplace(repl))
     return e
-
-
-def distinct_nodes(
-    exprs: Iterable[sp.Basic], stop: Callable[[sp.Basic], bool] | None = None
-) -> Iterator[sp.Basic]:
-    """Every distinct subtree of ``exprs``, each once (``Basic.atoms`` and ``preorder_traversal``
-    walk a shared subtree again at every occurrence; entries of M and C share most of
-    theirs); nodes for which ``stop(node)`` holds are yielded but not entered.
-
-    Examples
-    --------
-    >>> import sympy as sp
-    >>> from lagdyn._common import distinct_nodes
-    >>> x = sp.Symbol("x")
-    >>> e = sp.sin(x) + sp.sin(x) ** 2
-    >>> sum(1 for _ in distinct_nodes([e]))   # e, sin(x), x, sin(x)**2, 2: sin(x) visited once
-    5
-    >>> sorted(map(str, distinct_nodes([e], stop=lambda n: isinstance(n, sp.sin))))
-    ['2', 'sin(x)', 'sin(x)**2', 'sin(x)**2 + sin(x)']
-    """
-    seen: set[sp.Basic] = set()
-    stack = list(exprs)
-    while stack:
-        node = stack.pop()
-        if node in seen:
-            continue
-        seen.add(node)
-        yield node
-        if stop is None or not stop(node):
-            stack.extend(node.args)

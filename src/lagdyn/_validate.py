@@ -167,7 +167,7 @@ def _check_real_constant(label: str, sub: sp.Expr) -> None:
 
 def _identically_zero(expr: sp.Expr, q: Sequence[sp.Symbol]) -> bool:
     """Exact: True only when ``expr`` is proved to vanish identically."""
-    import lagdyn._trigproofs as _trigproofs
+    import lagdyn.trig.identities as _trigproofs
 
     verdict = _trigproofs.is_zero(expr, list(q))
     if verdict is not None:

@@ -51,6 +51,7 @@ from .system import LagrangianSystem, _as_expr, _check_dependencies, _numeric_ra
 
 if TYPE_CHECKING:  # pragma: no cover
     from .numeric.constrained import ConstrainedNumericModel
+    from .simulation.constrained import ConstrainedSimulator
 
 __all__ = ["ConstrainedSystem"]
 
@@ -361,8 +362,9 @@ class ConstrainedSystem:
     # ------------------------------------------------------------------ numeric
     def lambdify(
         self, params: Mapping[sp.Symbol, float] | None = None, **options: Any
-    ) -> ConstrainedNumericModel:
-        """Batched numeric solvers of the KKT system (see :mod:`lagdyn.numeric.constrained`).
+    ) -> ConstrainedSimulator:
+        """Batched numeric solvers of the KKT system (see :mod:`lagdyn.numeric.constrained`)
+        and their simulation (:mod:`lagdyn.simulation.constrained`).
 
         Examples
         --------
@@ -373,9 +375,9 @@ class ConstrainedSystem:
         >>> abs(round(float(qdd[0] - qdd[1]), 12))
         0.0
         """
-        from .numeric.constrained import ConstrainedNumericModel
+        from .simulation.constrained import ConstrainedSimulator
 
-        return ConstrainedNumericModel(self, params, **options)
+        return ConstrainedSimulator(self, params, **options)
 
     def solve(self, q: Any, qd: Any, tau: Any = None, **options: Any) -> tuple[Any, Any]:
         """(q̈, λ) at the given states, lambdifying once on first use.
@@ -399,7 +401,8 @@ class ConstrainedSystem:
         return self._numeric.solve(q, qd, tau, **options)
 
     def simulate(self, x0: Any, t: Any, **options: Any) -> Any:
-        """Simulate the constrained motion (see :func:`lagdyn.numeric.constrained.simulate`).
+        """Simulate the constrained motion (see :meth:`ConstrainedSimulator.simulate
+        <lagdyn.simulation.constrained.ConstrainedSimulator.simulate>`).
 
         Examples
         --------

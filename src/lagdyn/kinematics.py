@@ -47,7 +47,7 @@ import symengine as se
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
-import lagdyn._convert as _convert
+import lagdyn.trig.convert as _convert
 
 from ._common import reduce_pythagoras as _reduce_pythagoras
 from ._common import validate_coordinates as _validate_coordinates
@@ -128,7 +128,7 @@ def _reduce(expr: sp.Expr) -> sp.Expr:
     The canonical engine runs in symengine and is several times faster than sympy's
     ``expand``; expressions outside its class take :func:`_reduce_pythagoras`.
     """
-    import lagdyn._trigproofs as _trigproofs
+    import lagdyn.trig.identities as _trigproofs
 
     funcs = sorted(sp.sympify(expr).atoms(AppliedUndef), key=str)
     plain = {f: sp.Symbol(f"_ldk{i}", real=True) for i, f in enumerate(funcs)}
@@ -499,7 +499,7 @@ def _mass_matrix_canonical(
     dictionaries (the derivation starts from them); None when an entry leaves that
     class."""
 
-    import lagdyn._laurent as _laurent
+    import lagdyn.trig.laurent as _laurent
 
     n = len(qv)
     flat: list[tuple[list[list[Any]], list[list[Any]]]] = []
@@ -569,10 +569,10 @@ def _gram_per_frequency(
 ) -> dict[tuple[int, int], Any] | None:
     """Σ JᵀWJ when every entry of J is linear in cos/sin of rational angles of q and W is
     free of them (planar chains): each product J_ri J_sj by the product-to-sum formulas,
-    one expansion per frequency (:mod:`lagdyn._lintrig`), in the encoder's dictionary
+    one expansion per frequency (:mod:`lagdyn.trig.linear`), in the encoder's dictionary
     format. Half the terms of the Laurent expansion (no conjugate halves) and no decoding.
     None when an entry is outside that class."""
-    from ._lintrig import (
+    from .trig.linear import (
         LinearTrigEncoder,
         NotLinearError,
         collapse,

@@ -9,7 +9,7 @@ Lagrangian carry structure that control design relies on (seed 001):
 
 Every check here is an exact symbolic decision, never random sampling and never
 ``simplify``: expressions are brought into lagdyn's canonical trig-polynomial form
-(:mod:`lagdyn._laurent`, one ``symengine.expand`` per expression), where zero is
+(:mod:`lagdyn.trig.laurent`, one ``symengine.expand`` per expression), where zero is
 the empty form. Expressions outside that form fall back to ``symengine.expand``;
 when that cannot decide, numbers at random states may refute the identity (a sound
 "no"), and only then is sympy's ``simplify`` tried on that one residual.
@@ -156,7 +156,7 @@ def is_zero(expr: sp.Expr, q: Sequence[sp.Expr] | None = None) -> bool:
 
 def _trig_is_zero(expr: sp.Expr, qsyms: Sequence[sp.Symbol]) -> bool | None:
     try:
-        import lagdyn._trigproofs as _trigproofs
+        import lagdyn.trig.identities as _trigproofs
     except ImportError:  # pragma: no cover
         return None
     return _trigproofs.is_zero(expr, list(qsyms))
@@ -227,7 +227,7 @@ def is_skew_symmetric(system: SystemLike, C: sp.MatrixBase | None = None) -> boo
     if Cm.shape != (n, n):
         raise ShapeError(f"C has shape {Cm.shape}, expected ({n}, {n})")
     try:
-        import lagdyn._trigproofs as _trigproofs
+        import lagdyn.trig.identities as _trigproofs
     except ImportError:  # pragma: no cover
         verdict = None
     else:
@@ -270,7 +270,7 @@ def is_passive(system: SystemLike) -> bool:
     """
     n = system.n
     try:
-        import lagdyn._trigproofs as _trigproofs
+        import lagdyn.trig.identities as _trigproofs
     except ImportError:  # pragma: no cover
         verdict = None
     else:
@@ -307,7 +307,7 @@ def _passivity_residual_se(
 ) -> sp.Expr | None:
     """dE/dt − q̇ᵀ(M q̈ + C q̇ + G q̇ + g), differentiated in symengine (sympy's ``diff``
     spends most of its time in assumption queries), returned as one sympy expression."""
-    from ._convert import SymbolTable, to_symengine
+    from .trig.convert import SymbolTable, to_symengine
 
     Ls = to_symengine(Lp)
     converted = [[to_symengine(e) for e in m] for m in parts]
@@ -424,7 +424,7 @@ def _gram_positive_definite(system: SystemLike) -> bool | None:
     if not rows:
         return None
     try:
-        import lagdyn._laurent as _laurent
+        import lagdyn.trig.laurent as _laurent
     except ImportError:  # pragma: no cover
         return None
     n = system.n
@@ -492,10 +492,10 @@ def _gram_positive_definite(system: SystemLike) -> bool | None:
 
 def _gram_matches_per_frequency(system: SystemLike, rows: Any) -> bool | None:
     """Whether the returned M equals Σ w_r J_rᵀJ_r, one frequency at a time
-    (:mod:`lagdyn._lintrig`: J_ri J_rj by the product-to-sum formulas, M's entries read as
+    (:mod:`lagdyn.trig.linear`: J_ri J_rj by the product-to-sum formulas, M's entries read as
     given); None when an entry is not linear in its trigonometric atoms or a weight
     depends on q (then the Laurent encoding decides)."""
-    from ._lintrig import (
+    from .trig.linear import (
         LinearTrigEncoder,
         NotLinearError,
         collapse,
@@ -660,7 +660,7 @@ def _is_positive(expr: sp.Expr, qsyms: Sequence[sp.Symbol]) -> bool:
 
 def _canonical(expr: sp.Expr, qsyms: Sequence[sp.Symbol]) -> sp.Expr:
     try:
-        import lagdyn._trigproofs as _trigproofs
+        import lagdyn.trig.identities as _trigproofs
     except ImportError:  # pragma: no cover
         return sp.expand(expr)
     out = _trigproofs.canonical(expr, list(qsyms))

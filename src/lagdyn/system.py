@@ -15,7 +15,7 @@ with :math:`M = \partial^2 L/\partial \dot q^2`, Christoffel symbols of the firs
 
 When every entry of M is a trigonometric polynomial in q (integer frequencies,
 offsets and polynomial coefficients allowed), the derivation runs in lagdyn's
-canonical trig-polynomial form (:mod:`lagdyn._trigpoly`): each ∂m_ij/∂q_k is computed
+canonical trig-polynomial form (:mod:`lagdyn.trig.derive`): each ∂m_ij/∂q_k is computed
 once, Christoffel sums cancel exactly and C stays small. Any other Lagrangian takes
 the general path (symengine differentiation and expansion), which is slower but
 equally exact.
@@ -48,8 +48,8 @@ import symengine as se
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
-import lagdyn._convert as _convert
 import lagdyn._validate as _validate
+import lagdyn.trig.convert as _convert
 
 from ._common import distinct_nodes, without_gc
 from ._common import numeric_rank as _numeric_rank  # noqa: F401  (constraints imports it here)
@@ -472,7 +472,7 @@ class LagrangianSystem:
             conv = self._symtab.to_sympy
             b = [conv(gr.subs(szero)) for gr in grads]
             V = conv(-Ls.subs(szero))
-            import lagdyn._laurent as _laurent
+            import lagdyn.trig.laurent as _laurent
 
             plain_q = [se.Symbol(s.name) for s in self._qs]
             self._mass_polys = _laurent.encode_symengine(entries, self._q, plain_q, conv, source=Ls)
@@ -554,7 +554,7 @@ class LagrangianSystem:
                 "(L does not contain their rates quadratically)"
             )
         if m_se is None and self._mass_polys is not None:
-            import lagdyn._laurent as _laurent
+            import lagdyn.trig.laurent as _laurent
 
             encoder, polys = self._mass_polys  # M's canonical dictionaries, q as symbols
             m_se = {key: _laurent.symengine_form(encoder, p) for key, p in polys.items()}
@@ -595,7 +595,7 @@ class LagrangianSystem:
     def _fast(self) -> Any:
         """The canonical trig-polynomial derivation, or None when M is not representable."""
         try:
-            import lagdyn._trigpoly as _trigpoly
+            import lagdyn.trig.derive as _trigpoly
         except ImportError:  # pragma: no cover - the module ships with lagdyn
             return None
         # M is free of the rates: _split_lagrangian and from_mass_matrix refused otherwise
@@ -960,7 +960,7 @@ class LagrangianSystem:
 
         Options (``backend=``, ``route=``, ``cache=`` …) are those of
         :func:`lagdyn.numeric.lambdify`; ``route="recursive"`` exists for robot chains
-        (:mod:`lagdyn.robot.route`), every system has ``route="closed"``.
+        (:mod:`lagdyn.recursive.route`), every system has ``route="closed"``.
 
         Examples
         --------
@@ -998,7 +998,7 @@ class LagrangianSystem:
 
     def to_casadi(self, params: Mapping[Any, float] | None = None, **options: Any) -> Any:
         """CasADi Functions of M, h, the dynamics, energy and regressor (see
-        :func:`lagdyn.casadi_model.to_casadi`; needs ``pip install 'lagdyn[casadi]'``).
+        :func:`lagdyn.numeric.casadi.to_casadi`; needs ``pip install 'lagdyn[casadi]'``).
 
         Examples
         --------
@@ -1010,9 +1010,12 @@ class LagrangianSystem:
         ...     print(['q', 'qd', 'tau'])
         ['q', 'qd', 'tau']
         """
-        import lagdyn.casadi_model as casadi_model
+        import lagdyn.numeric.casadi as casadi_model
 
-        return casadi_model.to_casadi(self, params, **options)
+        from .identification.casadi import CasadiRegressor
+
+        source = CasadiRegressor(options.pop("regressor_params", None))
+        return casadi_model.to_casadi(self, params, regressor=source, **options)
 
     def plain(self, expr: sp.Expr) -> sp.Expr:
         """``expr`` with q(t), q̇(t) replaced by the plain symbols used internally.

@@ -13,7 +13,7 @@ Subcommands
 ``lagdyn check MODEL [--route recursive]``
     Run every structure proof; exit status 1 when one fails. For a robot arm,
     ``--route recursive`` proves the identities of its recursive programs instead
-    (:mod:`lagdyn.robot.proofs`), without building the closed form.
+    (:mod:`lagdyn.recursive.proofs`), without building the closed form.
 ``lagdyn export MODEL -t c|cpp|jax|numba|julia|matlab|js|casadi --out DIR [--bind-defaults]``
     Write simulator source code (see :mod:`lagdyn.export.code`): every file or none,
     existing files refused unless ``--force``, never written through a symlink (``casadi``:
@@ -31,7 +31,7 @@ Subcommands
 ``lagdyn bench --ops [--max-n 20] [--closed-max 3] [--numeric]``
     Operation counts after CSE of M, h, τ and q̈ on both routes for planar and spatial
     chains n = 2…20 and the arms, the linear fit of the recursive τ, and the references
-    (see :mod:`lagdyn.robot.opcounts`).
+    (see :mod:`lagdyn.cli.opcounts`).
 
 MODEL is a name from ``lagdyn zoo`` (model options with ``-o/--option KEY=VALUE``, the same
 spelling in every command), or a user model:

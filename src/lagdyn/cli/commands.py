@@ -26,9 +26,9 @@ from sympy.printing.str import StrPrinter
 
 from .. import structure, zoo
 from .._files import write_files_atomically
-from .._forms import natural_form
 from ..errors import LagdynError
 from ..system import LagrangianSystem
+from ..trig.forms import natural_form
 from .options import UsageError as _UsageError
 from .options import parse_options
 
@@ -555,9 +555,11 @@ def _cmd_check(args: argparse.Namespace, out: TextIO) -> int:
 
 def _check_programs(label: str, system: Any, out: TextIO) -> int:
     """``check --route recursive``: the identities of a robot's programs."""
-    if not hasattr(system, "chain"):
+    from ..recursive import chain_of
+
+    if chain_of(system) is None:
         raise _UsageError(f"--route recursive needs a robot arm; {label} is not one")
-    from ..robot import proofs
+    from ..recursive import proofs
 
     t0 = time.perf_counter()
     report = proofs.prove(system)
@@ -629,10 +631,10 @@ def _cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
     if args.ops:
         if args.model or args.file or args.lagrangian:
             raise _UsageError("--ops counts its own chains and arms: give no MODEL")
-        from ..robot import opcounts
+        from .opcounts import report
 
         parameters = "numeric" if args.numeric else "symbolic"
-        for line in opcounts.report(
+        for line in report(
             max_n=args.max_n, closed_max=args.closed_max, parameters=parameters
         ):
             print(line, file=out, flush=True)

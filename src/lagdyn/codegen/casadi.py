@@ -12,7 +12,7 @@ math (up to the rounding of reordered sums and products).
 ``q``, ``qd``, ``qdd``/``tau``, ``p`` (when the program has free parameters) and ``t``
 (only when the kernel reads time); :func:`serialized` is the text ``casadi.Function.save``
 writes (loadable with ``casadi.Function.load`` from Python, C++ and MATLAB), used by
-``lagdyn export -t casadi`` (:mod:`lagdyn.casadi_model`).
+``lagdyn export -t casadi`` (:mod:`lagdyn.numeric.casadi`).
 casadi is imported lazily: importing this module does not need it.
 
 Examples

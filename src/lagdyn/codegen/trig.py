@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 
 import sympy as sp
 
-from .._forms import MAX_MULTIPLE, numeric_form
+from ..trig.forms import MAX_MULTIPLE, numeric_form
 
 __all__ = ["MAX_MULTIPLE", "numeric_form", "shared_trig"]
 

@@ -47,7 +47,7 @@ Targets
             same program (robot chains: the route of ``lambdify``), named ``M``, ``C``,
             ``g``, ``h``, ``energy``, ``inverse_dynamics``, ``forward_dynamics``, plus
             ``NAME_README.md``; needs ``pip install 'lagdyn[casadi]'`` (see
-            :mod:`lagdyn.casadi_model`).
+            :mod:`lagdyn.numeric.casadi`).
 
 Examples
 --------
@@ -130,7 +130,7 @@ def generate(
     if target == "js":
         check_identifier(name, "name")
     if target == "casadi":  # serialized SX graphs, not printed source
-        import lagdyn.casadi_model as casadi_model
+        import lagdyn.numeric.casadi as casadi_model
 
         return casadi_model.export_files(system, name, params, strict=strict)
     binding = Binding(system.parameters, params, strict=strict)

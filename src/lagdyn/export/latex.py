@@ -65,9 +65,9 @@ from sympy.core.function import AppliedUndef
 from sympy.printing.conventions import split_super_sub
 from sympy.printing.latex import LatexPrinter, translate
 
-from .._forms import natural_form
 from ..errors import LagdynError
 from ..symbols import t
+from ..trig.forms import natural_form
 
 __all__ = ["Item", "LagdynLatexPrinter", "ParameterGroup", "TrigStyle", "latex", "parameter_groups"]
 

@@ -30,6 +30,7 @@ from .base import (
     base_parameters_text,
     numeric_base_parameters,
 )
+from .casadi import CasadiRegressor
 from .consistency import is_physically_consistent, pseudo_inertia
 from .estimate import IdentificationResult, identify
 from .excitation import FourierTrajectory, excitation_trajectory
@@ -37,6 +38,7 @@ from .regressor import RegressorFunction, linear_parameters, regressor, regresso
 
 __all__ = [  # noqa: RUF022 - grouped by concept
     # regressor
+    "CasadiRegressor",
     "RegressorFunction",
     "linear_parameters",
     "regressor",

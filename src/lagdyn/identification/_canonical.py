@@ -2,7 +2,7 @@
 
 Two forms decide linear dependence of regressor columns exactly:
 
-- :class:`_Canonical`: the trigonometric-polynomial form of :mod:`lagdyn._laurent` (one
+- :class:`_Canonical`: the trigonometric-polynomial form of :mod:`lagdyn.trig.laurent` (one
   ``symengine.expand`` per entry), each coefficient split into state monomials (q̇, q̈,
   prismatic q, functions of the state) times coefficients in the known parameters;
 - :func:`_canonical_terms`: the sympy form (trig functions of sums expanded, sin q_i and
@@ -72,7 +72,7 @@ def _canonical_terms(
 
 
 class _Canonical:
-    """The canonical form of regressor entries through :mod:`lagdyn._laurent` (symengine).
+    """The canonical form of regressor entries through :mod:`lagdyn.trig.laurent` (symengine).
 
     Every entry becomes a trigonometric polynomial ``{frequency: (A, B)}`` (one
     ``symengine.expand``); each coefficient A, B is split into monomials of the state
@@ -82,7 +82,7 @@ class _Canonical:
     """
 
     def __init__(self, entries: list[sp.Expr], qs: tuple[sp.Symbol, ...]) -> None:
-        from .._laurent import _encoder_for
+        from ..trig.laurent import _encoder_for
 
         self.qs = qs
         self._memo: dict[sp.Expr, Any] = {}
@@ -96,7 +96,7 @@ class _Canonical:
         """{(frequency, cos|sin, state monomial): coefficient}, or None."""
         import symengine as se
 
-        from .._laurent import _NotRepresentableError
+        from ..trig.laurent import _NotRepresentableError
 
         enc = self.encoder
         if enc is None:
@@ -145,7 +145,7 @@ class _Canonical:
         """
         import symengine as se
 
-        from .._laurent import _NotRepresentableError
+        from ..trig.laurent import _NotRepresentableError
 
         enc = self.encoder
         if enc is not None:

@@ -130,7 +130,7 @@ def _split_symengine(
     """:func:`_split_sympy` through ``symengine.expand`` (None if symengine cannot hold ``e``)."""
     import symengine as se
 
-    from .._convert import SymbolTable, to_symengine
+    from ..trig.convert import SymbolTable, to_symengine
 
     ex = to_symengine(e)
     if ex is None:

@@ -29,6 +29,7 @@ import sympy as sp
 from sympy.polys.matrices import DomainMatrix
 
 from ..errors import LagdynError, ShapeError
+from ..recursive.chain import chain_of
 from ._canonical import _Canonical, _canonical_terms
 from .regressor import _build, _matrix_dynamic, _resolve, regressor_function
 
@@ -258,7 +259,7 @@ def base_parameters_text(system: LagrangianSystem, params: Any = None) -> str:
     params : sequence, optional
         Standard parameters; default :func:`~lagdyn.identification.linear_parameters` of every
         parameter except the gravity ``g`` (for robot chains, the inertial, armature and
-        friction symbols of :func:`lagdyn.robot.regressor.standard_parameters_of`).
+        friction symbols of :func:`lagdyn.recursive.regressor.standard_parameters_of`).
 
     Returns
     -------
@@ -276,8 +277,8 @@ def base_parameters_text(system: LagrangianSystem, params: Any = None) -> str:
     """
     from .regressor import linear_parameters
 
-    if params is None and getattr(system, "chain", None) is not None:
-        from ..robot.regressor import standard_parameters_of
+    if params is None and chain_of(system) is not None:
+        from ..recursive.regressor import standard_parameters_of
 
         params = standard_parameters_of(system)
     if params is None:

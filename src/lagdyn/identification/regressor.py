@@ -35,6 +35,7 @@ import numpy as np
 import sympy as sp
 
 from ..errors import LagdynError, ShapeError, UnboundParameterError
+from ..recursive.chain import chain_of
 from ._split import _accel_symbols, _dynamic, _equation_tables, _monomial_table
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -181,15 +182,15 @@ def _use_recursive(system: LagrangianSystem, pr: tuple[sp.Expr, ...], route: str
     """Whether the regressor of ``pr`` takes the recursive route of a robot chain.
 
     ``route=None`` takes it whenever ``system`` is a chain and ``pr`` a standard parameter
-    set of it (:func:`lagdyn.robot.regressor.is_standard`).
+    set of it (:func:`lagdyn.recursive.regressor.is_standard`).
     """
     if route is not None and route not in ROUTES:
         raise LagdynError(f"unknown route {route!r}; choose 'recursive', 'closed' or None")
     if route == "closed":
         return False
     ok = False
-    if getattr(system, "chain", None) is not None:
-        from ..robot.regressor import is_standard
+    if chain_of(system) is not None:
+        from ..recursive.regressor import is_standard
 
         ok = is_standard(system, pr)
     if route == "recursive" and not ok:
@@ -214,8 +215,8 @@ def _build(system: LagrangianSystem, params: Any, route: str | None = None) -> _
 
 def _build_recursive(system: LagrangianSystem, pr: tuple[sp.Expr, ...]) -> _Regressor:
     """The regressor of a chain's standard parameters: the recursive program, inlined."""
-    from ..robot.programs import input_symbols
-    from ..robot.regressor import regressor_program
+    from ..recursive.program import input_symbols
+    from ..recursive.regressor import regressor_program
 
     n = system.n
     acc = _accel_symbols(n)
@@ -319,7 +320,7 @@ def regressor(
         For robot chains (:mod:`lagdyn.robot`) with their standard parameters (the ten
         barycentric symbols per link, armature and friction symbols),
         ``"recursive"`` inlines the recursive regressor program of
-        :func:`lagdyn.robot.regressor.regressor_program`; ``"closed"`` splits the closed-form
+        :func:`lagdyn.recursive.regressor.regressor_program`; ``"closed"`` splits the closed-form
         equations. ``None`` (default) takes ``"recursive"`` whenever it applies.
 
     Returns
@@ -443,7 +444,7 @@ def regressor_function(
     backend : {"numpy", "c", "numba", "jax"}
     route : {None, "recursive", "closed"}
         For robot chains with their standard parameters, ``"recursive"`` generates the
-        recursive program of :func:`lagdyn.robot.regressor.regressor_program` (no closed
+        recursive program of :func:`lagdyn.recursive.regressor.regressor_program` (no closed
         form is derived; the default whenever it applies and ``Y`` is not given).
     **options
         Passed to :func:`lagdyn.numeric.lambdify_expressions` (backend options).
@@ -539,8 +540,8 @@ def _recursive_function(
     from ..codegen.cache import DiskCache, cache_key
     from ..codegen.ir import code_symbols
     from ..numeric.expressions import ExpressionModel
-    from ..robot.regressor import REGRESSOR_VERSION, regressor_program
-    from ..robot.route import _chain_parts, _clean
+    from ..recursive.regressor import REGRESSOR_VERSION, regressor_program
+    from ..recursive.route import _chain_parts, _clean
 
     n, p = system.n, len(pr)
     acc = _accel_symbols(n)

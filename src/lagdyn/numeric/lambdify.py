@@ -51,13 +51,13 @@ def lambdify(
     route : {"recursive", "closed"}, optional
         How the kernels are generated. ``"closed"``: from the closed-form M, C, g (every
         system). ``"recursive"``: from the recursive programs of a robot chain (RNEA,
-        CRBA, recursive Coriolis; :mod:`lagdyn.robot.route`), no closed form derived.
+        CRBA, recursive Coriolis; :mod:`lagdyn.recursive.route`), no closed form derived.
         Default ``None``: the system decides (robot chains with 4 or more joints take the
         recursive route, everything else the closed one).
     forward : {"aba", "crba"}, optional
         The forward-dynamics algorithm of the recursive route of robot chains:
         Featherstone's articulated-body algorithm or CRBA + LDLᵀ (default by size: CRBA
-        below 10 joints, ABA from 10, as measured; :func:`lagdyn.robot.programs.choose_forward`).
+        below 10 joints, ABA from 10, as measured; :func:`lagdyn.recursive.program.choose_forward`).
     cache : bool
         Keep generated modules on disk, keyed by a content hash (default True).
     cache_dir : path-like, optional

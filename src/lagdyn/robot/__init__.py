@@ -3,9 +3,9 @@
 Every builder returns a :class:`~lagdyn.robot.system.RobotSystem`, a
 :class:`~lagdyn.LagrangianSystem` (M, C, g, proofs, LaTeX, ``lambdify`` all work) with the
 :class:`Chain` attached as ``system.chain`` and the recursive programs of
-:mod:`lagdyn.robot.programs` (RNEA, CRBA, forward dynamics, Coriolis matrix) available as
-``system.program(name)``; :mod:`lagdyn.robot.regressor` builds the regressor of the standard
-inertial parameters the same way.
+:mod:`lagdyn.recursive` (RNEA, CRBA, forward dynamics, Coriolis matrix) available as
+``system.program(name)``; :mod:`lagdyn.recursive.regressor` builds the regressor of the
+standard inertial parameters the same way. This package re-exports :mod:`lagdyn.recursive`.
 
 Examples
 --------
@@ -18,58 +18,45 @@ Matrix([[0, 0]])
 
 from typing import Any
 
-import lagdyn.robot.programs as programs
-
-from .chain import (
+from ..recursive import program as _program
+from .._moved import warn_moved
+from ..recursive import (
     Chain,
     Link,
+    Program,
+    chain_of,
     inertia_about_origin,
     rotation_about,
     rpy,
     skew,
     standard_parameters,
 )
-from .programs import Program
+from ..recursive import proofs as proofs
+from ..recursive import regressor as regressor
+from .builders import exact, exact_angle, from_dh, from_screws, make_chain
+from .system import RobotSystem
+from .urdf import from_urdf, transform_inertia
 
-# The builders, RobotSystem and the regressor are loaded on first access (PEP 562): they
-# reach lagdyn.system, while the recursive programs and the chain (imported by
-# identification and codegen users) must not, or system -> ... -> robot -> system cycles.
-_LAZY: dict[str, tuple[str, str | None]] = {
-    "regressor": ("lagdyn.robot.regressor", None),
-    "proofs": ("lagdyn.robot.proofs", None),
-    "opcounts": ("lagdyn.robot.opcounts", None),
-    "RobotSystem": ("lagdyn.robot.system", "RobotSystem"),
-    "from_urdf": ("lagdyn.robot.urdf", "from_urdf"),
-    "transform_inertia": ("lagdyn.robot.urdf", "transform_inertia"),
-    **{
-        name: ("lagdyn.robot.builders", name)
-        for name in ("exact", "exact_angle", "from_dh", "from_screws", "make_chain")
-    },
-}
+# Names that moved to lagdyn.recursive: still reachable here for one release, with a warning.
+_MOVED = {"programs": ("lagdyn.robot.programs", "lagdyn.recursive.program", _program)}
 
 
 def __getattr__(name: str) -> Any:
-    """Load the builders, ``RobotSystem`` and ``regressor`` on first access.
+    """Deprecated names (``ld.robot.programs`` is now :mod:`lagdyn.recursive.program`).
 
     Examples
     --------
-    >>> import lagdyn as ld
-    >>> ld.robot.from_dh.__module__
-    'lagdyn.robot.builders'
+    >>> import warnings, lagdyn as ld
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     ld.robot.programs.__name__
+    'lagdyn.recursive.program'
     """
-    import importlib
-
-    if name not in _LAZY:
-        raise AttributeError(f"module 'lagdyn.robot' has no attribute {name!r}")
-    module_name, attr = _LAZY[name]
-    module = importlib.import_module(module_name)
-    value = module if attr is None else getattr(module, attr)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY, *__all__})
+    if name in _MOVED:
+        old, new, value = _MOVED[name]
+        warn_moved(old, new)
+        return value
+    raise AttributeError(f"module 'lagdyn.robot' has no attribute {name!r}")
 
 
 __all__ = [
@@ -77,6 +64,7 @@ __all__ = [
     "Link",
     "Program",
     "RobotSystem",
+    "chain_of",
     "exact",
     "exact_angle",
     "from_dh",
@@ -84,8 +72,6 @@ __all__ = [
     "from_urdf",
     "inertia_about_origin",
     "make_chain",
-    "opcounts",
-    "programs",
     "proofs",
     "regressor",
     "rotation_about",

@@ -23,8 +23,7 @@ from typing import Any
 import sympy as sp
 
 from ..errors import LagdynError, ShapeError
-from ..symbols import coordinates
-from .chain import (
+from ..recursive.chain import (
     Chain,
     Link,
     inertia_about_origin,
@@ -32,6 +31,7 @@ from .chain import (
     standard_parameters,
     symbolic_inertia,
 )
+from ..symbols import coordinates
 from .system import RobotSystem, build
 
 __all__ = ["exact", "exact_angle", "from_dh", "from_screws", "make_chain"]

@@ -16,13 +16,13 @@ from typing import Any
 import symengine as se
 import sympy as sp
 
-import lagdyn._convert as _convert
-import lagdyn.robot.programs as programs
+import lagdyn.recursive.program as programs
+import lagdyn.trig.convert as _convert
 
 from ..geometry import Drawing
+from ..recursive.chain import Chain
 from ..symbols import t as _time
 from ..system import LagrangianSystem, _validate_coordinates
-from .chain import Chain
 
 __all__ = ["RobotSystem", "build"]
 
@@ -38,7 +38,7 @@ class RobotSystem(LagrangianSystem):
     closed-form mass matrix and potential (:func:`closed_form`) are only assembled on first
     use, so building a 7-DOF arm and its recursive programs never pays for them. ``chain``
     holds the links; :meth:`program` builds the recursive programs of
-    :mod:`lagdyn.robot.programs` (cached).
+    :mod:`lagdyn.recursive.program` (cached).
 
     Parameters
     ----------
@@ -131,7 +131,7 @@ class RobotSystem(LagrangianSystem):
     def recursive_model(self, params: Any = None) -> Any:
         """Batched numpy numerics from the recursive programs (no closed form needed).
 
-        See :class:`lagdyn.robot.numeric.RecursiveModel`; ``params`` default to ``defaults``.
+        See :class:`lagdyn.recursive.numeric.RecursiveModel`; ``params`` default to ``defaults``.
 
         Examples
         --------
@@ -140,7 +140,7 @@ class RobotSystem(LagrangianSystem):
         >>> arm.recursive_model().forward_dynamics(np.zeros(3), np.zeros(3)).shape
         (3,)
         """
-        from .numeric import RecursiveModel
+        from ..recursive.numeric import RecursiveModel
 
         return RecursiveModel(self, params)
 
@@ -150,7 +150,7 @@ class RobotSystem(LagrangianSystem):
         """``(route, cache key, program factory)`` for :func:`lagdyn.numeric.lambdify`.
 
         ``route`` is ``"recursive"``, ``"closed"`` or ``None`` (the default by size, see
-        :mod:`lagdyn.robot.route`); ``forward`` the recursive route's forward-dynamics
+        :mod:`lagdyn.recursive.route`); ``forward`` the recursive route's forward-dynamics
         algorithm (``"aba"``, ``"crba"``, None: by size).
 
         Examples
@@ -161,7 +161,7 @@ class RobotSystem(LagrangianSystem):
         >>> arm.numeric_plan(Binding(arm.parameters), "numpy")[0]
         'recursive'
         """
-        from .route import plan
+        from ..recursive.route import plan
 
         return plan(self, binding, backend, route, forward)
 
@@ -171,7 +171,7 @@ class RobotSystem(LagrangianSystem):
         ``route="closed"`` is :func:`lagdyn.structure.is_skew_symmetric` on the closed-form M
         and C (or a user's ``C``). ``route="recursive"`` proves it for the CRBA M and the
         recursive Coriolis C that the generated code runs, by exact evaluation at random
-        points (:mod:`lagdyn.robot.proofs`): ``False`` is certain, ``True`` wrong with
+        points (:mod:`lagdyn.recursive.proofs`): ``False`` is certain, ``True`` wrong with
         probability below 2⁻¹⁰⁰, and no closed form is built.
 
         Raises
@@ -194,7 +194,7 @@ class RobotSystem(LagrangianSystem):
             raise LagdynError(f"route must be 'closed' or 'recursive', got {route!r}")
         if C is not None:
             raise LagdynError("a user C is checked on the closed route (route='closed')")
-        from .proofs import is_skew_symmetric
+        from ..recursive.proofs import is_skew_symmetric
 
         verdict = is_skew_symmetric(self)
         if verdict is None:

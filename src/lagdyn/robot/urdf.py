@@ -38,8 +38,8 @@ from typing import Any
 import sympy as sp
 
 from ..errors import LagdynError
+from ..recursive.chain import Link, inertia_about_origin, rpy, standard_parameters, symbolic_inertia
 from .builders import exact, exact_angle, make_chain
-from .chain import Link, inertia_about_origin, rpy, standard_parameters, symbolic_inertia
 from .system import RobotSystem, build
 
 __all__ = ["from_urdf", "transform_inertia"]

@@ -1,4 +1,4 @@
-"""Exact identities on canonical trigonometric polynomials (:mod:`lagdyn._laurent`):
+"""Exact identities on canonical trigonometric polynomials (:mod:`lagdyn.trig.laurent`):
 zero tests, canonical rebuilds, the skew symmetry of Ṁ − 2C and passivity.
 
 Public functions: :func:`is_zero` (exact zero test), :func:`canonical` (compact canonical
@@ -13,7 +13,7 @@ from typing import Any
 import symengine as se
 import sympy
 
-from ._laurent import (
+from .laurent import (
     _HALF,
     _ONE,
     _ZERO,
@@ -21,7 +21,7 @@ from ._laurent import (
     _encoder_for,
     _NotRepresentableError,
 )
-from ._lintrig import LinearTrigEncoder, NotLinearError, combine, is_zero_form
+from .linear import LinearTrigEncoder, NotLinearError, combine, is_zero_form
 
 __all__ = ["canonical", "is_zero", "passivity_identity", "skew_identity"]
 
@@ -247,7 +247,7 @@ def _energy_linear(
     q: Sequence[sympy.Basic],
     qd: Sequence[sympy.Basic],
 ) -> bool | None:
-    """:func:`_energy_laurent` one frequency at a time (:mod:`lagdyn._lintrig`); None when
+    """:func:`_energy_laurent` one frequency at a time (:mod:`lagdyn.trig.linear`); None when
     an expression is not linear in its trigonometric atoms or L has a term of degree
     above 2 in q̇."""
     n = len(q)
@@ -426,7 +426,7 @@ def _skew_streamed(
     q: Sequence[sympy.Basic],
     qd: Sequence[sympy.Basic],
 ) -> bool | None:
-    """The skew proof pair by pair in per-frequency form (:mod:`lagdyn._lintrig`).
+    """The skew proof pair by pair in per-frequency form (:mod:`lagdyn.trig.linear`).
 
     For each ``i ≤ j`` the entries ``m_ij``, ``C_ij``, ``C_ji`` are read, ``Ṁ_ij − C_ij −
     C_ji`` is expanded one frequency at a time and everything is dropped before the next

@@ -3,12 +3,12 @@ r"""Operation counts of the generated dynamics and how they scale (``lagdyn benc
 For planar and spatial n-joint chains (n = 2 … ``max_n``) and the zoo arms, the number of
 operations after CSE of M, h = C q̇ + g, τ (inverse dynamics) and q̈ (forward dynamics, by
 CRBA + LDLᵀ and by ABA) on the recursive route — the straight-line programs of
-:mod:`lagdyn.robot.programs`, each with its own CSE (a rational coefficient counts as one
+:mod:`lagdyn.recursive.program`, each with its own CSE (a rational coefficient counts as one
 multiplication) — and on the closed route (the kernels ``lambdify(route="closed")``
 generates) up to ``closed_max`` joints, beyond which the closed form is too large to build
 quickly. Counts are taken after ``symengine.cse`` with one operation per binary +, −, ×,
 ÷, power and function call (:func:`count_ops`: within 0–4 % of sympy's ``count_ops`` after
-``sympy.cse``, which :meth:`~lagdyn.robot.programs.Program.count_ops` and the SymPyBotics
+``sympy.cse``, which :meth:`~lagdyn.recursive.program.Program.count_ops` and the SymPyBotics
 comparison use, and five times faster). Inertial parameters are symbolic (ten per link, as
 SymPyBotics counts them) or the numbers of the chain (``parameters="numeric"``).
 
@@ -21,7 +21,7 @@ multiplications and 131n − 48 additions.
 
 Examples
 --------
->>> from lagdyn.robot import opcounts
+>>> from lagdyn.cli import opcounts
 >>> row = opcounts.chain_counts("planar", 2, closed=False)
 >>> row.ops["tau"] > 0, row.ops["qdd_aba"] > 0
 (True, True)
@@ -39,7 +39,7 @@ import symengine as se
 import sympy as sp
 
 from ..errors import LagdynError
-from . import programs
+from ..recursive import program as programs
 
 __all__ = [
     "ARMS",
@@ -83,11 +83,11 @@ def planar_chain(n: int, parameters: str = "symbolic") -> Any:
 
     Examples
     --------
-    >>> from lagdyn.robot.opcounts import planar_chain
+    >>> from lagdyn.cli.opcounts import planar_chain
     >>> planar_chain(4).n
     4
     """
-    from .builders import from_dh
+    from ..robot.builders import from_dh
 
     g = sp.Symbol("g", positive=True)
     return from_dh([(0, 1, 0)] * n, inertia=[_ROD] * n, parameters=parameters, gravity=(0, -g, 0))
@@ -101,11 +101,11 @@ def spatial_chain(n: int, parameters: str = "symbolic") -> Any:
 
     Examples
     --------
-    >>> from lagdyn.robot.opcounts import spatial_chain
+    >>> from lagdyn.cli.opcounts import spatial_chain
     >>> spatial_chain(3).chain.links[1].joint
     'revolute'
     """
-    from .builders import from_dh
+    from ..robot.builders import from_dh
 
     rows = [("0.1", "0.3", sp.pi / 2 if k % 2 == 0 else -sp.pi / 2) for k in range(n)]
     return from_dh(rows, inertia=[_GENERIC] * n, parameters=parameters)
@@ -118,7 +118,7 @@ class Counts:
 
     Examples
     --------
-    >>> from lagdyn.robot.opcounts import chain_counts
+    >>> from lagdyn.cli.opcounts import chain_counts
     >>> chain_counts("planar", 2, closed=False).closed
     {}
     """
@@ -138,7 +138,7 @@ def count_ops(exprs: Sequence[Any]) -> int:
     Examples
     --------
     >>> import sympy as sp
-    >>> from lagdyn.robot.opcounts import count_ops
+    >>> from lagdyn.cli.opcounts import count_ops
     >>> x, y = sp.symbols("x y")
     >>> count_ops([x * y + sp.cos(x * y), -x / y])  # x·y once, +, cos, −x ÷ y
     5
@@ -222,7 +222,7 @@ def chain_counts(
 
     Examples
     --------
-    >>> from lagdyn.robot.opcounts import chain_counts
+    >>> from lagdyn.cli.opcounts import chain_counts
     >>> c = chain_counts("planar", 3)
     >>> c.ops["M"] < c.closed["M"] * 10, sorted(c.closed)
     (True, ['M', 'h', 'qdd', 'tau'])
@@ -246,7 +246,7 @@ def linear_fit(ns: Sequence[int], ops: Sequence[int]) -> tuple[float, float, flo
 
     Examples
     --------
-    >>> from lagdyn.robot.opcounts import linear_fit
+    >>> from lagdyn.cli.opcounts import linear_fit
     >>> a, b, r2, dev = linear_fit([2, 3, 4], [10, 20, 30])
     >>> round(a, 6), round(b, 6), round(r2, 6), round(dev, 6)
     (10.0, -10.0, 1.0, 0.0)
@@ -283,7 +283,7 @@ def report(
 
     Examples
     --------
-    >>> from lagdyn.robot.opcounts import report
+    >>> from lagdyn.cli.opcounts import report
     >>> lines = list(report(max_n=3, closed_max=0, arms=()))
     >>> any("slope" in line for line in lines)
     True

@@ -7,7 +7,7 @@ conversion back to sympy restores the caller's own Symbol objects by name.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import cmp_to_key
 from typing import Any
 
@@ -319,3 +319,33 @@ def matrix_to_dynamic(
 ) -> sp.ImmutableMatrix:
     """Replace plain symbols by q(t), q̇(t) in every entry."""
     return sp.ImmutableMatrix(m.rows, m.cols, [e.xreplace(dict(backward)) for e in m])
+
+
+def distinct_nodes(
+    exprs: Iterable[sp.Basic], stop: Callable[[sp.Basic], bool] | None = None
+) -> Iterator[sp.Basic]:
+    """Every distinct subtree of ``exprs``, each once (``Basic.atoms`` and ``preorder_traversal``
+    walk a shared subtree again at every occurrence; entries of M and C share most of
+    theirs); nodes for which ``stop(node)`` holds are yielded but not entered.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> from lagdyn.trig.convert import distinct_nodes
+    >>> x = sp.Symbol("x")
+    >>> e = sp.sin(x) + sp.sin(x) ** 2
+    >>> sum(1 for _ in distinct_nodes([e]))   # e, sin(x), x, sin(x)**2, 2: sin(x) visited once
+    5
+    >>> sorted(map(str, distinct_nodes([e], stop=lambda n: isinstance(n, sp.sin))))
+    ['2', 'sin(x)', 'sin(x)**2', 'sin(x)**2 + sin(x)']
+    """
+    seen: set[sp.Basic] = set()
+    stack = list(exprs)
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        yield node
+        if stop is None or not stop(node):
+            stack.extend(node.args)

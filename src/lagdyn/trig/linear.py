@@ -13,7 +13,7 @@ functions ``q^m cos(e·q)``, ``q^m sin(e·q)`` (``e`` canonical and distinct, wi
 ``e = 0``) are linearly independent over the polynomials in the other symbols, so an
 expression in this form is identically zero exactly when every expanded ``A_e`` and
 ``B_e`` is zero. Expanding per frequency keeps every expansion small and needs no
-complex Laurent encoding (:mod:`lagdyn._laurent` expands each whole expression in
+complex Laurent encoding (:mod:`lagdyn.trig.laurent` expands each whole expression in
 ``z_k = exp(i q_k)``, twice the terms); results are identical.
 
 Anything else raises :class:`NotLinearError` and the caller falls back to the Laurent
@@ -23,7 +23,7 @@ of ``q``. The coefficients are Laurent polynomials in independent symbols (``1/m
 allowed), so a nonzero expanded coefficient proves a nonzero expression.
 
 Used by the streamed skew-symmetry proof and the passivity proof
-(:func:`lagdyn._trigproofs.skew_identity`, :func:`lagdyn._trigproofs.passivity_identity`).
+(:func:`lagdyn.trig.identities.skew_identity`, :func:`lagdyn.trig.identities.passivity_identity`).
 """
 
 from __future__ import annotations
@@ -45,7 +45,21 @@ _ZERO = se.Integer(0)
 
 
 class NotLinearError(Exception):
-    """The expression is not linear in cos/sin of rational combinations of ``q``."""
+    """The expression is not linear in cos/sin of rational combinations of ``q``.
+
+    Raised by :class:`LinearTrigEncoder` for a product of trig atoms; callers fall back to
+    the Laurent encoding of :mod:`lagdyn.trig.laurent`.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x", real=True)
+    >>> try:
+    ...     LinearTrigEncoder([x]).form(sp.sin(x) * sp.cos(x))
+    ... except NotLinearError:
+    ...     print("not linear")
+    not linear
+    """
 
 
 class LinearTrigEncoder:

@@ -1,8 +1,8 @@
 """The Christoffel-consistent Coriolis matrix and the energy as straight-line programs.
 
-The bodies of :func:`lagdyn.robot.programs.coriolis` (Echeandia & Wensing 2021, summed
+The bodies of :func:`lagdyn.recursive.program.coriolis` (Echeandia & Wensing 2021, summed
 over subtrees like Pinocchio's ``computeCoriolisMatrix``) and
-:func:`lagdyn.robot.programs.energy`, on an existing builder.
+:func:`lagdyn.recursive.program.energy`, on an existing builder.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 
 import sympy as sp
 
-from ._algebra import (
+from .algebra import (
     _ZERO,
     Vec,
     _add,

@@ -42,7 +42,7 @@ argument, and decoded by frequency. Anything outside this class (``exp(q)``,
 nonlinear or irrational trigonometric arguments) is *not representable*: the
 public functions return ``None`` and the caller falls back to a general path.
 
-:mod:`lagdyn._trigpoly` derives M, Γ, C, g on these dictionaries; :mod:`lagdyn._trigproofs`
+:mod:`lagdyn.trig.derive` derives M, Γ, C, g on these dictionaries; :mod:`lagdyn.trig.identities`
 decides identities (zero tests, skew symmetry, passivity) with them.
 """
 
@@ -56,10 +56,9 @@ from typing import Any
 import symengine as se
 import sympy
 
-from ._common import distinct_nodes
-from ._convert import SymbolTable
-from ._convert import canonical_add as _add
-from ._convert import canonical_mul as _mul
+from .convert import SymbolTable, distinct_nodes
+from .convert import canonical_add as _add
+from .convert import canonical_mul as _mul
 
 Key = tuple[int, ...]
 
@@ -508,7 +507,7 @@ class _Encoder:
 
     def angle(self, key: Key) -> sympy.Expr:
         """The sympy angle ``e·q`` (plus symbolic phases) of a frequency key, built once
-        per key (without re-evaluation where that is sound, see :mod:`lagdyn._convert`)."""
+        per key (without re-evaluation where that is sound, see :mod:`lagdyn.trig.convert`)."""
         found = self._angle_memo.get(key)
         if found is None:
             terms = []

@@ -1,6 +1,6 @@
 """Featherstone's articulated-body algorithm as a straight-line program (symbolic ABA).
 
-Used by :func:`lagdyn.robot.programs.forward_dynamics` (``method="aba"``) and the recursive
+Used by :func:`lagdyn.recursive.program.forward_dynamics` (``method="aba"``) and the recursive
 route of ``lambdify``: the three passes with 6 × 6 articulated inertias, rows dropped exactly
 when a joint axis is a coordinate axis and there is no armature.
 """
@@ -12,7 +12,7 @@ from typing import Any
 
 import sympy as sp
 
-from ._algebra import (
+from .algebra import (
     _ZERO,
     Vec,
     _add,

@@ -1,7 +1,7 @@
 """The building blocks of the recursive programs: the builder, 3-vectors, link kinematics.
 
-Shared by :mod:`lagdyn.robot.programs` (RNEA, CRBA), :mod:`lagdyn.robot._aba`,
-:mod:`lagdyn.robot._coriolis` and :mod:`lagdyn.robot.regressor`. A ``_Builder`` hands out
+Shared by :mod:`lagdyn.recursive.program` (RNEA, CRBA), :mod:`lagdyn.recursive.aba`,
+:mod:`lagdyn.recursive.coriolis` and :mod:`lagdyn.recursive.regressor`. A ``_Builder`` hands out
 named intermediates, so every program is straight-line code; vectors are lists of three
 sympy expressions in the link frame; ``_Kinematics`` holds each link's rotation and offset
 from its parent with cos/sin of the joint angle named once.
@@ -16,7 +16,7 @@ from typing import Any
 import symengine as se
 import sympy as sp
 
-from .._convert import SymbolTable
+from ..trig.convert import SymbolTable
 from .chain import Chain
 
 Vec = list[sp.Expr]

@@ -1,7 +1,7 @@
 """The natural form of a trigonometric expression: what a person writes, and what
 floating point evaluates without cancellation.
 
-The canonical trig-polynomial form (:mod:`lagdyn._laurent`) is the right form for
+The canonical trig-polynomial form (:mod:`lagdyn.trig.laurent`) is the right form for
 proofs (zero is the empty dictionary) but not for reading or for numerics: the
 spherical pendulum's :math:`l^2 m \\sin^2\\theta` is canonically
 :math:`l^2m/2 - l^2m\\cos(2\\theta)/2`, which a reader has to decode and which loses
@@ -34,7 +34,7 @@ from math import gcd
 
 import sympy as sp
 
-from ._laurent import trig_atoms
+from .laurent import trig_atoms
 
 __all__ = ["MAX_MULTIPLE", "natural_form", "numeric_form"]
 

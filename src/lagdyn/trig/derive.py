@@ -1,5 +1,5 @@
 """The fast derivation engine: M, Christoffel symbols, C, g and h on canonical
-trigonometric-polynomial dictionaries (the encoding is :mod:`lagdyn._laurent`).
+trigonometric-polynomial dictionaries (the encoding is :mod:`lagdyn.trig.laurent`).
 
 Christoffel symbols are dictionary sums, so like terms cancel as they are formed and ``C``
 never swells; everything is rebuilt into compact sympy expressions at the end.
@@ -19,9 +19,9 @@ from typing import Any
 import symengine as se
 import sympy
 
-from ._convert import canonical_add as _add
-from ._convert import canonical_mul as _mul
-from ._laurent import (
+from .convert import canonical_add as _add
+from .convert import canonical_mul as _mul
+from .laurent import (
     _HALF,
     _ONE,
     _ZERO,

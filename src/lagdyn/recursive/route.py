@@ -1,0 +1,362 @@
+r"""The numeric routes of a :class:`~lagdyn.robot.RobotSystem`: recursive or closed form.
+
+``system.lambdify(params, backend=..., route=...)`` generates the kernels of
+:class:`~lagdyn.numeric.NumericModel` (``M``, ``C``, ``g``, ``energy``, ``bias``,
+``inverse_dynamics``, ``forward_dynamics``) by one of two routes:
+
+``"recursive"``
+    One straight-line :class:`~lagdyn.codegen.Program` built from the chain by the
+    recursive algorithms of :mod:`lagdyn.recursive.program`, all on one builder so the
+    kinematics (sines, cosines, rotations, link velocities) are computed once and
+    shared: CRBA for M, RNEA for g, for the bias :math:`h - Q = C\dot q + g + F_v\dot q
+    + F_c\,\mathrm{sign}(\dot q)` (q̈ = 0) and for the inverse dynamics, the
+    Christoffel-consistent recursive C, the energy from the link velocities, and forward
+    dynamics as CRBA + RNEA + an unrolled LDLᵀ solve below
+    :data:`~lagdyn.recursive.program.ABA_FROM` joints and the articulated-body algorithm from there on (:data:`FORWARD` overrides).
+    Parameters bound in ``params`` are substituted into the chain *before* the programs are
+    built, so terms they zero vanish at generation time; link frames are moved to the joint
+    frames (every motion subspace a bare axis); one joint ``sympy.cse`` over the whole
+    program then names the common parts of different right-hand sides. No closed form is
+    derived.
+``"closed"``
+    :func:`lagdyn.codegen.system_program` of the closed-form M, C, g (what every
+    :class:`~lagdyn.LagrangianSystem` gets).
+
+Both routes go through the same backends, :class:`~lagdyn.codegen.Binding` and sealed
+cache; their cache keys differ. The default (``route=None``) is ``"recursive"`` from
+:data:`RECURSIVE_FROM` joints on and ``"closed"`` below (measured in
+``benchmarks/RESULTS.md``: for the 6-DOF UR5 and PUMA 560 the closed route takes
+19–33 s and gives about twice the operations of the recursive one, which builds in a few
+seconds; the 7-DOF Panda's closed form had not finished after 44 minutes; at 3 joints the
+closed form is shorter and as fast to derive; at 4–5 joints it depends on the arm).
+
+Examples
+--------
+>>> import numpy as np, lagdyn as ld
+>>> puma = ld.zoo.get("puma560")
+>>> num = puma.lambdify({"g": 9.81}, route="recursive")
+>>> num.route, np.round(num.g(np.zeros(6)), 4) + 0.0
+('recursive', array([ 0.    , 37.4837,  0.2489,  0.    ,  0.    ,  0.    ]))
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+import sympy as sp
+
+import lagdyn.recursive.program as programs
+
+from ..codegen import KERNELS, Binding, Kernel, Program, output_shape, system_program
+from ..codegen.build import _floats_exact, _number
+from ..codegen.cache import cache_key
+from ..codegen.ir import code_symbols, prune
+from ..errors import LagdynError, SingularMassMatrixError
+from .chain import Chain, in_joint_frames
+
+__all__ = ["RECURSIVE_FROM", "ROUTES", "choose_route", "plan", "recursive_program"]
+
+#: The routes of :func:`lagdyn.numeric.lambdify` for robot chains.
+ROUTES = ("recursive", "closed")
+#: Smallest number of joints whose default route is ``"recursive"``.
+RECURSIVE_FROM = 4
+#: Bumped whenever the recursive programs change shape (part of the cache key).
+RECURSIVE_VERSION = "2"
+#: The forward-dynamics algorithm of the recursive route: ``"aba"``, ``"crba"`` or ``None``
+#: (by size, :func:`lagdyn.recursive.program.choose_forward`).
+FORWARD: str | None = None
+
+
+def choose_route(system: Any, route: str | None) -> str:
+    """The route ``lambdify`` takes for ``system``: ``route``, or the default by size.
+
+    Raises
+    ------
+    LagdynError
+        An unknown route name.
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> from lagdyn.recursive.route import choose_route
+    >>> choose_route(ld.zoo.get("planar_3r"), None), choose_route(ld.zoo.get("ur5"), None)
+    ('closed', 'recursive')
+    """
+    if route is None:
+        return "recursive" if system.n >= RECURSIVE_FROM else "closed"
+    if route not in ROUTES:
+        raise LagdynError(f"unknown route {route!r}; choose 'recursive', 'closed' or None")
+    return route
+
+
+def plan(
+    system: Any,
+    binding: Binding,
+    backend: str,
+    route: str | None = None,
+    forward: str | None = None,
+) -> tuple[str, str, Callable[[], Program]]:
+    """``(route, cache key, program factory)`` of ``lambdify`` for a robot system.
+
+    ``forward`` (``"aba"``, ``"crba"`` or None for :data:`FORWARD` / the default by size)
+    chooses the forward-dynamics algorithm of the recursive route; the closed route has
+    none to choose, so a ``forward`` with it is an error.
+
+    The key of the recursive route hashes the chain (links, gravity, friction) and the
+    binding, so a cache hit builds nothing; the closed route's key is the one of every
+    :class:`~lagdyn.LagrangianSystem`.
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> from lagdyn.codegen import Binding
+    >>> from lagdyn.recursive.route import plan
+    >>> arm = ld.zoo.get("planar_3r")
+    >>> bnd = Binding(arm.parameters, arm.defaults)
+    >>> r, key, make = plan(arm, bnd, "numpy", "recursive")
+    >>> r, key != plan(arm, bnd, "numpy", "closed")[1], sorted(make().kernels)[:3]
+    ('recursive', True, ['C', 'M', 'bias'])
+    """
+    chosen = choose_route(system, route)
+    if chosen == "closed" and forward is not None:
+        raise LagdynError(
+            f"forward={forward!r} chooses the algorithm of the recursive route; this model "
+            "takes the closed route (pass route='recursive', or leave forward out)"
+        )
+    method = programs.choose_forward(system.n, FORWARD if forward is None else forward)
+    if chosen == "closed":
+        parts = {"M": system.M, "b": system.b, "U": [system.U], "Q": system.forces}
+        key = cache_key(system, "system", parts, binding.key(), backend)
+        return chosen, key, lambda: system_program(system, binding)
+    key = cache_key(
+        system,
+        f"robot-recursive-{RECURSIVE_VERSION}-{method}",
+        _chain_parts(system),
+        binding.key(),
+        backend,
+    )
+    return chosen, key, lambda: recursive_program(system, binding, forward=method)
+
+
+def _chain_parts(system: Any) -> dict[str, list[Any]]:
+    """Everything of the chain the recursive program depends on, as expressions."""
+    chain: Chain = system.chain
+    parts: dict[str, list[Any]] = {
+        "gravity": list(chain.gravity),
+        "friction": [sp.Integer(int(bool(system.friction)))],
+    }
+    for i, link in enumerate(chain.links):
+        parts[f"link{i}"] = [
+            sp.Integer(int(link.joint == "revolute")),
+            sp.Integer(link.parent),
+            *link.axis,
+            *link.pre[0],
+            *link.pre[1],
+            *link.post[0],
+            *link.post[1],
+            link.mass,
+            *link.first_moment,
+            *link.inertia,
+            link.armature,
+            link.viscous,
+            link.coulomb,
+        ]
+    return parts
+
+
+def _bind_chain(chain: Chain, values: Mapping[sp.Symbol, sp.Expr]) -> Chain:
+    """``chain`` with the bound parameters substituted (so their zeros vanish while building)."""
+    if not values:
+        return chain
+
+    def sub(x: Any) -> Any:
+        return sp.sympify(x).xreplace(values)
+
+    links = [
+        replace(
+            link,
+            axis=sub(link.axis),
+            pre=(sub(link.pre[0]), sub(link.pre[1])),
+            post=(sub(link.post[0]), sub(link.post[1])),
+            mass=sub(link.mass),
+            first_moment=sub(link.first_moment),
+            inertia=sub(link.inertia),
+            armature=sub(link.armature),
+            viscous=sub(link.viscous),
+            coulomb=sub(link.coulomb),
+        )
+        for link in chain.links
+    ]
+    return replace(chain, links=tuple(links), gravity=sub(chain.gravity))
+
+
+def recursive_program(
+    system: Any,
+    binding: Binding,
+    *,
+    forward: str | None = None,
+    cse: bool = True,
+    outputs_wanted: Sequence[str] | None = None,
+) -> Program:
+    """The kernels of ``lambdify(route="recursive")``: one builder, one kernel per function.
+
+    Kernel names, inputs and shapes are those of :func:`lagdyn.codegen.system_program`
+    (:data:`lagdyn.codegen.KERNELS`); ``bias`` is :math:`h - Q` (friction included when
+    the system has it), ``energy`` is :math:`T + U` with the potential of the closed form.
+    The chain is first moved to its joint frames (:func:`~lagdyn.recursive.chain.in_joint_frames`),
+    then one joint ``sympy.cse`` runs over the whole program (``cse=False`` skips it).
+
+    Parameters
+    ----------
+    system : RobotSystem
+    binding : Binding
+    forward : {"aba", "crba"}, optional
+        The forward-dynamics algorithm; default :data:`FORWARD` (``None``: by size,
+        :func:`lagdyn.recursive.program.choose_forward`).
+    cse : bool
+        Run the joint CSE.
+    outputs_wanted : sequence of str, optional
+        Build only these kernels (benchmarks); default all of :data:`lagdyn.codegen.KERNELS`.
+
+    Raises
+    ------
+    SingularMassMatrixError
+        Bound parameter values that make M singular at every state.
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> from lagdyn.codegen import Binding
+    >>> from lagdyn.recursive.route import recursive_program
+    >>> arm = ld.zoo.get("planar_3r")
+    >>> prog = recursive_program(arm, Binding(arm.parameters, arm.defaults))
+    >>> prog.kernels["forward_dynamics"].inputs, prog.kernels["energy"].shape
+    (('q', 'qd', 'tau', 'params', 't'), ())
+    """
+    forward = programs.choose_forward(system.n, FORWARD if forward is None else forward)
+    n = system.n
+    code = {
+        "q": code_symbols("q", n),
+        "qd": code_symbols("qd", n),
+        "qdd": code_symbols("qdd", n),
+        "tau": code_symbols("tau", n),
+        "params": code_symbols("p", len(binding.free)),
+    }
+    # bound values and the code symbols of free parameters go into the chain itself
+    values: dict[sp.Basic, sp.Expr] = {s: _number(v) for s, v in binding.bound.items()}
+    values.update(zip(binding.free, code["params"]))
+    chain = in_joint_frames(_bind_chain(system.chain, values))
+    qd, zero = code["qd"], [sp.Integer(0)] * n
+    b = programs._Builder("w")
+    kin = programs._kinematics(chain, b, code["q"])
+    want = set(outputs_wanted) if outputs_wanted is not None else set(KERNELS)
+    friction = [sp.Integer(0)] * n
+    if system.friction:
+        friction = [
+            link.viscous * qd[i] + link.coulomb * sp.sign(qd[i])
+            for i, link in enumerate(chain.links)
+        ]
+    outputs: dict[str, list[sp.Expr]] = {}
+    need_m = "M" in want or ("forward_dynamics" in want and forward == "crba")
+    M = programs._crba_into(chain, b, kin) if need_m else []
+    if "M" in want:
+        outputs["M"] = [x for row in M for x in row]
+    if "C" in want:
+        C = programs._coriolis_into(chain, b, kin, qd)
+        outputs["C"] = [x for row in C for x in row]
+    if "g" in want:
+        outputs["g"] = programs._rnea_into(chain, b, kin, zero, zero, True)[0]
+    if "energy" in want:
+        outputs["energy"] = [programs._energy_into(chain, b, kin, qd)]
+    bias: list[sp.Expr] = []
+    if {"bias", "forward_dynamics"} & want:
+        h, _ = programs._rnea_into(chain, b, kin, qd, zero, True)
+        bias = [b.let(h[i] + friction[i]) for i in range(n)]
+        if "bias" in want:
+            outputs["bias"] = bias
+    if "inverse_dynamics" in want:
+        tau, _ = programs._rnea_into(chain, b, kin, qd, code["qdd"], True)
+        outputs["inverse_dynamics"] = [b.let(tau[i] + friction[i]) for i in range(n)]
+    if "forward_dynamics" in want:
+        if forward == "aba":
+            net = [code["tau"][i] - friction[i] for i in range(n)]
+            outputs["forward_dynamics"] = programs._aba_into(chain, b, kin, qd, net)
+        else:
+            rhs = [b.let(code["tau"][i] - bias[i]) for i in range(n)]
+            outputs["forward_dynamics"] = programs._ldlt_solve(b, M, rhs)
+    order = list(outputs)
+    flat = [_clean(sp.sympify(e)) for k in order for e in outputs[k]]
+    body = [(s, _clean(e)) for s, e in b.body]
+    if cse:
+        body, flat = programs.joint_cse(body, flat, prefix="y")
+    outs: dict[str, list[sp.Expr]] = {}
+    for k in order:
+        outs[k], flat = flat[: len(outputs[k])], flat[len(outputs[k]) :]
+    prog = Program(
+        n=n,
+        vectors=code,
+        t=sp.Symbol("t", real=True),
+        parameter_names=tuple(s.name for s in binding.free),
+        coordinate_names=tuple(getattr(q.func, "__name__", str(q)) for q in system.q),
+        bound={s.name: v for s, v in binding.bound.items()},
+    )
+    for name, exprs in outs.items():
+        prog.kernels[name] = Kernel(
+            name, KERNELS[name], prune(body, [], exprs), exprs, output_shape(name, n)
+        )
+    if binding.bound and "M" in prog.kernels:
+        _check_nonsingular(prog, binding)
+    known = {s for v in code.values() for s in v} | {s for s, _ in body}
+    for k, v in outs.items():
+        _check_symbols(k, v, known)
+    for _, e in body:
+        _check_symbols("an intermediate", [e], known)
+    return prog
+
+
+def _clean(e: sp.Expr) -> sp.Expr:
+    """Floats at full double precision; rationals of the chain stay exact."""
+    return _floats_exact(sp.sympify(e))
+
+
+def _check_symbols(what: str, exprs: Sequence[sp.Expr], known: set[sp.Basic]) -> None:
+    for e in exprs:
+        stray = e.free_symbols - known
+        if stray or e.has(sp.zoo, sp.nan, sp.oo, -sp.oo, sp.I):
+            bad = ", ".join(sorted(map(str, stray))) or str(e)
+            raise LagdynError(
+                f"cannot generate numeric code: {what} reads {bad}, which are neither "
+                "coordinates, rates nor parameters (or is undefined with the bound values)"
+            )
+
+
+def _check_nonsingular(prog: Program, binding: Binding) -> None:
+    """Raise if the bound values make M singular: exact zero rows, or det M = 0 at three
+    random states (40-digit arithmetic through the M kernel's straight-line body)."""
+    n = prog.n
+    kernel = prog.kernels["M"]
+    zero_rows = [i for i in range(n) if all(kernel.outputs[i * n + j] == 0 for j in range(n))]
+    if not zero_rows:
+        rng = random.Random(1234)
+        for _ in range(3):
+            point: dict[sp.Basic, sp.Expr] = {
+                s: sp.Float(rng.uniform(-3, 3), 40) for s in prog.vector("q")
+            }
+            point.update({s: sp.Float(rng.uniform(0.5, 2.0), 40) for s in prog.vector("params")})
+            for s, e in kernel.body:
+                point[s] = sp.N(e.xreplace(point), 40)
+            A = sp.Matrix(n, n, [sp.N(e.xreplace(point), 40) for e in kernel.outputs])
+            det = A.det(method="berkowitz")
+            scale = math.prod(float(sp.Abs(A[i, i])) or 1.0 for i in range(n)) or 1.0
+            if abs(float(det)) > 1e-30 * scale:
+                return
+    names = ", ".join(f"{s.name} = {v!r}" for s, v in binding.bound.items())
+    where = f"; rows {', '.join(map(str, zero_rows))} of M vanish" if zero_rows else "; det M = 0"
+    raise SingularMassMatrixError(
+        f"the bound parameter values make the mass matrix singular ({names}{where}): "
+        "bind other values or remove the coordinates they freeze"
+    )
