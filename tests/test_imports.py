@@ -215,3 +215,128 @@ def test_checker_finds_cycles(tmp_path: Path, files: dict[str, str]) -> None:
 def test_checker_accepts_acyclic(tmp_path: Path, files: dict[str, str]) -> None:
     graph = import_graph(_package(tmp_path, files))
     assert find_cycle(graph) is None, _describe(find_cycle(graph) or [], graph)
+
+
+# --- the layer contract: folders are layers ----------------------------------------------
+
+#: The layers of ``src/lagdyn``, bottom first: a unit (a folder, or a module at the root) may
+#: import its own layer and those below, never one above (lazy and TYPE_CHECKING imports
+#: included). ``docs/architecture.md`` draws the same diagram.
+LAYERS: list[tuple[str, set[str]]] = [
+    ("base", {"errors", "_version", "_moved", "_files", "symbols", "geometry", "parse"}),
+    ("exact engine", {"trig/"}),
+    ("code generation", {"codegen/", "_common"}),
+    ("programs and numerics", {"recursive/", "numeric/"}),
+    ("numeric services", {"simulation/", "control", "identification/", "export/"}),
+    ("proofs", {"structure", "_validate", "tangent", "coordchange"}),
+    ("systems", {"system"}),
+    ("system builders", {"kinematics", "constraints", "robot/"}),
+    ("applications", {"zoo/", "lab/"}),
+    ("front ends", {"plot", "cli/", "__init__", "__main__", "casadi_model"}),
+]
+
+#: Pairs that must never import each other even if the layers above allowed it (the issue's
+#: contract, like import-linter's forbidden contract).
+FORBIDDEN: list[tuple[str, str | None]] = [
+    ("trig/", None),  # None: anything of lagdyn but errors
+    ("recursive/", "system"),
+    ("recursive/", "robot/"),
+    ("numeric/", "simulation/"),
+    ("numeric/", "identification/"),
+    ("codegen/", "numeric/"),
+    ("robot/", "zoo/"),
+]
+
+
+def _unit(module: str, src: Path) -> str:
+    """``lagdyn.a.b`` → ``"a/"`` when ``lagdyn/a`` is a folder, else ``"a"``."""
+    parts = module.split(".")
+    if len(parts) == 1:
+        return "__init__"
+    return f"{parts[1]}/" if (src / ROOT / parts[1]).is_dir() else parts[1]
+
+
+def folder_graph(src: Path = SRC) -> dict[str, dict[str, str]]:
+    """``{unit: {imported unit: "module:line" of one such import}}`` between distinct units."""
+    out: dict[str, dict[str, str]] = {}
+    for module, edges in import_graph(src).items():
+        a = _unit(module, src)
+        out.setdefault(a, {})
+        for target, line in edges.items():
+            b = _unit(target, src)
+            if a != b:
+                out[a].setdefault(b, f"{module}:{line}")
+    return out
+
+
+def layer_violations(graph: dict[str, dict[str, str]]) -> list[str]:
+    """Every arrow that climbs a layer or breaks a forbidden pair, and every unlayered unit."""
+    rank = {unit: k for k, (_, units) in enumerate(LAYERS) for unit in units}
+    problems = [f"{u} is in no layer: add it to LAYERS" for u in sorted(graph) if u not in rank]
+    for a, targets in sorted(graph.items()):
+        for b, where in sorted(targets.items()):
+            if a in rank and b in rank and rank[b] > rank[a]:
+                problems.append(
+                    f"{a} ({LAYERS[rank[a]][0]}) imports {b} ({LAYERS[rank[b]][0]}) at {where}"
+                )
+            for src_unit, dst in FORBIDDEN:
+                if a == src_unit and (b == dst or (dst is None and b != "errors")):
+                    problems.append(f"forbidden: {a} imports {b} at {where}")
+    return problems
+
+
+def test_folders_are_layers() -> None:
+    graph = folder_graph()
+    assert {"trig/", "recursive/", "system", "robot/"} <= set(graph)  # the walk found them
+    problems = layer_violations(graph)
+    assert not problems, "layer contract broken:\n  " + "\n  ".join(problems)
+    cycle = find_cycle({a: dict.fromkeys(bs, 0) for a, bs in graph.items()})
+    assert cycle is None, f"folder loop: {' -> '.join(cycle or [])}"
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        # a lazy import climbing a layer
+        (
+            {
+                "__init__.py": "",
+                "errors.py": "def f():\n    from .trig import x\n",
+                "trig/__init__.py": "",
+            },
+            "errors (base) imports trig/ (exact engine)",
+        ),
+        # trig/ may import errors only, even from below
+        (
+            {
+                "__init__.py": "",
+                "errors.py": "",
+                "symbols.py": "",
+                "trig/__init__.py": "from ..symbols import t\n",
+            },
+            "forbidden: trig/ imports symbols",
+        ),
+        # a new folder must be placed in a layer
+        (
+            {
+                "__init__.py": "",
+                "newfolder/__init__.py": "from ..errors import E\n",
+                "errors.py": "",
+            },
+            "newfolder/ is in no layer",
+        ),
+        # numeric/ may not reach simulation/ under TYPE_CHECKING either
+        (
+            {
+                "__init__.py": "",
+                "numeric/__init__.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..simulation import x\n",
+                "simulation/__init__.py": "",
+            },
+            "numeric/ (programs and numerics) imports simulation/",
+        ),
+    ],
+)
+def test_layer_checker_fails(tmp_path: Path, files: dict[str, str], expected: str) -> None:
+    src = _package(tmp_path, files)
+    problems = layer_violations(folder_graph(src))
+    assert any(expected in p for p in problems), problems
