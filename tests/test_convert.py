@@ -100,7 +100,7 @@ def test_sort_key_orders_like_basic_compare(items: list[sp.Basic]) -> None:
             try:
                 ku, kv = _convert.sort_key(u), _convert.sort_key(v)
                 order = (ku > kv) - (ku < kv)
-            except (_convert._NoKeyError, TypeError):
+            except (_convert.NoKeyError, TypeError):
                 continue
             assert order == u.compare(v)
 

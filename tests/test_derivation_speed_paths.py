@@ -77,7 +77,7 @@ def test_trig_of_a_key_is_sympys_own_object(key, kind):
         list(sp.symbols("x y z")),
         list(sp.symbols("u v w", real=True)),
     ][kind]
-    enc = _laurent._Encoder(q)
+    enc = _laurent.Encoder(q)
     enc.freeze()
     angle = enc.angle(key)
     assert enc.trig_function(key, 0) == sp.cos(angle)

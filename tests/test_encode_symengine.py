@@ -49,7 +49,7 @@ def entries(draw: st.DrawFn) -> sp.Expr:
 
 def _reference(exprs: dict[tuple[int, int], sp.Expr]) -> dict[tuple[int, int], sp.Expr]:
     """The sympy route: one encoder for every entry, encode, decode, rebuild."""
-    enc = _laurent._encoder_for(list(exprs.values()), Q)
+    enc = _laurent.encoder_for(list(exprs.values()), Q)
     assert enc is not None
     return {k: enc.rebuild(enc.decode(enc.encode(e))) for k, e in exprs.items()}
 

@@ -100,7 +100,7 @@ def chain() -> ld.LagrangianSystem:
 
 def test_streamed_skew_proof_decides_lagdyn_output(chain: ld.LagrangianSystem) -> None:
     M, C = sp.ImmutableMatrix(chain.M), sp.ImmutableMatrix(chain.C)
-    assert _trigproofs._skew_streamed(M, C, chain.q, chain.qd) is True
+    assert _trigproofs.skew_per_frequency(M, C, chain.q, chain.qd) is True
 
 
 def test_streamed_skew_proof_refutes_a_perturbed_entry(chain: ld.LagrangianSystem) -> None:
@@ -111,7 +111,7 @@ def test_streamed_skew_proof_refutes_a_perturbed_entry(chain: ld.LagrangianSyste
     C = sp.Matrix(chain.C)
     C[5, 2] += wrong
     assert (
-        _trigproofs._skew_streamed(
+        _trigproofs.skew_per_frequency(
             sp.ImmutableMatrix(chain.M), sp.ImmutableMatrix(C), chain.q, chain.qd
         )
         is False
@@ -119,7 +119,7 @@ def test_streamed_skew_proof_refutes_a_perturbed_entry(chain: ld.LagrangianSyste
     # the same term added antisymmetrically keeps N skew: still proved
     C[2, 5] -= wrong
     assert (
-        _trigproofs._skew_streamed(
+        _trigproofs.skew_per_frequency(
             sp.ImmutableMatrix(chain.M), sp.ImmutableMatrix(C), chain.q, chain.qd
         )
         is True
@@ -132,7 +132,9 @@ def test_streamed_skew_proof_refutes_same_coriolis_vector(chain: ld.LagrangianSy
     S = sp.zeros(n, n)
     S[1, 3], S[1, 6] = chain.qd[6], -chain.qd[3]
     C = sp.ImmutableMatrix(chain.C + S)
-    assert _trigproofs._skew_streamed(sp.ImmutableMatrix(chain.M), C, chain.q, chain.qd) is False
+    assert (
+        _trigproofs.skew_per_frequency(sp.ImmutableMatrix(chain.M), C, chain.q, chain.qd) is False
+    )
     assert ld.structure.is_skew_symmetric(chain, C) is False
 
 
@@ -144,24 +146,24 @@ def test_nonlinear_entry_falls_back_to_laurent_encoding() -> None:
     C = sp.Matrix(dp.C)
     C = C.subs(sp.sin(a_ - b_), 2 * sp.sin((a_ - b_) / 2) * sp.cos((a_ - b_) / 2))
     M, C = sp.ImmutableMatrix(dp.M), sp.ImmutableMatrix(C)
-    assert _trigproofs._skew_streamed(M, C, dp.q, dp.qd) is None
+    assert _trigproofs.skew_per_frequency(M, C, dp.q, dp.qd) is None
     assert _trigproofs.skew_identity(M, C, dp.q, dp.qd) is True
     assert _trigproofs.skew_identity(M, 2 * C, dp.q, dp.qd) is False
 
 
 def test_energy_identities_per_frequency(chain: ld.LagrangianSystem) -> None:
     M, g = sp.ImmutableMatrix(chain.M), sp.ImmutableMatrix(chain.g)
-    assert _trigproofs._energy_linear(chain.L, M, g, chain.q, chain.qd) is True
+    assert _trigproofs.energy_per_frequency(chain.L, M, g, chain.q, chain.qd) is True
     bad_g = sp.Matrix(g)
     bad_g[4] += sp.Symbol("m7") * sp.sin(chain.q[0] + chain.q[1])
     assert (
-        _trigproofs._energy_linear(chain.L, M, sp.ImmutableMatrix(bad_g), chain.q, chain.qd)
+        _trigproofs.energy_per_frequency(chain.L, M, sp.ImmutableMatrix(bad_g), chain.q, chain.qd)
         is False
     )
     bad_M = sp.Matrix(M)
     bad_M[2, 2] += sp.Symbol("m1")
     assert (
-        _trigproofs._energy_linear(chain.L, sp.ImmutableMatrix(bad_M), g, chain.q, chain.qd)
+        _trigproofs.energy_per_frequency(chain.L, sp.ImmutableMatrix(bad_M), g, chain.q, chain.qd)
         is False
     )
     assert ld.structure.is_passive(chain) is True

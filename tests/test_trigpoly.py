@@ -87,10 +87,10 @@ def test_canonical_is_idempotent_and_dictionary_exact(expr: sp.Expr) -> None:
 @FAST
 @given(trig_polys(), st.integers(0, 2))
 def test_derivative_rule_matches_sympy(expr: sp.Expr, k: int) -> None:
-    enc = _laurent._Encoder(Q)
+    enc = _laurent.Encoder(Q)
     enc.register([expr])
     poly = enc.decode(enc.encode(expr))
-    dpoly = _laurent._derivative(poly, k, enc.qse[k], enc.denominators[k], k in enc.poly_q)
+    dpoly = _laurent.derivative(poly, k, enc.qse[k], enc.denominators[k], k in enc.poly_q)
     got = enc.rebuild(dpoly)
     want = sp.diff(expr, Q[k])
     assert numeric_equal(got, want)
@@ -304,11 +304,11 @@ def test_random_spd_matches_naive(seed: int) -> None:
 def test_split_quadratic_factors_and_refuses():
     from fractions import Fraction as F  # noqa: N817  (short, as in the maths)
 
-    from lagdyn.trig.derive import _split_quadratic
+    from lagdyn.trig.derive import split_quadratic
 
     # (v1 + v2)(2 v0 + v1 + v2) = 2 v0 v1 + 2 v0 v2 + v1² + 2 v1 v2 + v2²
     form = {(1, 1, 0): F(2), (1, 0, 1): F(2), (0, 2, 0): F(1), (0, 1, 1): F(2), (0, 0, 2): F(1)}
-    scale, a, b = _split_quadratic(form, 3)
+    scale, a, b = split_quadratic(form, 3)
     prod = {}
     for i in range(3):
         for j in range(3):
@@ -318,10 +318,10 @@ def test_split_quadratic_factors_and_refuses():
             prod[tuple(e)] = prod.get(tuple(e), 0) + scale * a[i] * b[j]
     assert {k: v for k, v in prod.items() if v} == form
     # v0² + v1² does not split over the rationals; nor does v0² - 2 v1²
-    assert _split_quadratic({(2, 0): F(1), (0, 2): F(1)}, 2) is None
-    assert _split_quadratic({(2, 0): F(1), (0, 2): F(-2)}, 2) is None
+    assert split_quadratic({(2, 0): F(1), (0, 2): F(1)}, 2) is None
+    assert split_quadratic({(2, 0): F(1), (0, 2): F(-2)}, 2) is None
     # a pure cross term splits: 3 v0 v1
-    scale, a, b = _split_quadratic({(1, 1): F(3)}, 2)
+    scale, a, b = split_quadratic({(1, 1): F(3)}, 2)
     assert scale * (a[0] * b[1] + a[1] * b[0]) == 3
 
 

@@ -585,7 +585,7 @@ def _gram_per_frequency(
     sizes = [len(sp.Add.make_args(e)) for _, Jp in flat for row in Jp for e in row if e != 0]
     if not sizes or sum(sizes) < 3 * len(sizes):
         return None  # mostly single terms: one Laurent expansion in C++ is faster
-    lin = LinearTrigEncoder(encoder.q, symbol=encoder._symbol)
+    lin = LinearTrigEncoder(encoder.q, symbol=encoder.symbol)
     zero = lin.zero_key
     try:
         forms = [

@@ -82,11 +82,11 @@ class _Canonical:
     """
 
     def __init__(self, entries: list[sp.Expr], qs: tuple[sp.Symbol, ...]) -> None:
-        from ..trig.laurent import _encoder_for
+        from ..trig.laurent import encoder_for
 
         self.qs = qs
         self._memo: dict[sp.Expr, Any] = {}
-        self.encoder = _encoder_for(entries, qs)
+        self.encoder = encoder_for(entries, qs)
         # symbolic phases (cos(alpha) with a parameter alpha) would split the frequency
         # keys by parameter values: leave those to the sympy form
         if self.encoder is not None and len(self.encoder.angles) != len(qs):
@@ -96,14 +96,14 @@ class _Canonical:
         """{(frequency, cos|sin, state monomial): coefficient}, or None."""
         import symengine as se
 
-        from ..trig.laurent import _NotRepresentableError
+        from ..trig.laurent import NotRepresentableError
 
         enc = self.encoder
         if enc is None:
             return None
         try:
             poly = enc.decode(self._laurent(expr))
-        except (_NotRepresentableError, RuntimeError):
+        except (NotRepresentableError, RuntimeError):
             return None
         out: dict[Any, list[Any]] = {}
         for freq, pair in poly.items():
@@ -145,7 +145,7 @@ class _Canonical:
         """
         import symengine as se
 
-        from ..trig.laurent import _NotRepresentableError
+        from ..trig.laurent import NotRepresentableError
 
         enc = self.encoder
         if enc is not None:
@@ -154,7 +154,7 @@ class _Canonical:
                 for e, c in terms:
                     total = total - self._laurent(e) * enc.encode(c)
                 return bool(se.expand(total) == 0)
-            except (_NotRepresentableError, RuntimeError):
+            except (NotRepresentableError, RuntimeError):
                 pass
         diff = first - sum((c * e for e, c in terms), sp.Integer(0))
         return not _canonical_terms(diff, self.qs)

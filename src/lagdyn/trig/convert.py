@@ -71,7 +71,7 @@ class SymbolTable:
         return out
 
 
-class _NoKeyError(Exception):
+class NoKeyError(Exception):
     """An object whose order :func:`sort_key` cannot reproduce (sympy compares it)."""
 
 
@@ -86,7 +86,7 @@ def _raw(value: Any) -> Any:
         return value
     if isinstance(value, tuple):
         return tuple(_raw(v) for v in value)
-    raise _NoKeyError(value)
+    raise NoKeyError(value)
 
 
 def sort_key(expr: sp.Basic) -> tuple[Any, ...]:
@@ -96,7 +96,7 @@ def sort_key(expr: sp.Basic) -> tuple[Any, ...]:
     then by the length of the hashable content, then item by item, recursively:
     exactly the lexicographic order of ``(rank, name, length, items)``. Sorting on the
     key replaces ``n log n`` recursive Python comparisons by one key per distinct
-    object. Raises :class:`_NoKeyError` for content it cannot mirror (frozensets, Python
+    object. Raises :class:`NoKeyError` for content it cannot mirror (frozensets, Python
     containers holding sympy objects); :func:`sort_args` then uses ``compare`` itself.
 
     Examples
@@ -139,7 +139,7 @@ def sort_args(args: list[sp.Basic]) -> None:
     """
     try:
         args.sort(key=sort_key)
-    except (_NoKeyError, TypeError):
+    except (NoKeyError, TypeError):
         args.sort(key=_compare_key)
 
 

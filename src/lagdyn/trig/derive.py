@@ -22,19 +22,20 @@ import sympy
 from .convert import canonical_add as _add
 from .convert import canonical_mul as _mul
 from .laurent import (
-    _HALF,
-    _ONE,
-    _ZERO,
+    Encoder,
     Key,
+    NotRepresentableError,
     TrigPoly,
-    _combine,
-    _content,
-    _dict_content,
-    _diff_poly,
-    _Encoder,
-    _encoder_for,
-    _NotRepresentableError,
+    combine,
+    dict_content,
+    diff_poly,
+    encoder_for,
+    split_content,
 )
+
+_ZERO = se.Integer(0)
+_ONE = se.Integer(1)
+_HALF = se.Rational(1, 2)
 
 __all__ = ["FastDerivation", "derive"]
 
@@ -74,7 +75,7 @@ def _half_sum(signed: tuple[tuple[int, Any], ...], sums: dict[Any, Any]) -> Any:
 
 
 def _velocity_factored(
-    enc: _Encoder, groups: dict[tuple[int, ...], Any], vel: Sequence[Any]
+    enc: Encoder, groups: dict[tuple[int, ...], Any], vel: Sequence[Any]
 ) -> sympy.Expr:
     """``Σ_e groups[e] v^e`` (``e`` exponent vectors of degree 2, values expanded and free
     of ``vel``) as content × parameter polynomial × two linear velocity forms when it
@@ -91,7 +92,7 @@ def _velocity_factored(
     base_content = None
     ratios: dict[tuple[int, ...], Fraction] = {}
     for key, rest in groups.items():
-        c_i, p_i = _content(rest)
+        c_i, p_i = split_content(rest)
         if base_poly is None:
             base_poly, base_content = p_i, c_i
         elif p_i != base_poly:
@@ -100,7 +101,7 @@ def _velocity_factored(
         if not ratio.is_Rational:
             return whole()
         ratios[key] = Fraction(int(ratio.p), int(ratio.q))
-    split = _split_quadratic(ratios, len(vel))
+    split = split_quadratic(ratios, len(vel))
     if split is None or base_poly is None:
         return whole()
     scale, first, second = split
@@ -113,11 +114,11 @@ def _velocity_factored(
     )
 
 
-def _linear_form(enc: _Encoder, coeffs: Sequence[int], vel: Sequence[Any]) -> sympy.Expr:
+def _linear_form(enc: Encoder, coeffs: Sequence[int], vel: Sequence[Any]) -> sympy.Expr:
     return sympy.Add(*[c * enc.to_sympy(v) for c, v in zip(coeffs, vel) if c])
 
 
-def _split_quadratic(
+def split_quadratic(
     form: dict[tuple[int, ...], Fraction], n: int
 ) -> tuple[Fraction, list[int], list[int]] | None:
     """``Σ form[e] v^e`` (a rational quadratic form) as ``s · (aᵀv)(bᵀv)`` with coprime
@@ -251,7 +252,7 @@ class FastDerivation:
 
     def __init__(
         self,
-        encoder: _Encoder,
+        encoder: Encoder,
         qd: Sequence[sympy.Basic],
         m_polys: dict[tuple[int, int], TrigPoly],
         d_polys: dict[tuple[int, int, int], TrigPoly],
@@ -333,7 +334,7 @@ class FastDerivation:
         for k, poly in enumerate(polys):
             if not poly:
                 continue
-            content = _dict_content(poly)
+            content = dict_content(poly)
             if content == _ONE:
                 primitive = poly
             else:
@@ -350,7 +351,7 @@ class FastDerivation:
             return None  # not a single shared factor: group by trig term instead
         parts = []
         for signature, members in groups.items():
-            vel = se.expand(se.Add(*[c * enc._symbol(self.qd[k]) for c, k in members]))
+            vel = se.expand(se.Add(*[c * enc.symbol(self.qd[k]) for c, k in members]))
             parts.append(enc.compact(vel) * enc.rebuild(primitives[signature]))
         return sympy.Add(*parts)
 
@@ -365,7 +366,7 @@ class FastDerivation:
                     value = pair[slot]
                     if value == _ZERO:
                         continue
-                    content, primitive = _content(value)
+                    content, primitive = split_content(value)
                     groups = buckets.setdefault((key, slot), {})
                     members = groups.get(primitive)
                     if members is None:
@@ -385,8 +386,8 @@ class FastDerivation:
                 continue
             parts = []
             for primitive, members in groups.items():
-                vel = se.Add(*[c * enc._symbol(self.qd[k]) for c, k in members])
-                vel_content, vel_rest = _content(se.expand(vel))
+                vel = se.Add(*[c * enc.symbol(self.qd[k]) for c, k in members])
+                vel_content, vel_rest = split_content(se.expand(vel))
                 outer = se.expand(vel_content * primitive)
                 parts.append([enc.compact(outer), enc.to_sympy(vel_rest)])
             trig = [enc.trig_function(key, slot)] if any(key) else []
@@ -432,7 +433,7 @@ class FastDerivation:
         """
         n = self.n
         enc = self._enc
-        vel = [enc._symbol(v) for v in self.qd]
+        vel = [enc.symbol(v) for v in self.qd]
         g_polys = self._g_source if isinstance(self._g_source, list) else None
         rows = []
         two = se.Integer(2)
@@ -494,7 +495,7 @@ class FastDerivation:
             for j in range(i, n):
                 for k in range(n):
                     # canonical forms: equal dictionaries <=> equal functions
-                    both = _combine([(1, self._gp(i, j, k)), (1, self._gp(j, i, k))])
+                    both = combine([(1, self._gp(i, j, k)), (1, self._gp(j, i, k))])
                     if both != self._d[(i, j, k)]:
                         return False
         return True
@@ -569,23 +570,23 @@ def derive(
             not qd_set.isdisjoint(e.free_symbols) for e in entries.values()
         ):
             return None
-        found = _encoder_for(list(entries.values()), q)
+        found = encoder_for(list(entries.values()), q)
         if found is None:
             return None
         encoder = found
         v_ok = encoder.extend([V])
         try:
             m_polys = {key: encoder.decode(encoder.encode(e)) for key, e in entries.items()}
-        except _NotRepresentableError:
+        except NotRepresentableError:
             return None
     g_source: list[TrigPoly] | sympy.Expr = V
     if v_ok:
         try:
             v_poly = encoder.decode(encoder.encode(V))
-        except _NotRepresentableError:
+        except NotRepresentableError:
             v_poly = None
         if v_poly is not None:
-            g_source = [_diff_poly(encoder, v_poly, k) for k in range(n)]
+            g_source = [diff_poly(encoder, v_poly, k) for k in range(n)]
     # Equal derivatives are one object, and a Christoffel symbol is formed once per
     # distinct triple of them: in a chain most coincide (the 10-link pendulum in joint
     # angles has 550 derivatives, 331 distinct, and 550 symbols, 91 distinct). The
@@ -594,7 +595,7 @@ def derive(
     d_polys: dict[tuple[int, int, int], TrigPoly] = {}
     for i, j in m_polys:
         for k in range(n):
-            poly = _diff_poly(encoder, m_polys[(i, j)], k)
+            poly = diff_poly(encoder, m_polys[(i, j)], k)
             d_polys[(i, j, k)] = interned.setdefault(frozenset(poly.items()), poly)
 
     def d(i: int, j: int, k: int) -> TrigPoly:

@@ -14,14 +14,15 @@ import symengine as se
 import sympy
 
 from .laurent import (
-    _HALF,
-    _ONE,
-    _ZERO,
-    _Encoder,
-    _encoder_for,
-    _NotRepresentableError,
+    Encoder,
+    NotRepresentableError,
+    encoder_for,
 )
 from .linear import LinearTrigEncoder, NotLinearError, combine, is_zero_form
+
+_ZERO = se.Integer(0)
+_ONE = se.Integer(1)
+_HALF = se.Rational(1, 2)
 
 __all__ = ["canonical", "is_zero", "passivity_identity", "skew_identity"]
 
@@ -54,12 +55,12 @@ def is_zero(expr: sympy.Expr, q: Sequence[sympy.Basic]) -> bool | None:
     True
     """
     expr = sympy.sympify(expr)
-    encoder = _encoder_for([expr], q)
+    encoder = encoder_for([expr], q)
     if encoder is None:
         return None
     try:
         laurent = encoder.encode(expr)
-    except _NotRepresentableError:
+    except NotRepresentableError:
         return None
     return bool(laurent == _ZERO)
 
@@ -90,12 +91,12 @@ def canonical(expr: sympy.Expr, q: Sequence[sympy.Basic]) -> sympy.Expr | None:
     cos(2*x)
     """
     expr = sympy.sympify(expr)
-    encoder = _encoder_for([expr], q)
+    encoder = encoder_for([expr], q)
     if encoder is None:
         return None
     try:
         poly = encoder.decode(encoder.encode(expr))
-    except _NotRepresentableError:
+    except NotRepresentableError:
         return None
     return encoder.rebuild(poly)
 
@@ -138,7 +139,7 @@ def passivity_identity(
     n = len(q)
     M, C, G, g = (sympy.ImmutableMatrix(p) for p in parts)
     extra = (L, *G, *g)
-    verdict = _energy_linear(L, M, g, q, qd)
+    verdict = energy_per_frequency(L, M, g, q, qd)
     if verdict is None:  # not linear in its trigonometric atoms: the Laurent encoding
         forms = _forms(M, C, q, extra)
         if forms is None:
@@ -159,7 +160,7 @@ def passivity_identity(
             se.expand(forms[0].encode(G[i, j]) + forms[0].encode(G[j, i])) == _ZERO
             for i, j in pairs
         )
-    except _NotRepresentableError:
+    except NotRepresentableError:
         return None
     if g_skew and skew_identity(M, C, q, qd, extra=extra):
         return True
@@ -177,9 +178,9 @@ def passivity_identity(
             [Ce[i][j] + encoder.encode(G[i, j]) if G[i, j] != 0 else Ce[i][j] for j in range(n)]
             for i in range(n)
         ]
-    except _NotRepresentableError:
+    except NotRepresentableError:
         return None
-    vel = [encoder._symbol(v) for v in qd]
+    vel = [encoder.symbol(v) for v in qd]
     mdot = [
         (_HALF if i == j else _ONE) * vel[i] * vel[j] * _partial(encoder, Me[i, j], k) * vel[k]
         for i in range(n)
@@ -201,7 +202,7 @@ def _velocity_degree(mono: Any, vset: set[Any]) -> int:
 
 
 def _energy_laurent(
-    encoder: _Encoder,
+    encoder: Encoder,
     Me: dict[tuple[int, int], Any],
     L: sympy.Expr,
     g: sympy.ImmutableMatrix,
@@ -213,9 +214,9 @@ def _energy_laurent(
     try:
         Le = encoder.encode(L)
         ge = [encoder.encode(x) for x in g]
-    except _NotRepresentableError:
+    except NotRepresentableError:
         return None
-    vel = [encoder._symbol(v) for v in qd]
+    vel = [encoder.symbol(v) for v in qd]
     vset = set(vel)
     quadratic: list[Any] = []
     constant: list[Any] = []
@@ -240,7 +241,7 @@ def _energy_laurent(
     return all(se.expand(_partial(encoder, potential, k) - ge[k]) == _ZERO for k in range(n))
 
 
-def _energy_linear(
+def energy_per_frequency(
     L: sympy.Expr,
     M: sympy.ImmutableMatrix,
     g: sympy.ImmutableMatrix,
@@ -290,7 +291,7 @@ def _energy_linear(
     return True
 
 
-def _partial(encoder: _Encoder, f: Any, k: int) -> Any:
+def _partial(encoder: Encoder, f: Any, k: int) -> Any:
     """∂f/∂q_k of a Laurent polynomial (z_k = exp(i q_k / d_k))."""
     dk = f.diff(encoder.qse[k])
     if k < len(encoder.z):
@@ -311,7 +312,7 @@ def _forms(
     C: sympy.ImmutableMatrix,
     q: Sequence[sympy.Basic],
     extra: Sequence[sympy.Expr] = (),
-) -> tuple[_Encoder, dict[tuple[int, int], Any]] | None:
+) -> tuple[Encoder, dict[tuple[int, int], Any]] | None:
     """One encoder for M, C and ``extra`` (registered, encoded on demand), with M's upper
     triangle encoded; cached (the latest only: encodings are large). C is encoded only
     where a proof needs it (:func:`_c_laurent`), never kept."""
@@ -320,24 +321,24 @@ def _forms(
         return _FORMS_CACHE[key]
     n = len(q)
     found = None
-    encoder = _encoder_for([*M, *C, *extra], q)
+    encoder = encoder_for([*M, *C, *extra], q)
     if encoder is not None:
         try:
             m = {(i, j): encoder.encode(M[i, j]) for i in range(n) for j in range(i, n)}
             found = (encoder, m)
-        except _NotRepresentableError:
+        except NotRepresentableError:
             found = None
     _FORMS_CACHE.clear()
     _FORMS_CACHE[key] = found
     return found
 
 
-def _c_laurent(encoder: _Encoder, C: sympy.MatrixBase) -> list[list[Any]] | None:
+def _c_laurent(encoder: Encoder, C: sympy.MatrixBase) -> list[list[Any]] | None:
     """Every entry of C encoded (n⁴ Laurent terms for a joint-angle chain), or None."""
     n = C.rows
     try:
         out = [[encoder.encode(C[i, j]) for j in range(n)] for i in range(n)]
-    except _NotRepresentableError:
+    except NotRepresentableError:
         return None
     finally:
         encoder.memo.clear()  # the unexpanded subtrees of C are not needed again
@@ -397,7 +398,7 @@ def _skew_identity(
     qd: Sequence[sympy.Basic],
     extra: tuple[sympy.Expr, ...] = (),
 ) -> bool | None:
-    verdict = _skew_streamed(M, C, q, qd)
+    verdict = skew_per_frequency(M, C, q, qd)
     if verdict is not None:
         return verdict
     n = len(q)
@@ -408,7 +409,7 @@ def _skew_identity(
     c_laurent = _c_laurent(encoder, C)
     if c_laurent is None:
         return None
-    velocities = [encoder._symbol(v) for v in qd]
+    velocities = [encoder.symbol(v) for v in qd]
     # ∂/∂q_k on a Laurent polynomial: z_k = exp(i q_k / d_k), so ∂z_k/∂q_k = (i/d_k) z_k,
     # plus the explicit polynomial dependence on q_k. Expanded sums are canonical.
     for i in range(n):
@@ -420,7 +421,7 @@ def _skew_identity(
     return True
 
 
-def _skew_streamed(
+def skew_per_frequency(
     M: sympy.ImmutableMatrix,
     C: sympy.ImmutableMatrix,
     q: Sequence[sympy.Basic],
@@ -448,7 +449,7 @@ def _skew_streamed(
     return True
 
 
-def _rate(encoder: _Encoder, f: Any, velocities: Sequence[Any]) -> Any:
+def _rate(encoder: Encoder, f: Any, velocities: Sequence[Any]) -> Any:
     """Σ_k ∂f/∂q_k q̇_k of an expanded Laurent polynomial (unexpanded sum).
 
     Without polynomial dependence on q each term c·z^e contributes
@@ -470,7 +471,7 @@ def _rate(encoder: _Encoder, f: Any, velocities: Sequence[Any]) -> Any:
     return _rate_by_diff(encoder, f, velocities)
 
 
-def _rate_by_diff(encoder: _Encoder, f: Any, velocities: Sequence[Any]) -> Any:
+def _rate_by_diff(encoder: Encoder, f: Any, velocities: Sequence[Any]) -> Any:
     z = encoder.z
     mdot = _ZERO
     for k in range(encoder.n):

@@ -77,7 +77,7 @@ _UNIT_ANGLE = sympy.Symbol("_lagdyn_unit_angle")
 _MAX_DENOMINATOR = 1024
 
 
-class _NotRepresentableError(Exception):
+class NotRepresentableError(Exception):
     """Raised internally when an expression leaves the trig-polynomial class."""
 
 
@@ -102,7 +102,7 @@ def trig_atoms(exprs: Iterable[sympy.Basic]) -> set[sympy.Basic]:
     return {node for node in distinct_nodes(exprs, stop=trig) if trig(node)}
 
 
-class _Encoder:
+class Encoder:
     """Converts sympy expressions to expanded symengine Laurent polynomials.
 
     One encoder is shared by every expression that must live in the same
@@ -122,7 +122,7 @@ class _Encoder:
         self.sym: dict[sympy.Basic, Any] = {}  # sympy atom -> symengine symbol
         self.back: dict[str, sympy.Basic] = {}  # symengine name -> sympy object
         self._reserved: set[str] = {_GCD_TAG.name}  # the encoder's own symbols
-        self.qse: list[Any] = [self._symbol(qk) for qk in self.q]
+        self.qse: list[Any] = [self.symbol(qk) for qk in self.q]
         self.qse_set = frozenset(self.qse)
         self.z: list[Any] = []
         self.z_index: dict[Any, int] = {}
@@ -137,7 +137,7 @@ class _Encoder:
         self._frozen = False
 
     # -- symbols ---------------------------------------------------------
-    def _symbol(self, atom: sympy.Basic) -> Any:
+    def symbol(self, atom: sympy.Basic) -> Any:
         found = self.sym.get(atom)
         if found is not None:
             return found
@@ -193,7 +193,7 @@ class _Encoder:
             if rest in self.qset:
                 idx = self.angle_index[rest]
             elif rest.has(*self.q):
-                raise _NotRepresentableError(arg)
+                raise NotRepresentableError(arg)
             else:
                 idx = self.angle_index.get(rest, -1)
                 if idx < 0:
@@ -208,7 +208,7 @@ class _Encoder:
         ):
             # cos(π/7): algebraic, but not in closed form; as an opaque number its
             # relations (cos² + sin² = 1, ...) would be lost and zero tests could fail
-            raise _NotRepresentableError(arg)
+            raise NotRepresentableError(arg)
         for idx, ratio in freqs.items():
             d = self.denominators[idx]
             self.denominators[idx] = d * ratio.denominator // math.gcd(d, ratio.denominator)
@@ -220,7 +220,7 @@ class _Encoder:
         if not self._frozen:
             try:
                 self.register(exprs)
-            except _NotRepresentableError:
+            except NotRepresentableError:
                 return False
             return True
         found: dict[sympy.Basic, tuple[dict[int, Fraction], sympy.Expr]] = {}
@@ -231,7 +231,7 @@ class _Encoder:
                 continue
             try:
                 parsed = self._parse_argument(atom.args[0])
-            except _NotRepresentableError:
+            except NotRepresentableError:
                 parsed = None
             if parsed is None or len(self.angles) != width or self.denominators != denominators:
                 for extra in self.angles[width:]:
@@ -265,7 +265,7 @@ class _Encoder:
             return found
         freqs, phase = self.trig[atom]
         if not freqs:  # purely numeric argument, e.g. cos(1): an opaque number
-            result = self._symbol(atom)
+            result = self.symbol(atom)
         else:
             zpow = se.Integer(1)
             for idx, ratio in freqs.items():
@@ -298,7 +298,7 @@ class _Encoder:
             self.poly_q.add(k)
             return self.qse[k]
         if node.is_Symbol:
-            return self._symbol(node)
+            return self.symbol(node)
         if node.is_Number:
             if node.is_Integer:
                 return se.Integer(int(node))
@@ -307,10 +307,10 @@ class _Encoder:
             if node.is_Float:
                 return se.RealDouble(float(node))
             if node is sympy.S.ImaginaryUnit or not node.is_finite:
-                raise _NotRepresentableError(node)
-            return self._symbol(node)
+                raise NotRepresentableError(node)
+            return self.symbol(node)
         if node.is_NumberSymbol:
-            return self._symbol(node)
+            return self.symbol(node)
         if node.is_Add:
             return se.Add(*[self._convert(a) for a in node.args])
         if node.is_Mul:
@@ -320,20 +320,20 @@ class _Encoder:
             if exp.is_Integer and exp >= 0:
                 return self._convert(base) ** int(exp)
             if node.has(*self.q):
-                raise _NotRepresentableError(node)
+                raise NotRepresentableError(node)
             b = self._convert(base)
             if exp.is_Rational and not any(s in self.z_index for s in b.free_symbols):
                 return b ** se.Rational(int(exp.p), int(exp.q))
-            return self._symbol(node)  # 1/cos(alpha), m**n, ...: an opaque atom
+            return self.symbol(node)  # 1/cos(alpha), m**n, ...: an opaque atom
         if isinstance(node, (sympy.cos, sympy.sin)):
             if node not in self.trig:
                 raise RuntimeError("trig atom was not registered")
             return self._laurent(node)
         if isinstance(node, sympy.Derivative) and node.expr in self.qset:
-            return self._symbol(node)  # a velocity written as q(t).diff(t)
+            return self.symbol(node)  # a velocity written as q(t).diff(t)
         if node.has(*self.q) or node.has(sympy.S.ImaginaryUnit):
-            raise _NotRepresentableError(node)
-        return self._symbol(node)  # opaque q-free atom: exp(m), f(a), ...
+            raise NotRepresentableError(node)
+        return self.symbol(node)  # opaque q-free atom: exp(m), f(a), ...
 
     # -- decoding -----------------------------------------------------------
     def decode(
@@ -348,7 +348,7 @@ class _Encoder:
 
         ``strict``: every coefficient must be a rational (or Gaussian rational) number
         and every other factor a symbol to an integer power, coordinates to a
-        non-negative one; anything else raises :class:`_NotRepresentableError` (used
+        non-negative one; anything else raises :class:`NotRepresentableError` (used
         for input converted wholesale in symengine, which has not been screened atom by
         atom the way :meth:`encode` screens sympy input).
 
@@ -410,7 +410,7 @@ class _Encoder:
                     slot[1].append(twice_imag * base)
             else:
                 if imag_part is not None and not paired:
-                    raise _NotRepresentableError(laurent)  # complex-valued input
+                    raise NotRepresentableError(laurent)  # complex-valued input
                 if real_part is not None:
                     slot[0].append(real_part * base)
         result: TrigPoly = {}
@@ -488,7 +488,7 @@ class _Encoder:
             base, exp = factor.args
             if base.is_Symbol and exp.is_Integer and (exp > 0 or base not in self.qse_set):
                 return
-        raise _NotRepresentableError(factor)
+        raise NotRepresentableError(factor)
 
     @staticmethod
     def _check_rational(coef: Any) -> None:
@@ -498,7 +498,7 @@ class _Encoder:
             real, imag = coef.real, coef.imag
             if (real.is_Integer or real.is_Rational) and (imag.is_Integer or imag.is_Rational):
                 return
-        raise _NotRepresentableError(coef)
+        raise NotRepresentableError(coef)
 
     # -- rebuilding ---------------------------------------------------------
     def to_sympy(self, value: Any) -> sympy.Expr:
@@ -693,7 +693,7 @@ def _real_imag(coef: Any) -> tuple[Any, Any]:
         return coef, _ZERO
     if coef.is_Number:
         return coef.real, coef.imag
-    raise _NotRepresentableError(coef)
+    raise NotRepresentableError(coef)
 
 
 _CONTENT_CACHE: dict[Any, tuple[Any, Any]] = {}
@@ -708,16 +708,16 @@ def _coefficients(value: Any) -> list[tuple[Any, Any]]:
     return list(value.as_coefficients_dict().items())
 
 
-def _dict_content(poly: TrigPoly) -> Any:
+def dict_content(poly: TrigPoly) -> Any:
     """The common content (rational times monomial) of every coefficient of a dictionary."""
     content = None
     for a, b in poly.values():
         for value in (a, b):
             if value == _ZERO:
                 continue
-            part = _content(value)[0]
+            part = split_content(value)[0]
             # the tag keeps the two contents from cancelling and is never common
-            content = part if content is None else _content(content + part * _GCD_TAG)[0]
+            content = part if content is None else split_content(content + part * _GCD_TAG)[0]
     return _ONE if content is None else content
 
 
@@ -747,7 +747,7 @@ def _powers(mono: Any) -> dict[Any, int]:
     return out
 
 
-def _content(value: Any) -> tuple[Any, Any]:
+def split_content(value: Any) -> tuple[Any, Any]:
     """Split an expanded polynomial into ``content * primitive``.
 
     The content is the largest common monomial times the rational gcd of the
@@ -806,7 +806,7 @@ def _content(value: Any) -> tuple[Any, Any]:
     return result
 
 
-def _combine(terms: Sequence[tuple[int | Fraction, TrigPoly]]) -> TrigPoly:
+def combine(terms: Sequence[tuple[int | Fraction, TrigPoly]]) -> TrigPoly:
     """Return ``sum(s * p for s, p in terms)`` with exact cancellation.
 
     Scales are Python rationals. Sums of expanded polynomials with unit scales are
@@ -847,7 +847,7 @@ def _sum(parts: list[Any], positive: bool) -> Any:
     return se.expand(se.Add(*parts))
 
 
-def _derivative(poly: TrigPoly, k: int, qk: Any, denominator: int, polynomial: bool) -> TrigPoly:
+def derivative(poly: TrigPoly, k: int, qk: Any, denominator: int, polynomial: bool) -> TrigPoly:
     """∂/∂q_k of a dictionary (``polynomial``: q_k may occur in coefficients)."""
     out: TrigPoly = {}
     for key, (a, b) in poly.items():
@@ -871,12 +871,12 @@ def _derivative(poly: TrigPoly, k: int, qk: Any, denominator: int, polynomial: b
     return out
 
 
-def _encoder_for(exprs: Sequence[sympy.Expr], q: Sequence[sympy.Basic]) -> _Encoder | None:
+def encoder_for(exprs: Sequence[sympy.Expr], q: Sequence[sympy.Basic]) -> Encoder | None:
     """One encoder for every expression of ``exprs`` in the angles ``q``, or None."""
-    encoder = _Encoder(q)
+    encoder = Encoder(q)
     try:
         encoder.register(exprs)
-    except _NotRepresentableError:
+    except NotRepresentableError:
         return None
     return encoder
 
@@ -887,11 +887,11 @@ def encode_symengine(
     plain_q: Sequence[Any],
     to_sympy: Callable[[Any], sympy.Expr],
     source: Any = None,
-) -> tuple[_Encoder, dict[tuple[int, int], TrigPoly]] | None:
+) -> tuple[Encoder, dict[tuple[int, int], TrigPoly]] | None:
     """Canonical dictionaries of symengine expressions (M's entries as a Lagrangian's
     second derivatives come out of symengine), without converting them to sympy.
 
-    The trig atoms (few) are converted to sympy and registered as :meth:`_Encoder.encode`
+    The trig atoms (few) are converted to sympy and registered as :meth:`Encoder.encode`
     would; then each entry is mapped to its Laurent polynomial by one symengine
     ``xreplace`` and ``expand`` and decoded strictly. ``None`` when an entry holds
     anything else than rational numbers, symbols and ``cos``/``sin`` of rational
@@ -928,7 +928,7 @@ def encode_symengine(
     >>> encode_symengine({(0, 0): se.exp(sx)}, [x], [sx], back.__getitem__) is None
     True
     """
-    encoder = _Encoder(q)
+    encoder = Encoder(q)
     atoms: set[Any] = set()
     free: set[Any] = set()
     for e in entries.values():
@@ -951,7 +951,7 @@ def encode_symengine(
         signs[a] = sign
     try:
         encoder.register(list(by_atom.values()))
-    except _NotRepresentableError:
+    except NotRepresentableError:
         return None
     encoder.freeze()
     # one Laurent variable per trig argument that spans several angles (the relative
@@ -984,7 +984,7 @@ def encode_symengine(
         obj = to_sympy(sym)
         if not isinstance(obj, sympy.Symbol):
             return None
-        repl[sym] = encoder._symbol(obj)
+        repl[sym] = encoder.symbol(obj)
     polys: dict[tuple[int, int], TrigPoly] = {}
     memo: dict[Any, Any] = {}
     try:
@@ -992,12 +992,12 @@ def encode_symengine(
             # (decode marks the coordinates met outside the trig atoms in poly_q)
             laurent = se.expand(e.xreplace(repl))
             polys[key] = encoder.decode(laurent, strict=True, basis=basis, memo=memo)
-    except _NotRepresentableError:
+    except NotRepresentableError:
         return None
     return encoder, polys
 
 
-def symengine_form(encoder: _Encoder, poly: TrigPoly) -> Any:
+def symengine_form(encoder: Encoder, poly: TrigPoly) -> Any:
     """``Σ A_e cos(e·q) + B_e sin(e·q)`` as one symengine expression in the encoder's
     symbols (the coordinates are plain symengine symbols), for numeric evaluation.
 
@@ -1029,11 +1029,5 @@ def symengine_form(encoder: _Encoder, poly: TrigPoly) -> Any:
     return se.Add(*terms)
 
 
-#: Shared encoders for other modules (kinematics, structure).
-encoder_for = _encoder_for
-
-NotRepresentableError = _NotRepresentableError
-
-
-def _diff_poly(encoder: _Encoder, poly: TrigPoly, k: int) -> TrigPoly:
-    return _derivative(poly, k, encoder.qse[k], encoder.denominators[k], k in encoder.poly_q)
+def diff_poly(encoder: Encoder, poly: TrigPoly, k: int) -> TrigPoly:
+    return derivative(poly, k, encoder.qse[k], encoder.denominators[k], k in encoder.poly_q)
