@@ -29,7 +29,41 @@ from .binding import Binding
 from .ir import Kernel, Program, code_symbols, propagate_constants, prune
 from .trig import numeric_form, shared_trig
 
-__all__ = ["KERNELS", "MAX_UNROLLED", "expression_program", "output_shape", "system_program"]
+#: The numeric routes of a system: the recursive programs of a robot chain, or the closed form.
+ROUTES = ("recursive", "closed")
+
+
+def check_route(route: str | None) -> None:
+    """Refuse a route name other than ``"recursive"``, ``"closed"`` or ``None`` (by size).
+
+    The one check of a ``route=`` argument (``lambdify``, ``to_casadi``, the regressor).
+
+    Raises
+    ------
+    LagdynError
+        An unknown route name.
+
+    Examples
+    --------
+    >>> check_route("closed")
+    >>> check_route("fast")
+    Traceback (most recent call last):
+    ...
+    lagdyn.errors.LagdynError: unknown route 'fast'; choose 'recursive', 'closed' or None
+    """
+    if route is not None and route not in ROUTES:
+        raise LagdynError(f"unknown route {route!r}; choose 'recursive', 'closed' or None")
+
+
+__all__ = [
+    "KERNELS",
+    "MAX_UNROLLED",
+    "ROUTES",
+    "check_route",
+    "expression_program",
+    "output_shape",
+    "system_program",
+]
 
 #: Largest n whose forward dynamics get an unrolled LDLᵀ solve (n = 2: Cramer's rule).
 MAX_UNROLLED = 8

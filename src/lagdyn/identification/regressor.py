@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import sympy as sp
 
+from ..codegen.build import check_route
 from ..errors import LagdynError, ShapeError, UnboundParameterError
 from ..recursive.chain import chain_of
 from ._split import _accel_symbols, _dynamic, _equation_tables, _monomial_table
@@ -175,7 +176,6 @@ class _Regressor:
 
 
 _BUILT: weakref.WeakKeyDictionary[Any, dict[Any, _Regressor]] = weakref.WeakKeyDictionary()
-ROUTES = ("recursive", "closed")
 
 
 def _use_recursive(system: LagrangianSystem, pr: tuple[sp.Expr, ...], route: str | None) -> bool:
@@ -184,8 +184,7 @@ def _use_recursive(system: LagrangianSystem, pr: tuple[sp.Expr, ...], route: str
     ``route=None`` takes it whenever ``system`` is a chain and ``pr`` a standard parameter
     set of it (:func:`lagdyn.recursive.regressor.is_standard`).
     """
-    if route is not None and route not in ROUTES:
-        raise LagdynError(f"unknown route {route!r}; choose 'recursive', 'closed' or None")
+    check_route(route)
     if route == "closed":
         return False
     ok = False

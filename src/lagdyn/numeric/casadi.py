@@ -47,8 +47,9 @@ import sympy as sp
 
 import lagdyn.codegen.casadi as cg
 
-from ..codegen import Binding, Program, system_program
+from ..codegen import Binding, Program
 from ..errors import LagdynError
+from .lambdify import plan_program
 
 __all__ = ["CasadiModel", "export_files", "program_of", "to_casadi"]
 
@@ -85,7 +86,8 @@ def program_of(system: Any, binding: Binding, route: str | None = None) -> tuple
     Raises
     ------
     LagdynError
-        ``route="recursive"`` for a system that is not a robot chain, or an unknown route.
+        ``route="recursive"`` for a system that is not a robot chain, or an unknown route
+        (:func:`lagdyn.numeric.lambdify.plan_program`).
 
     Examples
     --------
@@ -96,16 +98,8 @@ def program_of(system: Any, binding: Binding, route: str | None = None) -> tuple
     >>> program_of(arm, Binding(arm.parameters, arm.defaults))[0]
     'recursive'
     """
-    planner = getattr(system, "numeric_plan", None)
-    if planner is not None:
-        chosen, _, make = planner(binding, "casadi", route)
-        return chosen, make()
-    if route not in (None, "closed"):
-        raise LagdynError(
-            f"route={route!r}: a {type(system).__name__} has only the closed-form route "
-            "(route='closed' or None)"
-        )
-    return "closed", system_program(system, binding)
+    chosen, _, make = plan_program(system, binding, "casadi", route, keyed=False)
+    return chosen, make()
 
 
 class CasadiModel:
@@ -150,14 +144,10 @@ class CasadiModel:
     --------
     >>> import numpy as np, lagdyn as ld
     >>> dp = ld.zoo.double_pendulum()
-    >>> try:
-    ...     cm = dp.to_casadi(dp.defaults)
-    ...     print(cm.M.name_in(), cm.forward_dynamics.name_in())
-    ...     print(np.allclose(cm.M([0.3, 0.1]).full(), dp.lambdify(dp.defaults).M([0.3, 0.1])))
-    ... except ImportError:  # casadi is not installed
-    ...     print("['q'] ['q', 'qd', 'tau']")
-    ...     print(True)
+    >>> cm = dp.to_casadi(dp.defaults)
+    >>> print(cm.M.name_in(), cm.forward_dynamics.name_in())
     ['q'] ['q', 'qd', 'tau']
+    >>> np.allclose(cm.M([0.3, 0.1]).full(), dp.lambdify(dp.defaults).M([0.3, 0.1]))
     True
     """
 
@@ -321,11 +311,8 @@ def to_casadi(
     --------
     >>> import lagdyn as ld
     >>> cp = ld.zoo.cart_pole()
-    >>> try:
-    ...     cm = cp.to_casadi({"g": 9.81})
-    ...     print([s.name for s in cm.free_parameters], cm.h.name_in())
-    ... except ImportError:
-    ...     print("['Ip', 'l', 'mc', 'mp'] ['q', 'qd', 'p']")
+    >>> cm = cp.to_casadi({"g": 9.81})
+    >>> print([s.name for s in cm.free_parameters], cm.h.name_in())
     ['Ip', 'l', 'mc', 'mp'] ['q', 'qd', 'p']
     """
     binding = Binding(system.parameters, params, strict=strict)
@@ -348,11 +335,7 @@ def export_files(
     Examples
     --------
     >>> import lagdyn as ld
-    >>> try:
-    ...     files = sorted(export_files(ld.zoo.double_pendulum(), "dp"))
-    ... except ImportError:
-    ...     files = ["dp_C.casadi", "dp_M.casadi", "dp_README.md"]
-    >>> files[:3]
+    >>> sorted(export_files(ld.zoo.double_pendulum(), "dp"))[:3]
     ['dp_C.casadi', 'dp_M.casadi', 'dp_README.md']
     """
     cm = to_casadi(system, params, strict=strict)

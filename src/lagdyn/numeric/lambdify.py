@@ -4,18 +4,19 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Any, Literal
 
 import lagdyn.numeric.backends as backends
 
-from ..codegen import Binding, system_program
+from ..codegen import Binding, Program, system_program
+from ..codegen.build import check_route
 from ..codegen.cache import DiskCache, cache_key
 from ..errors import LagdynError
 from .model import NumericModel
 
-__all__ = ["lambdify"]
+__all__ = ["lambdify", "plan_program"]
 
 log = logging.getLogger("lagdyn")
 
@@ -96,23 +97,61 @@ def lambdify(
     """
     binding = Binding(system.parameters, params, strict=strict)
     be = backends.get(backend)
-    if route not in (None, "recursive", "closed"):
-        raise LagdynError(f"unknown route {route!r}; choose 'recursive', 'closed' or None")
-    planner = getattr(system, "numeric_plan", None)
-    if planner is not None:  # systems with more than one route (robot chains)
-        chosen, key, program = planner(binding, be.name, route, forward)
-    elif route == "recursive" or forward is not None:
-        raise LagdynError(
-            f"route='recursive' and forward= need a robot chain (lagdyn.robot); a "
-            f"{type(system).__name__} has only the closed-form route: leave them out"
-        )
-    else:
-        chosen = "closed"
-        parts = {"M": system.M, "b": system.b, "U": [system.U], "Q": system.forces}
-        key = cache_key(system, "system", parts, binding.key(), be.name)
-        program = partial(system_program, system, binding)
+    chosen, key, program = plan_program(system, binding, be.name, route, forward)
 
     disk = DiskCache(cache_dir) if cache else None
     # a cache hit needs no program: entries only exist for bindings that passed its checks
     kernels = be.build(program, key, disk, **options)
     return NumericModel(system, kernels, binding=binding, backend=be.name, key=key, route=chosen)
+
+
+def plan_program(
+    system: Any,
+    binding: Binding,
+    backend: str,
+    route: str | None = None,
+    forward: str | None = None,
+    *,
+    keyed: bool = True,
+) -> tuple[str, str | None, Callable[[], Program]]:
+    """``(route, cache key, program factory)``: what ``lambdify`` generates for ``system``.
+
+    The one place where a route is chosen: robot chains plan through their
+    ``numeric_plan`` (:func:`lagdyn.recursive.route.plan`: recursive from 4 joints on),
+    every other system has the closed-form route of :func:`lagdyn.codegen.system_program`.
+    ``keyed=False`` skips the cache key (``None``) for callers that do not cache.
+
+    Raises
+    ------
+    LagdynError
+        An unknown route, or ``route="recursive"``/``forward=`` for a system that is not a
+        robot chain.
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> from lagdyn.codegen import Binding
+    >>> arm = ld.zoo.get("ur5")
+    >>> plan_program(arm, Binding(arm.parameters, arm.defaults), "numpy", keyed=False)[0]
+    'recursive'
+    >>> dp = ld.zoo.double_pendulum()
+    >>> plan_program(dp, Binding(dp.parameters), "numpy", route="recursive")
+    Traceback (most recent call last):
+    ...
+    lagdyn.errors.LagdynError: route='recursive' and forward= need a robot chain (lagdyn.robot); ...
+    """
+    check_route(route)
+    planner = getattr(system, "numeric_plan", None)
+    if planner is not None:  # systems with more than one route (robot chains)
+        chosen, key, program = planner(binding, backend, route, forward)
+        return chosen, key, program
+    if route == "recursive" or forward is not None:
+        raise LagdynError(
+            f"route='recursive' and forward= need a robot chain (lagdyn.robot); a "
+            f"{type(system).__name__} has only the closed-form route: leave them out"
+        )
+    key = None
+    if keyed:
+        parts = {"M": system.M, "b": system.b, "U": [system.U], "Q": system.forces}
+        key = cache_key(system, "system", parts, binding.key(), backend)
+    return "closed", key, partial(system_program, system, binding)
