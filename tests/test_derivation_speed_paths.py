@@ -102,8 +102,8 @@ def test_gram_proof_refuses_when_a_premise_fails():
     rows = list(pend._gram_rows)
     w, entries, pair = rows[-1]
     rows[-1] = (2 * w, entries, pair)
-    pend._gram_rows = rows
-    assert structure._gram_positive_definite(pend) is None
+    wrong = ld.LagrangianSystem._from_mass_matrix(pend.M, pend.U, pend.q, gram_rows=rows)
+    assert structure._gram_positive_definite(wrong) is None
     # a coordinate-dependent pivot (polar r e^{iθ} vanishes at r = 0): not proved
     assert structure._gram_positive_definite(ld.zoo.get("elastic_pendulum")) is None
 

@@ -192,14 +192,12 @@ def test_product_to_sum_is_the_product(x: sp.Expr, y: sp.Expr) -> None:
 def test_gram_per_frequency_equals_the_laurent_gram(monkeypatch: pytest.MonkeyPatch) -> None:
     """The joint-angle chain's M assembled per frequency (above the size threshold) has
     exactly the dictionaries of the Laurent expansion."""
-    from lagdyn import kinematics
+    from lagdyn.trig import gram
 
     fast = ld.zoo.get("n_link_pendulum", n=9, coordinates="relative")
     calls = []
-    original = kinematics._gram_per_frequency
-    monkeypatch.setattr(
-        kinematics, "_gram_per_frequency", lambda *a: calls.append(original(*a)) or None
-    )
+    original = gram.gram_per_frequency
+    monkeypatch.setattr(gram, "gram_per_frequency", lambda *a: calls.append(original(*a)) or None)
     slow = ld.zoo.get("n_link_pendulum", n=9, coordinates="relative")
     assert calls and calls[0] is not None  # the per-frequency path did run on this chain
     assert fast._mass_polys[1] == slow._mass_polys[1]
@@ -212,14 +210,16 @@ def test_gram_factor_check_per_frequency(chain: ld.LagrangianSystem) -> None:
     from types import SimpleNamespace
 
     from lagdyn import structure
+    from lagdyn.trig.gram import gram_matches
 
     rows = chain._gram_rows
-    assert structure._gram_matches_per_frequency(chain, rows) is True
+    terms = [([[w]], [entries]) for w, entries, _ in rows]
+    assert gram_matches(chain.M, terms, lt.LinearTrigEncoder(chain.q)) is True
     M = sp.Matrix(chain.M)
     wrong = sp.Symbol("m2") * sp.Symbol("l1") ** 2 * sp.cos(chain.q[2])
     M[3, 5] += wrong
     M[5, 3] += wrong
     fake = SimpleNamespace(n=chain.n, q=chain.q, M=sp.ImmutableMatrix(M), _gram_rows=rows)
-    assert structure._gram_matches_per_frequency(fake, rows) is False
+    assert gram_matches(fake.M, terms, lt.LinearTrigEncoder(chain.q)) is False
     assert structure._gram_positive_definite(fake) is None
     assert structure.positive_definite(chain) is True

@@ -471,35 +471,26 @@ def _mass_matrix(
     items: Sequence[Body], qv: Sequence[sp.Expr]
 ) -> tuple[sp.ImmutableMatrix, list[tuple[sp.Expr, list[sp.Expr], int]] | None, Any]:
     """M; when every weight is a scalar, the Gram rows ``(weight, row, pair)`` of
-    ``M = Σ_r weight_r row_rᵀ row_r`` (``pair``: index of the row that is this row's
-    imaginary partner in the planar position ``x + i y``, or −1); and M's canonical
-    dictionaries with their encoder (None off the canonical path)."""
+    ``M = Σ_r weight_r row_rᵀ row_r`` (:func:`lagdyn.trig.gram.gram_rows`); and M's
+    canonical dictionaries with their encoder (None off the canonical path)."""
+    from .trig.gram import gram_rows
+
     terms = [(W, J) for body in items for W, J in _body_terms(body, qv)]
-    collected: list[tuple[sp.Expr, list[sp.Expr], int]] = []
-    scalar = True
-    for W, J in terms:
-        if isinstance(W, sp.MatrixBase):
-            scalar = False
-            break
-        start = len(collected)
-        for r in range(J.rows):
-            pair = start + 1 if (r == 0 and J.rows >= 2 and J.cols > 0) else -1
-            collected.append((W, [J[r, j] for j in range(J.cols)], pair))
     fast = _mass_matrix_canonical(terms, qv)
     if fast is not None:
-        return fast[0], collected if scalar else None, fast[1]
+        return fast[0], gram_rows(terms), fast[1]
     return _mass_matrix_sympy(terms, qv), None, None
 
 
 def _mass_matrix_canonical(
     terms: Sequence[tuple[Any, sp.ImmutableMatrix]], qv: Sequence[sp.Expr]
 ) -> tuple[sp.ImmutableMatrix, tuple[Any, dict[tuple[int, int], Any]]] | None:
-    """Σ JᵀWJ computed once in canonical trig-polynomial form (one shared encoder, one
-    symengine expansion per entry), with the encoder and the upper triangle's canonical
-    dictionaries (the derivation starts from them); None when an entry leaves that
-    class."""
-
-    import lagdyn.trig.laurent as _laurent
+    """Σ JᵀWJ computed once in canonical trig-polynomial form (:func:`lagdyn.trig.gram.gram_sum`:
+    one shared encoder, per frequency or one symengine expansion per entry), with the
+    encoder and the upper triangle's canonical dictionaries (the derivation starts from
+    them); None when an entry leaves that class."""
+    from .trig.gram import gram_sum
+    from .trig.laurent import encoder_for
 
     n = len(qv)
     flat: list[tuple[list[list[Any]], list[list[Any]]]] = []
@@ -511,130 +502,14 @@ def _mass_matrix_canonical(
         flat.append((Wp, Jp))
         exprs += [e for row in (*Jp, *Wp) for e in row if e != 0]
     # the coordinates q(t) are the encoder's angles directly: no substitution either way
-    encoder = _laurent.encoder_for(exprs, list(qv))
+    encoder = encoder_for(exprs, list(qv))
     if encoder is None:
         return None
-    linear = _gram_per_frequency(flat, encoder)
-    if linear is not None:
-        cells = {k: encoder.rebuild(p) for k, p in linear.items()}
-        return sp.ImmutableMatrix(n, n, lambda i, j: cells[min(i, j), max(i, j)]), (
-            encoder,
-            linear,
-        )
-    try:
-        enc: list[tuple[Any, Any]] = [
-            (
-                [[encoder.encode(e) if e != 0 else None for e in row] for row in Wp],
-                [[encoder.encode(e) if e != 0 else None for e in row] for row in Jp],
-            )
-            for Wp, Jp in flat
-        ]
-    except _laurent.NotRepresentableError:
-        return None
-    acc: dict[tuple[int, int], list[Any]] = {(i, j): [] for i in range(n) for j in range(i, n)}
-    for We, Je in enc:
-        d = len(Je)
-        WJ = [
-            [
-                se.Add(
-                    *[
-                        We[r][s] * Je[s][j]
-                        for s in range(d)
-                        if We[r][s] is not None and Je[s][j] is not None
-                    ]
-                )
-                for j in range(n)
-            ]
-            for r in range(d)
-        ]
-        for i in range(n):
-            for r in range(d):
-                a = Je[r][i]
-                if a is None:
-                    continue
-                for j in range(i, n):
-                    b = WJ[r][j]
-                    if b != 0:
-                        acc[i, j].append(a * b)
-    try:
-        polys = {k: encoder.decode(se.expand(se.Add(*v))) if v else {} for k, v in acc.items()}
-    except _laurent.NotRepresentableError:
+    polys = gram_sum(flat, encoder)
+    if polys is None:
         return None
     cells = {k: encoder.rebuild(p) for k, p in polys.items()}
     return sp.ImmutableMatrix(n, n, lambda i, j: cells[min(i, j), max(i, j)]), (encoder, polys)
-
-
-def _gram_per_frequency(
-    flat: Sequence[tuple[list[list[Any]], list[list[Any]]]], encoder: Any
-) -> dict[tuple[int, int], Any] | None:
-    """Σ JᵀWJ when every entry of J is linear in cos/sin of rational angles of q and W is
-    free of them (planar chains): each product J_ri J_sj by the product-to-sum formulas,
-    one expansion per frequency (:mod:`lagdyn.trig.linear`), in the encoder's dictionary
-    format. Half the terms of the Laurent expansion (no conjugate halves) and no decoding.
-    None when an entry is outside that class."""
-    from .trig.linear import (
-        LinearTrigEncoder,
-        NotLinearError,
-        collapse,
-        product_into,
-        products_form,
-        scaled,
-    )
-
-    n = encoder.n
-    sizes = [len(sp.Add.make_args(e)) for _, Jp in flat for row in Jp for e in row if e != 0]
-    if not sizes or sum(sizes) < 3 * len(sizes):
-        return None  # mostly single terms: one Laurent expansion in C++ is faster
-    lin = LinearTrigEncoder(encoder.q, symbol=encoder.symbol)
-    zero = lin.zero_key
-    try:
-        forms = [
-            (
-                [[collapse(lin.form(e)) if e != 0 else None for e in row] for row in Wp],
-                [[collapse(lin.form(e)) if e != 0 else None for e in row] for row in Jp],
-            )
-            for Wp, Jp in flat
-        ]
-    except NotLinearError:
-        return None
-    acc: dict[tuple[int, int], Any] = {(i, j): {} for i in range(n) for j in range(i, n)}
-    for We, Je in forms:
-        for r, w_row in enumerate(We):
-            for s, w in enumerate(w_row):
-                if w is None:
-                    continue
-                if set(w) != {zero} or w[zero][1] is not None:
-                    return None  # a weight that depends on the angles
-                weight = w[zero][0]
-                for i in range(n):
-                    a = Je[r][i]
-                    if a is None:
-                        continue
-                    # the weight multiplies the left factor once, not every product
-                    aw = scaled([a], weight)[0]
-                    for j in range(i, n):
-                        b = Je[s][j]
-                        if b is not None:
-                            product_into(acc[i, j], aw, b)
-    width = len(encoder.angles)
-    den = encoder.denominators
-    out: dict[tuple[int, int], Any] = {}
-    half = se.Rational(1, 2)
-    for cell, products in acc.items():
-        poly = {}
-        for key, (a_terms, b_terms) in products_form(products, half).items():
-            a = se.expand(se.Add(*a_terms)) if a_terms else se.Integer(0)
-            b = se.expand(se.Add(*b_terms)) if b_terms else se.Integer(0)
-            if a == 0 and b == 0:
-                continue
-            steps = [k * den[i] for i, k in enumerate(key)]
-            if any(getattr(x, "denominator", 1) != 1 for x in steps):
-                return None  # cannot happen: sums of registered frequencies
-            poly[tuple(int(x) for x in steps) + (0,) * (width - n)] = (a, b)
-        out[cell] = poly
-    encoder.poly_q |= lin.poly_q
-    encoder.freeze()
-    return out
 
 
 def _mass_matrix_sympy(
@@ -730,16 +605,20 @@ def from_bodies(
     M, rows, polys = _mass_matrix(items, qv)
     U = _potential(items, gravity) + _sympify(potential, "potential")
     _no_rates([U], qv, "potential")
-    # M's canonical dictionaries: the regularity check and the derivation start from them
-    system = LagrangianSystem._from_mass_matrix(
-        M, U, qv, forces=forces, defaults=defaults, mass_polys=polys
-    )
-    # the factor M = Σ w_r J_rᵀ J_r, for the positive-definiteness proof (structure.py)
-    system._gram_rows = rows
+    # M's canonical dictionaries: the regularity check and the derivation start from them;
+    # the factor M = Σ w_r J_rᵀ J_r, for the positive-definiteness proof (structure.py);
     # M is already the canonical rebuild (rows is None on the sympy path and for 3-D
     # bodies, where it is merely not claimed): the derivation need not rebuild it
-    system._canonical_mass = rows is not None
-    return system
+    return LagrangianSystem._from_mass_matrix(
+        M,
+        U,
+        qv,
+        forces=forces,
+        defaults=defaults,
+        mass_polys=polys,
+        gram_rows=rows,
+        canonical_mass=rows is not None,
+    )
 
 
 def from_particles(

@@ -423,10 +423,10 @@ def _gram_positive_definite(system: SystemLike) -> bool | None:
     rows = getattr(system, "_gram_rows", None)
     if not rows:
         return None
-    try:
-        import lagdyn.trig.laurent as _laurent
-    except ImportError:  # pragma: no cover
-        return None
+    from .trig.gram import gram_laurent, gram_matches
+    from .trig.laurent import NotRepresentableError, encoder_for
+    from .trig.linear import LinearTrigEncoder
+
     n = system.n
     if any(len(entries) != n for _, entries, _ in rows):
         return None
@@ -436,26 +436,24 @@ def _gram_positive_definite(system: SystemLike) -> bool | None:
     upper = [M[i, j] for i in range(n) for j in range(i, n)]
     exprs = [*upper, *(e for _, entries, _ in rows for e in entries if e != 0)]
     exprs += [sp.sympify(w) for w, _, _ in rows]
-    encoder = _laurent.encoder_for(exprs, list(system.q))
+    encoder = encoder_for(exprs, list(system.q))
     if encoder is None:
         return None
-    matches = _gram_matches_per_frequency(system, rows)
+    terms = [([[w]], [entries]) for w, entries, _ in rows]
+    matches = gram_matches(M, terms, LinearTrigEncoder(system.q))
     try:
         enc_rows = [
             (encoder.encode(w), [encoder.encode(e) if e != 0 else None for e in entries], pair)
             for w, entries, pair in rows
         ]
-        for i in range(n):
-            for j in range(i, n):
-                if matches is not None:
-                    break
-                parts = [
-                    w * r[i] * r[j] for w, r, _ in enc_rows if r[i] is not None and r[j] is not None
-                ]
-                if se.expand(encoder.encode(M[i, j]) - se.Add(*parts)) != 0:
-                    matches = False
-                    break
-    except _laurent.NotRepresentableError:
+        if matches is None:  # not linear in the trig atoms: compare in the Laurent encoding
+            sums = gram_laurent([([[w]], [r]) for w, r, _ in enc_rows], n)
+            matches = all(
+                se.expand(encoder.encode(M[i, j]) - se.Add(*sums[i, j])) == 0
+                for i in range(n)
+                for j in range(i, n)
+            )
+    except NotRepresentableError:
         return None
     if not matches:
         log.warning("lagdyn.structure: M differs from its factor JᵀWJ")
@@ -488,51 +486,6 @@ def _gram_positive_definite(system: SystemLike) -> bool | None:
                 remaining.discard(support[0])
                 progress = True
     return True if not remaining else None
-
-
-def _gram_matches_per_frequency(system: SystemLike, rows: Any) -> bool | None:
-    """Whether the returned M equals Σ w_r J_rᵀJ_r, one frequency at a time
-    (:mod:`lagdyn.trig.linear`: J_ri J_rj by the product-to-sum formulas, M's entries read as
-    given); None when an entry is not linear in its trigonometric atoms or a weight
-    depends on q (then the Laurent encoding decides)."""
-    from .trig.linear import (
-        LinearTrigEncoder,
-        NotLinearError,
-        collapse,
-        combine,
-        is_zero_form,
-        product_into,
-        products_form,
-        scaled,
-    )
-
-    n = system.n
-    enc = LinearTrigEncoder(system.q)
-    zero = enc.zero_key
-    try:
-        read: list[tuple[Any, Any]] = []
-        for w, entries, _ in rows:
-            wf = collapse(enc.form(w))
-            if set(wf) - {zero} or (wf and wf[zero][1] is not None):
-                return None
-            weight = wf[zero][0] if wf else None
-            if weight is None:
-                continue
-            row = [collapse(enc.form(e)) for e in entries]
-            read.append((scaled(row, weight), row))  # w·J_r: each entry scaled once
-        for i in range(n):
-            for j in range(i, n):
-                acc: dict[Any, Any] = {}
-                for weighted, r in read:
-                    if r[i] and r[j]:
-                        product_into(acc, weighted[i], r[j])
-                # the products are doubled: compare with 2 M_ij
-                m2 = enc.form(system.M[i, j])
-                if not is_zero_form(combine((1, products_form(acc)), (-2, m2))):
-                    return False
-    except NotLinearError:
-        return None
-    return True
 
 
 def _nonvanishing(value: Any, encoder: Any) -> bool:

@@ -174,9 +174,10 @@ class LagrangianSystem:
     True
     """
 
-    #: Set by :mod:`lagdyn.kinematics`: the Gram rows (weight, ∂p/∂q, planar partner) of
-    #: M = Σ w JᵀJ, read by the positive-definiteness proof; and whether M is already in
-    #: canonical rebuilt form (then the derivation does not rebuild it).
+    #: Handed over by :meth:`_from_mass_matrix` (from :mod:`lagdyn.kinematics`): the Gram
+    #: rows (weight, ∂p/∂q, planar partner) of M = Σ w JᵀJ, read by the
+    #: positive-definiteness proof; whether M is already in canonical rebuilt form (then
+    #: the derivation does not rebuild it); M's canonical dictionaries with their encoder.
     _gram_rows: Any = None
     _canonical_mass: bool = False
     _mass_polys: Any = None
@@ -299,10 +300,19 @@ class LagrangianSystem:
         forces: Sequence[sp.Expr] | None = None,
         defaults: Mapping[sp.Symbol, float] | None = None,
         mass_polys: Any = None,
+        gram_rows: Any = None,
+        canonical_mass: bool = False,
     ) -> LagrangianSystem:
-        """:meth:`from_mass_matrix`, with M's canonical dictionaries when the caller
-        (:mod:`lagdyn.kinematics`) assembled M in that form: the regularity check and the
-        derivation then start from them."""
+        """:meth:`from_mass_matrix`, with what the caller (:mod:`lagdyn.kinematics`) knows
+        about how M was assembled.
+
+        ``mass_polys``: ``(encoder, {(i, j): dictionary})``, M's upper triangle in canonical
+        form (:mod:`lagdyn.trig.laurent`): the regularity check and the derivation start
+        from them. ``gram_rows``: the factor ``M = Σ_r w_r J_rᵀ J_r`` as ``(w_r, J_r,
+        planar partner)`` rows (:func:`lagdyn.trig.gram.gram_rows`), read by the
+        positive-definiteness proof. ``canonical_mass``: M is already the canonical
+        rebuild of ``mass_polys`` (the derivation returns it as it is).
+        """
         qv = _validate_coordinates(q)
         n = len(qv)
         if isinstance(M, str) or not hasattr(M, "__len__"):
@@ -349,6 +359,8 @@ class LagrangianSystem:
         self._b_dyn = bm
         self._V_dyn = Ue
         self._mass_polys = mass_polys
+        self._gram_rows = gram_rows
+        self._canonical_mass = canonical_mass
         self._check_defined()
         self._check_regular()
         return self
@@ -1004,10 +1016,7 @@ class LagrangianSystem:
         --------
         >>> import lagdyn as ld
         >>> cp = ld.zoo.cart_pole()
-        >>> try:
-        ...     print(cp.to_casadi(cp.defaults).forward_dynamics.name_in())
-        ... except ImportError:
-        ...     print(['q', 'qd', 'tau'])
+        >>> cp.to_casadi(cp.defaults).forward_dynamics.name_in()
         ['q', 'qd', 'tau']
         """
         import lagdyn.numeric.casadi as casadi_model
