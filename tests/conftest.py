@@ -107,22 +107,28 @@ def check_golden(request: pytest.FixtureRequest):
     """``check_golden(path, text)``: fail unless ``path`` holds exactly ``text``.
 
     A missing file fails too (a golden test must never pass by writing its own golden
-    file); with ``LAGDYN_UPDATE_GOLDEN=1`` the file is (re)written and the test passes.
+    file); with ``LAGDYN_UPDATE_GOLDEN=1`` the file (and its folder) is (re)written and the
+    test passes. Either failure message names that command, for the test and its module.
     """
 
     def check(path: Path, text: str) -> None:
-        how = f"LAGDYN_UPDATE_GOLDEN=1 pytest '{request.node.nodeid}'"
+        nodeid = request.node.nodeid
+        how = (
+            f"`LAGDYN_UPDATE_GOLDEN=1 pytest '{nodeid}'` (this test) or "
+            f"`LAGDYN_UPDATE_GOLDEN=1 pytest {nodeid.split('::')[0]}` (its module)"
+        )
         if update_golden(request.config):
+            path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
             return
         if not path.exists():
             pytest.fail(
-                f"golden file {path} is missing; generate it with `{how}` and review it",
+                f"golden file {path} is missing; generate it with {how} and review it",
                 pytrace=False,
             )
         assert text == path.read_text(encoding="utf-8"), (
             f"generated text differs from {path}; if the change is intended, regenerate "
-            f"with `{how}` and review the diff"
+            f"with {how} and review the diff"
         )
 
     return check
