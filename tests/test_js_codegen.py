@@ -1,5 +1,8 @@
 """The JavaScript export run under Node against the Python NumericModel (to 1e-12).
 
+The printer and the ``js`` target are :mod:`lagdyn.codegen.javascript`; the builders of the
+lab page (positions, maps, ambient constraints, ``export_js``) are :mod:`lagdyn.lab.js`.
+
 Skipped with a reason when ``node`` is not installed (``.ci/run`` installs Debian's
 nodejs when it can).
 """
@@ -17,16 +20,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import lagdyn as ld
-from lagdyn.codegen.javascript import (
-    JsArg,
-    JsFunction,
-    JsModule,
-    export_js,
-    js_source,
-    map_functions,
-    position_functions,
-)
+from lagdyn.codegen.javascript import JsArg, JsFunction, JsModule, js_source
 from lagdyn.errors import LagdynError
+from lagdyn.lab.js import export_js, map_functions, position_functions
 from strategies import random_lagrangians
 
 NODE = shutil.which("node")
@@ -353,3 +349,24 @@ def test_js_names_are_checked():
         generate(dp, "js", name="function")
     with pytest.raises(LagdynError, match="not parameters"):
         export_js(dp, params={"gravity": 9.81}, strict=True)
+
+
+def test_codegen_javascript_is_a_printer():
+    """The lab's builders left codegen (which must not import lab/): a clear pointer."""
+    import lagdyn.codegen.javascript as cgjs
+
+    for name in ("export_js", "map_functions", "model_functions", "position_functions"):
+        assert name not in cgjs.__all__
+        with pytest.raises(AttributeError, match=f"moved to lagdyn.lab.js.{name}"):
+            getattr(cgjs, name)
+    with pytest.raises(AttributeError, match="no attribute"):
+        cgjs.no_such_name  # noqa: B018
+
+
+def test_export_js_is_the_js_target_plus_positions():
+    """export_js (lab) and ``generate(..., "js")`` print the same functions."""
+    from lagdyn.export.code import generate
+
+    dp = ld.zoo.double_pendulum()
+    body = lambda src: src[src.index("var dp = ") :]  # noqa: E731
+    assert body(export_js(dp, name="dp")) == body(generate(dp, "js", name="dp")["dp.js"])

@@ -10,7 +10,8 @@ a :class:`JsModule` as one script that defines a global object in a browser and 
 as arrays, scalars as numbers; every array argument is checked for its length.
 
 The emitter's own structure (also used for functions that do not come from a
-system, e.g. constraints h(z) in ambient coordinates):
+system, e.g. the lab page's constraints h(z) in ambient coordinates,
+:mod:`lagdyn.lab.js`):
 
 * :class:`JsArg` — one argument: its JS name, the code symbols read from it by index
   (``q[0] → q_0``), whether it is a scalar, and a default;
@@ -18,20 +19,19 @@ system, e.g. constraints h(z) in ambient coordinates):
   row-major ``outputs`` of a given ``shape`` (a kernel);
 * :class:`JsModule` — the functions plus named constants (JSON values).
 
-Builders over :mod:`lagdyn.codegen.build`: :func:`model_program` (the kernels of
-:func:`~lagdyn.codegen.system_program` plus ``h`` and the generalized forces),
-:func:`model_functions`, :func:`map_functions` (functions of extra expressions:
-positions, their Jacobian, constraint residuals in ambient coordinates, ...),
-:func:`position_functions` and :func:`export_js`. Parameters are parsed by
+What the ``js`` target emits: :func:`model_program` (the kernels of
+:func:`~lagdyn.codegen.system_program` plus ``h`` and the generalized forces, both
+part of ``NAME.js``), :func:`module_constants` (``N``, ``COORDINATES``,
+``PARAMETERS``, ``BOUND``) and :func:`model_source` (:func:`js_source` plus forward
+dynamics by a Cholesky solve in JS above the unrolled size). Parameters are parsed by
 :class:`~lagdyn.codegen.Binding` (symbols or names); defaults are never bound
 implicitly: the free parameters are passed as ``p`` in every call.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,9 +40,9 @@ from sympy.printing.jscode import JavascriptCodePrinter
 
 from ..errors import LagdynError
 from .binding import Binding
-from .build import _floats_exact, _number, expression_program, system_program
-from .common import ARG, DESCRIPTIONS, PrinterMixin
-from .ir import HEADER, Kernel, Program, program
+from .build import expression_program, system_program
+from .common import ARG, DESCRIPTIONS, PrinterMixin, prod
+from .ir import HEADER, Kernel, Program
 
 __all__ = [
     "JsArg",
@@ -51,13 +51,11 @@ __all__ = [
     "JsPrinter",
     "check_identifier",
     "export_files",
-    "export_js",
     "js_source",
     "kernel_function",
-    "map_functions",
-    "model_functions",
     "model_program",
-    "position_functions",
+    "model_source",
+    "module_constants",
 ]
 
 
@@ -239,10 +237,7 @@ def _function_source(fn: JsFunction, printer: JsPrinter) -> list[str]:
 def _function_lines(fn: JsFunction, printer: JsPrinter) -> list[str]:
     check_identifier(fn.name, "function name")
     _check_symbols(fn)
-    size = 1
-    for d in fn.shape:
-        size *= d
-    if len(fn.outputs) != size:
+    if len(fn.outputs) != prod(fn.shape):
         raise LagdynError(f"JS function {fn.name}: {len(fn.outputs)} outputs for shape {fn.shape}")
     used: set[sp.Basic] = set()
     for _, e in fn.body:
@@ -346,8 +341,6 @@ DOCS = {
     **DESCRIPTIONS,
     "h": "h = C qd + G qd + g (no applied forces), n entries",
     "forces": "non-conservative generalized forces Q, n entries",
-    "positions": "particle positions z(q), flat (x1, y1, x2, y2, ...)",
-    "positions_jacobian": "J = dz/dq, zd = J qd",
 }
 #: Functions of :func:`model_program`, in the order they are printed.
 MODEL_ORDER = (
@@ -434,184 +427,28 @@ def model_program(system: Any, binding: Binding) -> Program:
     return prog
 
 
-def _constants(prog: Program) -> dict[str, Any]:
+def module_constants(prog: Program) -> dict[str, Any]:
+    """The constants of a model's module: ``N``, ``COORDINATES``, ``PARAMETERS``, ``BOUND``.
+
+    ``PARAMETERS`` are the free parameters (the order of ``p``), ``BOUND`` the folded
+    values by name.
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> from lagdyn.codegen import Binding
+    >>> from lagdyn.codegen.javascript import model_program, module_constants
+    >>> dp = ld.zoo.double_pendulum()
+    >>> consts = module_constants(model_program(dp, Binding(dp.parameters, {"g": 9.81})))
+    >>> consts["N"], consts["PARAMETERS"], consts["BOUND"]
+    (2, ['l1', 'l2', 'm1', 'm2'], {'g': 9.81})
+    """
     return {
         "N": prog.n,
         "COORDINATES": list(prog.coordinate_names),
         "PARAMETERS": list(prog.parameter_names),
         "BOUND": dict(prog.bound),
     }
-
-
-def model_functions(
-    system: Any, params: Mapping[Any, float] | None = None, *, strict: bool = False
-) -> tuple[list[JsFunction], dict[str, Any]]:
-    """The dynamics functions of ``system`` and the constants describing their inputs.
-
-    Functions (signatures as in every exported language): ``M(q, p)``,
-    ``C(q, qd, p)``, ``g(q, p)``, ``h(q, qd, p, t)``, ``forces(q, qd, p, t)``,
-    ``bias(q, qd, p, t)``, ``energy(q, qd, p)``, ``inverse_dynamics(q, qd, qdd, p, t)``
-    and ``forward_dynamics(q, qd, tau, p, t)`` (absent above the unrolled size:
-    :func:`export_js` then adds a Cholesky solve in JS). ``p`` holds the free
-    parameters in the order of ``PARAMETERS``; ``t`` defaults to 0.
-
-    Parameters
-    ----------
-    system : LagrangianSystem
-    params : mapping of sympy.Symbol or str to float, optional
-        Parameters folded into the code as numbers; the others are read from ``p``.
-    strict : bool
-        Reject names in ``params`` that are not parameters of the system.
-
-    Returns
-    -------
-    (list of JsFunction, dict)
-        The functions and the constants ``N``, ``COORDINATES``, ``PARAMETERS`` (the
-        free ones, the order of ``p``) and ``BOUND`` (folded values by name).
-
-    Examples
-    --------
-    >>> import lagdyn as ld
-    >>> from lagdyn.codegen.javascript import model_functions
-    >>> fns, consts = model_functions(ld.zoo.double_pendulum(), {"g": 9.81})
-    >>> [f.name for f in fns][:4], consts["PARAMETERS"]
-    (['M', 'C', 'g', 'h'], ['l1', 'l2', 'm1', 'm2'])
-    """
-    prog = model_program(system, Binding(system.parameters, params, strict=strict))
-    return [kernel_function(prog, k) for k in prog.kernels.values()], _constants(prog)
-
-
-def map_functions(
-    system: Any,
-    maps: Mapping[str, tuple[Sequence[Any], tuple[int, ...]]],
-    params: Mapping[Any, float] | None = None,
-    *,
-    inputs: tuple[str, Sequence[sp.Symbol]] | None = None,
-    docs: Mapping[str, str] | None = None,
-    strict: bool = False,
-) -> list[JsFunction]:
-    """Functions of extra expressions of the coordinates (or of other input symbols).
-
-    Parameters
-    ----------
-    system : LagrangianSystem
-        Supplies the coordinates and the parameters.
-    maps : mapping of name to (expressions, shape)
-        Flat, row-major expressions in ``system.q`` and its parameters (or in the
-        ``inputs`` symbols and the parameters).
-    params : mapping, optional
-        Parameters folded into the code (as in :func:`model_functions`).
-    inputs : (str, sequence of sympy.Symbol), optional
-        Read the expressions' variables from an array argument with this name instead
-        of ``q`` (e.g. ``("z", ambient_symbols)`` for constraints h(z)).
-    docs : mapping of str to str, optional
-        One-line documentation per function.
-    strict : bool
-        Reject names in ``params`` that are not parameters of the system.
-
-    Returns
-    -------
-    list of JsFunction
-        ``name(q, p)`` (or ``name(<inputs>, p)``) per entry, one joint CSE.
-
-    Raises
-    ------
-    LagdynError
-        Expressions with rates or symbols that are neither inputs nor parameters.
-
-    Examples
-    --------
-    >>> import lagdyn as ld, sympy as sp
-    >>> from lagdyn.codegen.javascript import map_functions
-    >>> dp = ld.zoo.double_pendulum()
-    >>> a, b = dp.q
-    >>> l1 = sp.Symbol("l1", positive=True)
-    >>> (tip,) = map_functions(dp, {"tip": ([l1 * sp.sin(a)], (1,))})
-    >>> tip.name, [x.name for x in tip.args]
-    ('tip', ['q', 'p'])
-    """
-    binding = Binding(system.parameters, params, strict=strict)
-    doc = dict(docs or {})
-    if inputs is None:
-        prog = expression_program(
-            system,
-            {k: list(v[0]) for k, v in maps.items()},
-            {k: tuple(v[1]) for k, v in maps.items()},
-            binding,
-        )
-        rates = {*prog.vector("qd"), prog.t}
-        out = []
-        for k in prog.kernels.values():
-            if rates & k.used_symbols():
-                raise LagdynError(f"JS map {k.name!r} must depend on the coordinates only")
-            k = dataclasses.replace(k, inputs=("q", "params"))
-            out.append(kernel_function(prog, k, doc=doc.get(k.name, "")))
-        return out
-    # expressions in other input symbols (no coordinates): a program of their own
-    arg_name, syms = inputs
-    code_in = tuple(sp.Symbol(f"{arg_name}_{i}", real=True) for i in range(len(syms)))
-    code_p = tuple(sp.Symbol(f"p_{k}", real=True) for k in range(len(binding.free)))
-    rename: dict[Any, Any] = {**dict(zip(syms, code_in)), **dict(zip(binding.free, code_p))}
-    rename.update({s: _number(v) for s, v in binding.bound.items()})
-    order = list(maps)
-    flat: list[sp.Expr] = []
-    for key in order:
-        exprs = [_floats_exact(sp.sympify(e).xreplace(rename)) for e in maps[key][0]]
-        for e in exprs:
-            bad = e.free_symbols - {*code_in, *code_p}
-            if bad:
-                raise LagdynError(
-                    f"JS map {key!r} uses {', '.join(sorted(map(str, bad)))}, which are neither "
-                    f"{arg_name} nor parameters"
-                )
-        flat += exprs
-    repl, reduced = sp.cse(flat, symbols=sp.numbered_symbols("w"), order="none")
-    outputs: dict[str, list[sp.Expr]] = {}
-    pos = 0
-    for key in order:
-        size = len(maps[key][0])
-        outputs[key] = list(reduced[pos : pos + size])
-        pos += size
-    prog = program(
-        repl,
-        outputs,
-        {"q": code_in, "params": code_p},
-        parameter_names=[s.name for s in binding.free],
-    )
-    return [
-        kernel_function(
-            prog,
-            dataclasses.replace(prog.kernels[key], shape=tuple(maps[key][1])),
-            names={"q": arg_name},
-            doc=doc.get(key, ""),
-        )
-        for key in order
-    ]
-
-
-def position_functions(
-    system: Any, positions: Sequence[Any], params: Mapping[Any, float] | None = None
-) -> list[JsFunction]:
-    """``positions(q, p)`` (flat z, length N) and ``positions_jacobian(q, p)`` (N × n).
-
-    Examples
-    --------
-    >>> import lagdyn as ld, sympy as sp
-    >>> from lagdyn.codegen.javascript import position_functions
-    >>> dp = ld.zoo.double_pendulum()
-    >>> a, b = dp.q
-    >>> fns = position_functions(dp, [(sp.sin(a), -sp.cos(a))])
-    >>> [f.shape for f in fns]
-    [(2,), (2, 2)]
-    """
-    z = [sp.sympify(c) for pt in positions for c in pt]
-    J = [sp.diff(zi, qj) for zi in z for qj in system.q]
-    return map_functions(
-        system,
-        {"positions": (z, (len(z),)), "positions_jacobian": (J, (len(z), system.n))},
-        params,
-        docs={k: DOCS[k] for k in ("positions", "positions_jacobian")},
-    )
 
 
 #: JS of forward dynamics through a Cholesky solve, for n above the unrolled size;
@@ -649,16 +486,32 @@ _CHOLESKY_FD = """
 """
 
 
-def _source(
-    name: str,
-    functions: Sequence[JsFunction],
-    constants: Mapping[str, Any],
-    comments: Sequence[str],
-) -> str:
-    src = js_source(JsModule(name, tuple(functions), constants, tuple(comments)))
-    names = {f.name for f in functions}
+def model_source(module: JsModule) -> str:
+    """:func:`js_source` of a model's module, with forward dynamics however large n is.
+
+    A module with ``M`` and ``bias`` but no ``forward_dynamics`` (n above the unrolled
+    solve size) gets ``forward_dynamics(q, qd, tau, p, t = 0)`` as a Cholesky solve in
+    JS; ``p`` defaults to ``[]`` when ``PARAMETERS`` is empty.
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> from lagdyn.codegen import Binding
+    >>> from lagdyn.codegen.javascript import (
+    ...     JsModule, kernel_function, model_program, model_source)
+    >>> dp = ld.zoo.double_pendulum()
+    >>> prog = model_program(dp, Binding(dp.parameters))
+    >>> fns = tuple(kernel_function(prog, prog.kernels[k]) for k in ("M", "bias"))
+    >>> src = model_source(JsModule("dp", fns, {"PARAMETERS": ["g"]}))
+    >>> "function forward_dynamics(q, qd, tau, p, t = 0)" in src
+    True
+    >>> "return { forward_dynamics, PARAMETERS, M, bias };" in src
+    True
+    """
+    src = js_source(module)
+    names = {f.name for f in module.functions}
     if "forward_dynamics" not in names and {"M", "bias"} <= names:
-        p = "p" if constants.get("PARAMETERS") else "p = []"
+        p = "p" if module.constants.get("PARAMETERS") else "p = []"
         fd = _CHOLESKY_FD.replace("@P@", p)
         src = src.replace("\n  return { ", fd + "\n  return { forward_dynamics, ", 1)
     return src
@@ -685,49 +538,18 @@ def export_files(prog: Program, name: str) -> dict[str, str]:
         *prog.comments(),
         "p: the free parameters in the order of PARAMETERS (always passed); t defaults to 0",
     ]
-    return {f"{name}.js": _source(name, fns, _constants(prog), comments)}
+    module = JsModule(name, tuple(fns), module_constants(prog), tuple(comments))
+    return {f"{name}.js": model_source(module)}
 
 
-def export_js(
-    system: Any,
-    *,
-    name: str = "model",
-    params: Mapping[Any, float] | None = None,
-    positions: Sequence[Any] | None = None,
-    strict: bool = False,
-) -> str:
-    """The JavaScript module of ``system`` (``lagdyn export MODEL -t js``).
+#: Builders for the lab page that moved to :mod:`lagdyn.lab.js` (codegen does not import lab).
+_MOVED = ("export_js", "map_functions", "model_functions", "position_functions")
 
-    Parameters
-    ----------
-    system : LagrangianSystem
-    name : str
-        The global name of the module object (a JS identifier).
-    params : mapping of sympy.Symbol or str to float, optional
-        Parameters folded into the code as numbers; the others are read from ``p``.
-    positions : sequence of 2- or 3-vectors in ``system.q``, optional
-        Particle positions: adds ``positions(q, p)`` (flat ``z``) and
-        ``positions_jacobian(q, p)`` (``J = ∂z/∂q``).
-    strict : bool
-        Reject names in ``params`` that are not parameters of the system.
 
-    Returns
-    -------
-    str
-        One script: ``var <name> = {...}`` in a browser, ``module.exports`` in Node.
-
-    Examples
-    --------
-    >>> import lagdyn as ld
-    >>> from lagdyn.codegen.javascript import export_js
-    >>> src = export_js(ld.zoo.double_pendulum(), name="dp", params={"g": 9.81})
-    >>> "function forward_dynamics(q, qd, tau, p, t = 0)" in src
-    True
-    """
-    binding = Binding(system.parameters, params, strict=strict)
-    prog = model_program(system, binding)
-    fns = [kernel_function(prog, k) for k in prog.kernels.values()]
-    if positions is not None:
-        fns += position_functions(system, positions, params)
-    comments = [f"lagdyn model: {system!r}", *prog.comments()]
-    return _source(name, fns, _constants(prog), comments)
+def __getattr__(name: str) -> Any:
+    if name in _MOVED:
+        raise AttributeError(
+            f"lagdyn.codegen.javascript.{name} moved to lagdyn.lab.js.{name} "
+            "(the lab page's builders live with the lab; codegen only prints)"
+        )
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

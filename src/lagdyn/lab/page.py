@@ -11,15 +11,9 @@ from typing import Any
 
 import sympy as sp
 
-from ..codegen.javascript import (
-    JsModule,
-    js_source,
-    map_functions,
-    model_functions,
-    position_functions,
-)
 from ..errors import LagdynError
 from .geometry import Convention, Geometry, default_conventions, model_geometry
+from .js import page_modules
 
 __all__ = ["page", "write"]
 
@@ -125,51 +119,6 @@ def _conventions(system: Any, conventions: Any) -> list[Convention]:
     return out
 
 
-def _modules(system: Any, geo: Geometry, convs: Sequence[Convention]) -> list[str]:
-    """JS source of one module per convention (``lab_m0`` the system's own)."""
-    from ..coordchange import change_coordinates
-
-    sources: list[str] = []
-    z = geo.ambient()
-    hs = geo.constraints(system.q)
-    fns, consts = model_functions(system)
-    fns += position_functions(system, geo.points)
-    if hs:
-        Cm = [sp.diff(h, zj) for h in hs for zj in z]
-        fns += map_functions(
-            system,
-            {
-                "constraints": (list(hs), (len(hs),)),
-                "constraints_jacobian": (Cm, (len(hs), len(z))),
-            },
-            inputs=("z", z),
-        )
-    if geo.masses is not None:
-        fns += map_functions(system, {"point_masses": (list(geo.masses), (len(geo.masses),))})
-    sources.append(js_source(JsModule("lab_m0", tuple(fns), consts)))
-    for k, c in enumerate(convs, start=1):
-        other = change_coordinates(system, list(c.new_q), c.mapping)
-        other_pts = [tuple(sp.sympify(e).xreplace(dict(c.mapping)) for e in p) for p in geo.points]
-        to_primary = [sp.sympify(c.mapping[x]) for x in system.q]
-        A = [sp.diff(e, u) for e in to_primary for u in other.q]
-        f2, c2 = model_functions(other)
-        if c2["PARAMETERS"] != consts["PARAMETERS"]:
-            raise LagdynError(
-                f"lab convention {c.label!r}: the changed system has parameters "
-                f"{c2['PARAMETERS']}, expected {consts['PARAMETERS']}"
-            )
-        f2 += position_functions(other, other_pts)
-        f2 += map_functions(
-            other,
-            {
-                "to_primary": (to_primary, (system.n,)),
-                "to_primary_jacobian": (A, (system.n, other.n)),
-            },
-        )
-        sources.append(js_source(JsModule(f"lab_m{k}", tuple(f2), c2)))
-    return sources
-
-
 def page(
     system: Any,
     *,
@@ -190,7 +139,8 @@ def page(
     work over the step size ε, and the table of metrics, eigenvalues, energies,
     generalized forces, power and residuals in every coordinate convention; a "swing"
     mode integrates the dynamics (RK4) with an energy-drift readout. Everything is
-    computed in the browser by the JavaScript that :mod:`lagdyn.codegen.javascript` exports;
+    computed in the browser by the JavaScript of :mod:`lagdyn.lab.js` (printed by
+    :mod:`lagdyn.codegen.javascript`);
     the page loads nothing from the network. The state lives in the URL fragment
     (``lab.html#a=0&b=1.5708&v_a=1&...``) and labels switch between English and Korean.
 
@@ -246,7 +196,7 @@ def page(
         raise LagdynError(f"lab: lang must be 'en' or 'ko', got {lang!r}")
     geo = model_geometry(system, points, links=links, masses=masses)
     convs = _conventions(system, conventions)
-    sources = _modules(system, geo, convs)
+    sources = page_modules(system, geo, convs)
     kinds = _coord_kinds(system.q, geo.points)
     alt_kinds = [
         _coord_kinds(
