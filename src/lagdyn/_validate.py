@@ -167,15 +167,10 @@ def _check_real_constant(label: str, sub: sp.Expr) -> None:
 
 def _identically_zero(expr: sp.Expr, q: Sequence[sp.Symbol]) -> bool:
     """Exact: True only when ``expr`` is proved to vanish identically."""
-    import lagdyn.trig.identities as _trigproofs
+    from .trig.identities import decide_zero
 
-    verdict = _trigproofs.is_zero(expr, list(q))
-    if verdict is not None:
-        return verdict
-    try:
-        return bool(se.expand(se.sympify(expr)) == 0)
-    except Exception:  # objects symengine cannot hold: not provably zero
-        return False
+    # the exact rungs of the ladder only (no numeric refutation, no simplify)
+    return decide_zero(expr, list(q), refute=False, simplify=False) is True
 
 
 # ---------------------------------------------------------------------------- rank

@@ -84,22 +84,6 @@ def _plainify(exprs: Sequence[sp.Expr]) -> tuple[list[sp.Expr], list[sp.Symbol]]
     return out, qsyms
 
 
-def _numeric_values(expr: sp.Expr, rng: random.Random, n_points: int = 3) -> list[float] | None:
-    """|expr| at random points (positive parameters in [0.5, 2], angles in [−3, 3])."""
-    syms = sorted(expr.free_symbols, key=str)
-    vals = []
-    for _ in range(n_points):
-        point = {
-            s: rng.uniform(0.5, 2.0) if s.is_positive else rng.uniform(-3.0, 3.0) for s in syms
-        }
-        try:
-            v = complex(sp.N(expr.xreplace({s: sp.Float(x) for s, x in point.items()}), 17))
-        except (TypeError, ValueError):
-            return None
-        vals.append(abs(v))
-    return vals
-
-
 def is_zero(expr: sp.Expr, q: Sequence[sp.Expr] | None = None) -> bool:
     """Decide exactly whether ``expr`` vanishes identically.
 
@@ -134,32 +118,21 @@ def is_zero(expr: sp.Expr, q: Sequence[sp.Expr] | None = None) -> bool:
         (plain,), qsyms = _plainify([expr])
     else:
         plain, qsyms = expr, list(q)
-    verdict = _trig_is_zero(plain, qsyms)
-    if verdict is not None:
-        return verdict
-    try:
-        if se.expand(se.sympify(plain)) == 0:
-            return True
-    except Exception:  # symengine cannot hold some sympy objects
-        log.debug("symengine could not expand %s", plain)
-    values = _numeric_values(plain, random.Random(2024))
-    if values is not None:
-        scale = 1.0 + max(values)
-        if any(v > 1e-9 * scale for v in values):
-            return False
-    log.warning("lagdyn.structure: falling back to sympy.simplify for one residual")
-    if sp.simplify(plain) == 0:
-        return True
-    log.warning("lagdyn.structure: could not decide whether an expression is zero; answering False")
-    return False
+    return _decide(plain, qsyms)
 
 
-def _trig_is_zero(expr: sp.Expr, qsyms: Sequence[sp.Symbol]) -> bool | None:
-    try:
-        import lagdyn.trig.identities as _trigproofs
-    except ImportError:  # pragma: no cover
-        return None
-    return _trigproofs.is_zero(expr, list(qsyms))
+def _decide(exprs: sp.Expr | Sequence[sp.Expr], qsyms: Sequence[sp.Symbol]) -> bool:
+    """One question to the zero-test ladder (:func:`lagdyn.trig.identities.decide_zero`):
+    every residual zero? Undecided answers False, logged."""
+    from .trig.identities import decide_zero
+
+    verdict = decide_zero(exprs, list(qsyms))
+    if verdict is None:
+        log.warning(
+            "lagdyn.structure: could not decide whether an expression is zero; answering False"
+        )
+        return False
+    return verdict
 
 
 # ---------------------------------------------------------------------------- symmetry
@@ -243,13 +216,9 @@ def is_skew_symmetric(system: SystemLike, C: sp.MatrixBase | None = None) -> boo
     for i in range(n):
         for j in range(i, n):
             dM[i, j] = sum((sp.diff(Mp[i][j], qs[k]) * vs[k] for k in range(n)), sp.Integer(0))
-    for i in range(n):
-        for j in range(i, n):
-            # N_ij + N_ji = 2 Ṁ_ij − 2 (C_ij + C_ji)
-            residual = 2 * dM[i, j] - 2 * (Cp[i][j] + Cp[j][i])
-            if not is_zero(residual, qs):
-                return False
-    return True
+    # N_ij + N_ji = 2 Ṁ_ij − 2 (C_ij + C_ji)
+    residuals = [2 * dM[i, j] - 2 * (Cp[i][j] + Cp[j][i]) for i in range(n) for j in range(i, n)]
+    return _decide(residuals, qs)
 
 
 # ---------------------------------------------------------------------------- passivity
@@ -285,7 +254,7 @@ def is_passive(system: SystemLike) -> bool:
     parts = [system.plain(m) for m in (system.M, system.C, system.G, system.g)]
     residual = _passivity_residual_se(Lp, parts, qs, vs, acc)
     if residual is not None:
-        return is_zero(residual, qs)
+        return _decide(residual, qs)
     # objects symengine cannot hold: the same identity with sympy differentiation
     E = sum((vs[i] * sp.diff(Lp, vs[i]) for i in range(n)), sp.Integer(0)) - Lp
     dEdt = sum(
@@ -295,7 +264,7 @@ def is_passive(system: SystemLike) -> bool:
     v = sp.Matrix(vs)
     a = sp.Matrix(acc)
     power = (v.T * (M * a + C * v + G * v + g))[0, 0]
-    return is_zero(dEdt - power, qs)
+    return _decide(dEdt - power, qs)
 
 
 def _passivity_residual_se(

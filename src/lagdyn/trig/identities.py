@@ -7,7 +7,9 @@ rebuild), :func:`skew_identity` and :func:`passivity_identity`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import logging
+import random
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import symengine as se
@@ -24,7 +26,17 @@ _ZERO = se.Integer(0)
 _ONE = se.Integer(1)
 _HALF = se.Rational(1, 2)
 
-__all__ = ["canonical", "is_zero", "passivity_identity", "skew_identity"]
+__all__ = [
+    "canonical",
+    "decide_zero",
+    "energy_per_frequency",
+    "is_zero",
+    "passivity_identity",
+    "skew_identity",
+    "skew_per_frequency",
+]
+
+log = logging.getLogger("lagdyn")
 
 
 def is_zero(expr: sympy.Expr, q: Sequence[sympy.Basic]) -> bool | None:
@@ -63,6 +75,117 @@ def is_zero(expr: sympy.Expr, q: Sequence[sympy.Basic]) -> bool | None:
     except NotRepresentableError:
         return None
     return bool(laurent == _ZERO)
+
+
+def decide_zero(
+    exprs: sympy.Expr | Iterable[sympy.Expr],
+    q: Sequence[sympy.Basic],
+    *,
+    refute: bool = True,
+    simplify: bool = True,
+) -> bool | None:
+    """Decide whether every expression of ``exprs`` vanishes identically: the zero-test
+    ladder, each rung tried only when the ones before cannot decide.
+
+    1. the per-frequency form (:mod:`lagdyn.trig.linear`), for expressions linear in
+       their trigonometric atoms: exact, True or False;
+    2. the Laurent canonical form (:func:`is_zero`): exact, True or False;
+    3. ``symengine.expand`` (any expression symengine holds): True when it gives 0;
+    4. with ``refute``: the value at three random points (positive symbols in [0.5, 2],
+       others in [−3, 3], 17 digits): False when it is clearly nonzero there;
+    5. with ``simplify``: sympy's ``simplify`` (logged as a warning, it can be slow): True
+       when it gives 0.
+
+    Parameters
+    ----------
+    exprs : sympy.Expr or iterable of sympy.Expr
+        The residuals of one question (all must vanish).
+    q : sequence of sympy objects
+        The angle-carrying coordinates (plain symbols or ``q(t)``).
+    refute : bool
+        Try rung 4 (a numeric counterexample).
+    simplify : bool
+        Try rung 5.
+
+    Returns
+    -------
+    bool or None
+        True when every expression is proved zero; False when one is proved nonzero;
+        None when the first expression no rung decides is reached (the ones after it are
+        not tried).
+
+    Examples
+    --------
+    >>> import sympy
+    >>> x, y, a = sympy.symbols("x y a")
+    >>> decide_zero(a * sympy.sin(x - y) + a * sympy.sin(y - x), [x, y])   # rung 1
+    True
+    >>> decide_zero([sympy.sin(x)**2 + sympy.cos(x)**2 - 1, sympy.sin(2*x)], [x])  # rung 2
+    False
+    >>> decide_zero(sympy.exp(2*x) - sympy.exp(x)**2, [x])          # rung 3
+    True
+    >>> decide_zero(sympy.exp(x) - 1 - x, [x], simplify=False)      # rung 4
+    False
+    >>> print(decide_zero(sympy.exp(x) - 1 - x, [x], refute=False, simplify=False))
+    None
+    """
+    items = [exprs] if isinstance(exprs, sympy.Basic) else list(exprs)
+    qs = list(q)
+    lin: LinearTrigEncoder | None = None
+    for expr in items:
+        expr = sympy.sympify(expr)
+        if expr == 0:
+            continue
+        if lin is None:
+            lin = LinearTrigEncoder(qs)
+        verdict = _decide_one(expr, qs, lin, refute, simplify)
+        if verdict is not True:
+            return verdict
+    return True
+
+
+def _decide_one(
+    expr: sympy.Expr, q: list[sympy.Basic], lin: LinearTrigEncoder, refute: bool, simplify: bool
+) -> bool | None:
+    try:
+        return is_zero_form(lin.form(expr))
+    except NotLinearError:
+        pass
+    verdict = is_zero(expr, q)
+    if verdict is not None:
+        return verdict
+    try:
+        if se.expand(se.sympify(expr)) == 0:
+            return True
+    except Exception:  # symengine cannot hold some sympy objects
+        log.debug("symengine could not expand %s", expr)
+    if refute:
+        values = _numeric_values(expr, random.Random(2024))
+        if values is not None:
+            scale = 1.0 + max(values)
+            if any(v > 1e-9 * scale for v in values):
+                return False
+    if simplify:
+        log.warning("lagdyn: falling back to sympy.simplify for one residual")
+        if sympy.simplify(expr) == 0:
+            return True
+    return None
+
+
+def _numeric_values(expr: sympy.Expr, rng: random.Random, n_points: int = 3) -> list[float] | None:
+    """|expr| at random points (positive symbols in [0.5, 2], others in [−3, 3])."""
+    syms = sorted(expr.free_symbols, key=str)
+    vals = []
+    for _ in range(n_points):
+        point = {
+            s: rng.uniform(0.5, 2.0) if s.is_positive else rng.uniform(-3.0, 3.0) for s in syms
+        }
+        try:
+            v = complex(sympy.N(expr.xreplace({s: sympy.Float(x) for s, x in point.items()}), 17))
+        except (TypeError, ValueError):
+            return None
+        vals.append(abs(v))
+    return vals
 
 
 def canonical(expr: sympy.Expr, q: Sequence[sympy.Basic]) -> sympy.Expr | None:
