@@ -59,8 +59,10 @@ __all__ = [
     "KERNELS",
     "MAX_UNROLLED",
     "ROUTES",
+    "bound_number",
     "check_route",
     "expression_program",
+    "full_precision_floats",
     "output_shape",
     "system_program",
 ]
@@ -117,7 +119,7 @@ class _Converter:
             **dict(zip(vs, self.vectors["qd"])),
         }
         rename.update(zip(binding.free, self.vectors["params"]))
-        rename.update({s: _number(v) for s, v in binding.bound.items()})
+        rename.update({s: bound_number(v) for s, v in binding.bound.items()})
         rename[time] = self.t
         self.rename = rename
         self.allowed = {*self.vectors["q"], *self.vectors["qd"], *self.vectors["params"], self.t}
@@ -126,7 +128,7 @@ class _Converter:
         out = []
         for e in exprs:
             e = sp.sympify(self.system.plain(e)).xreplace(self.rename)
-            e = _floats_exact(e)
+            e = full_precision_floats(e)
             extra = e.free_symbols - self.allowed
             undef = e.atoms(AppliedUndef, sp.Derivative)
             if extra or undef:
@@ -315,16 +317,33 @@ def _check_nonsingular(
     )
 
 
-def _number(v: float) -> sp.Expr:
-    """A bound parameter value as an exact sympy number (integers stay integers)."""
+def bound_number(v: float) -> sp.Expr:
+    """A bound parameter value as a sympy number: integers stay integers, other values are
+    53-bit Floats (what generated code folds in).
+
+    Examples
+    --------
+    >>> bound_number(2.0), bound_number(0.5)
+    (2, 0.500000000000000)
+    """
     v = float(v)
     if v.is_integer() and abs(v) < 2**53:
         return sp.Integer(int(v))
     return sp.Float(v, precision=53)
 
 
-def _floats_exact(e: sp.Expr) -> sp.Expr:
-    """Floats at full double precision (sympy prints Floats with their own precision)."""
+def full_precision_floats(e: sp.Expr) -> sp.Expr:
+    """``e`` with its Floats at full double precision (sympy prints a Float with its own
+    precision, so a 53-bit Float would print with 15 digits and lose the last ones).
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x")
+    >>> e = sp.Float(1 / 3, 15) * x
+    >>> e, full_precision_floats(e)
+    (0.333333333333333*x, 0.3333333333333333*x)
+    """
     floats = e.atoms(sp.Float)
     if not floats:
         return e
@@ -364,3 +383,8 @@ def _solve_program(
     for i in reversed(range(n)):
         prog.append((x[i], y[i] * Dinv[i] - sp.Add(*[L[k, i] * x[k] for k in range(i + 1, n)])))
     return prog, list(x)
+
+
+# old private names, until recursive/route.py is updated
+_number = bound_number
+_floats_exact = full_precision_floats

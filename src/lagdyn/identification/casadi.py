@@ -26,7 +26,7 @@ import sympy as sp
 import lagdyn.codegen.casadi as cg
 
 from ..codegen import Binding, expression_program, program
-from ..codegen.build import _number
+from ..codegen.build import bound_number
 from ..codegen.ir import code_symbols
 from ..errors import LagdynError
 from ..recursive.chain import chain_of
@@ -149,7 +149,7 @@ def _recursive(model: Any, params: tuple[sp.Expr, ...]) -> Any:
         "qdd": code_symbols("qdd", n),
         "params": code_symbols("p", len(model.free_parameters)),
     }
-    known: dict[sp.Symbol, Any] = {s: _number(v) for s, v in model.bound.items()}
+    known: dict[sp.Symbol, Any] = {s: bound_number(v) for s, v in model.bound.items()}
     known.update(zip(model.free_parameters, code["params"]))
     prog = regressor_program(model.system, params, known, code=code)
     body = [(s, _clean(e)) for s, e in prog.body]

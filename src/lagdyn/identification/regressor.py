@@ -535,7 +535,7 @@ def _recursive_function(
     import lagdyn.numeric.backends as backends
 
     from ..codegen import Binding, program
-    from ..codegen.build import _number
+    from ..codegen.build import bound_number
     from ..codegen.cache import DiskCache, cache_key
     from ..codegen.ir import code_symbols
     from ..numeric.expressions import ExpressionModel
@@ -561,7 +561,7 @@ def _recursive_function(
     t = sp.Symbol("t", real=True)
 
     def make() -> Any:
-        known = {s: _number(v) for s, v in bound.items() if s not in set(pr)}
+        known = {s: bound_number(v) for s, v in bound.items() if s not in set(pr)}
         prog = regressor_program(system, pr, known, code=code)
         body = [(s, _clean(e)) for s, e in prog.body]
         outs = sp.Matrix(n, p, [_clean(sp.sympify(e)) for e in prog.outputs])

@@ -25,7 +25,7 @@ from typing import Any
 import sympy as sp
 
 from ..codegen import Binding, expression_program, program
-from ..codegen.build import _floats_exact, _number
+from ..codegen.build import bound_number, full_precision_floats
 from ..codegen.javascript import (
     JsFunction,
     JsModule,
@@ -162,11 +162,11 @@ def map_functions(
     code_in = tuple(sp.Symbol(f"{arg_name}_{i}", real=True) for i in range(len(syms)))
     code_p = tuple(sp.Symbol(f"p_{k}", real=True) for k in range(len(binding.free)))
     rename: dict[Any, Any] = {**dict(zip(syms, code_in)), **dict(zip(binding.free, code_p))}
-    rename.update({s: _number(v) for s, v in binding.bound.items()})
+    rename.update({s: bound_number(v) for s, v in binding.bound.items()})
     order = list(maps)
     flat: list[sp.Expr] = []
     for key in order:
-        exprs = [_floats_exact(sp.sympify(e).xreplace(rename)) for e in maps[key][0]]
+        exprs = [full_precision_floats(sp.sympify(e).xreplace(rename)) for e in maps[key][0]]
         for e in exprs:
             bad = e.free_symbols - {*code_in, *code_p}
             if bad:
