@@ -23,6 +23,7 @@ __all__ = [
     "ConstraintError",
     "CoordinateError",
     "LagdynError",
+    "LagdynWarning",
     "NotQuadraticError",
     "ParseError",
     "ShapeError",
@@ -34,6 +35,22 @@ __all__ = [
 
 class LagdynError(ValueError):
     """Base class of every error lagdyn raises on bad input."""
+
+
+class LagdynWarning(UserWarning):
+    """Base class of the warnings lagdyn issues (filter them with this category).
+
+    Examples
+    --------
+    >>> import warnings, lagdyn as ld
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("error", ld.LagdynWarning)
+    ...     try:
+    ...         warnings.warn("a doubt", ld.LagdynWarning)
+    ...     except ld.LagdynWarning as w:
+    ...         print(w)
+    a doubt
+    """
 
 
 class CoordinateError(LagdynError):
