@@ -19,8 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lagdyn as ld
+from lagdyn import recursive as programs
 from lagdyn.codegen import Binding
-from lagdyn.recursive import program as programs
 from lagdyn.robot.system import closed_form_symengine
 
 DATA = Path(__file__).parent / "data"
@@ -161,7 +161,7 @@ def tree_model():
         _TREE["f"] = {k: compiled(tree, k) for k in ("M", "g", "C", "h", "tau")}
         aba = programs.forward_dynamics(tree.chain, method="aba")
         _TREE["f"]["aba"] = aba.lambdify(tree.defaults)
-        _TREE["E"] = tree.recursive_model().energy
+        _TREE["E"] = tree.lambdify(tree.defaults, route="recursive").energy
     return _TREE
 
 

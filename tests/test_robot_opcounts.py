@@ -10,9 +10,10 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from lagdyn import recursive as programs
 from lagdyn.cli import main, opcounts
 from lagdyn.errors import LagdynError
-from lagdyn.recursive import program as programs
+from lagdyn.recursive.algebra import _floats
 
 
 def test_recursive_tau_grows_by_the_same_count_per_joint():
@@ -69,7 +70,7 @@ _X = sp.symbols("x0:4")
 def test_fast_count_is_close_to_sympys(exprs):
     """The symengine counter against sympy's count_ops after sympy.cse (Program.count_ops)."""
     ours = opcounts.count_ops(exprs)
-    floats = [programs._floats(sp.sympify(e)) for e in exprs]
+    floats = [_floats(sp.sympify(e)) for e in exprs]
     repl, red = sp.cse(floats, order="none")
     theirs = sum(sp.count_ops(e) for _, e in repl) + sum(sp.count_ops(e) for e in red)
     assert abs(ours - theirs) <= max(2, 0.25 * theirs)

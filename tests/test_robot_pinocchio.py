@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import lagdyn as ld
-from lagdyn.recursive import program as programs
+from lagdyn import recursive as programs
 
 pin = pytest.importorskip("pinocchio", reason="Pinocchio (pip install pin) is not installed")
 

@@ -19,8 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lagdyn as ld
+from lagdyn import recursive as programs
 from lagdyn.errors import LagdynError
-from lagdyn.recursive import program as programs
 from lagdyn.recursive import proofs
 
 FEW = settings(max_examples=4, deadline=None)

@@ -38,8 +38,10 @@ from typing import Any
 import symengine as se
 import sympy as sp
 
+import lagdyn.recursive as programs
+
 from ..errors import LagdynError
-from ..recursive import program as programs
+from ..recursive.algebra import _floats
 
 __all__ = [
     "ARMS",
@@ -143,7 +145,7 @@ def count_ops(exprs: Sequence[Any]) -> int:
     >>> count_ops([x * y + sp.cos(x * y), -x / y])  # x·y once, +, cos, −x ÷ y
     5
     """
-    converted = [se.sympify(programs._floats(sp.sympify(e))) for e in exprs]
+    converted = [se.sympify(_floats(sp.sympify(e))) for e in exprs]
     repl, red = se.cse(converted)
     return sum(_ops(e) for _, e in repl) + sum(_ops(e) for e in red)
 

@@ -15,6 +15,7 @@ recursive Newton–Euler program). :func:`~lagdyn.codegen.build.system_program` 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -146,6 +147,7 @@ def program(
     *,
     t: sp.Symbol | None = None,
     parameter_names: Sequence[str] | None = None,
+    shapes: Mapping[str, tuple[int, ...]] | None = None,
 ) -> Program:
     r"""A :class:`Program` from straight-line assignments and named outputs.
 
@@ -166,12 +168,16 @@ def program(
         The time symbol, if the program reads time.
     parameter_names : sequence of str, optional
         Names of ``inputs["params"]`` for headers (default their symbol names).
+    shapes : mapping of str to tuple of int, optional
+        Output shapes that the value does not tell (a 1 × 1 matrix given as a list, say);
+        the product of a shape must be the number of entries.
 
     Raises
     ------
     LagdynError
-        An unknown input name, an intermediate assigned twice, or an expression that
-        reads a symbol that is neither an input nor an earlier intermediate.
+        An unknown input name, an intermediate assigned twice, an expression that
+        reads a symbol that is neither an input nor an earlier intermediate, or a shape
+        that does not fit its output.
 
     Examples
     --------
@@ -222,6 +228,10 @@ def program(
             shape, flat = (len(value),), list(value)
         else:
             shape, flat = (), [value]
+        if shapes is not None and name in shapes:
+            shape = tuple(shapes[name])
+            if math.prod(shape) != len(flat):
+                raise LagdynError(f"output {name} has {len(flat)} entries, not shape {shape}")
         outs = [sp.sympify(e) for e in flat]
         for e in outs:
             stray = e.free_symbols - known - defined

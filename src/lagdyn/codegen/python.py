@@ -5,6 +5,9 @@ jax backends build on): per kernel ``<name>_1`` (one state, positional floats, a
 flat tuple out), ``<name>_a`` (one state, an ndarray out) and ``<name>_batch``
 (inputs ``(k, B)``, written into ``out`` of shape ``(*shape, B)``).
 
+:func:`batch_function` runs that module in memory for one kernel, with keyword inputs of any
+batch shape and complex support (the recursive programs' ``lambdify``).
+
 Runtime calling convention, shared by every backend: ``q, qd``, the kernel's third
 per-state vector (``qdd`` for inverse dynamics, ``tau`` for forward dynamics;
 kernels without one take an unused slot ``x``), ``params``, ``t``.
@@ -12,14 +15,18 @@ kernels without one take an unused slot ``x``), ``params``, ``t``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import sympy as sp
 from sympy.printing.numpy import NumPyPrinter
 from sympy.printing.pycode import PythonCodePrinter
 
+from ..errors import LagdynError
 from .common import PrinterMixin, flat_index
 from .ir import CODEGEN_VERSION, Kernel, Program
 
-__all__ = ["BatchPrinter", "ScalarPrinter", "runtime_source", "slot_symbols"]
+__all__ = ["BatchPrinter", "ScalarPrinter", "batch_function", "runtime_source", "slot_symbols"]
 
 #: States per chunk of generated numpy code: long kernels (≥ CHUNK_LINES assignments)
 #: use smaller chunks so their temporaries stay in cache (measured: 6-link 2.5× faster).
@@ -169,3 +176,80 @@ def runtime_source(program: Program, key: str) -> str:
     if imports:
         lines.insert(lines.index("import numpy") + 1, f"from math import {', '.join(imports)}")
     return "\n".join(lines) + "\n" + "\n\n\n".join(funcs) + "\n"
+
+
+def batch_function(program: Program, name: str) -> Callable[..., Any]:
+    """Kernel ``name`` of ``program`` as one numpy function over any batch shape.
+
+    The function takes the input vectors by keyword (``q``, ``qd``, ``qdd``, ``tau``,
+    ``lam``, ``params``; ``t`` a scalar, default 0), each of shape ``(..., k)`` and
+    broadcast together; inputs the kernel does not read may be left out. It returns
+    ``(...) + shape``, float64, or complex when an input is complex (complex-step
+    derivatives). The code is the ``<name>_batch`` function of :func:`runtime_source`,
+    executed in memory (nothing is cached; the numpy backend of :mod:`lagdyn.numeric`
+    loads the same module through the sealed cache).
+
+    Raises
+    ------
+    LagdynError
+        A kernel that reads more than one of ``qdd``, ``tau``, ``lam`` (the runtime has one
+        slot for them), or, when called, an input it reads that was not passed.
+
+    Examples
+    --------
+    >>> import numpy as np, sympy as sp
+    >>> from lagdyn.codegen import program
+    >>> from lagdyn.codegen.python import batch_function
+    >>> q0, q1 = sp.symbols("q0 q1", real=True)
+    >>> f = batch_function(program([], {"f": [sp.sin(q0) * q1, q1]}, {"q": [q0, q1]}), "f")
+    >>> f(q=np.array([[0.0, 2.0], [np.pi / 2, 3.0]]))
+    array([[0., 2.],
+           [3., 3.]])
+    """
+    import numpy
+
+    kernel = program.kernels[name]
+    slots = slot_symbols(program, kernel)
+    used = kernel.used_symbols()
+    inputs = {s for v in program.vectors.values() for s in v}
+    if (used & inputs) - {s for _, syms in slots for s in syms}:
+        raise LagdynError(
+            f"kernel {name!r} reads more than one of qdd, tau, lam; the runtime has one slot"
+        )
+    reads = [(slot, any(s in used for s in syms)) for slot, syms in slots]
+    namespace: dict[str, Any] = {"__name__": f"lagdyn_kernel_{name}"}
+    code = compile(runtime_source(program, f"kernel-{name}"), f"<lagdyn kernel {name}>", "exec")
+    exec(code, namespace)
+    batch = namespace[f"{name}_batch"]
+    shape = tuple(kernel.shape)
+    k = len(shape)
+
+    def function(
+        q: Any = None,
+        qd: Any = None,
+        qdd: Any = None,
+        tau: Any = None,
+        lam: Any = None,
+        params: Any = None,
+        t: Any = 0.0,
+    ) -> Any:
+        given = {"q": q, "qd": qd, "qdd": qdd, "tau": tau, "lam": lam, "params": params}
+        states: tuple[int, ...] = ()
+        dtype: Any = numpy.float64
+        args: list[Any] = []
+        for slot, needed in reads:
+            if not needed:
+                args.append(None)
+                continue
+            value = given.get(slot)
+            if value is None:
+                raise LagdynError(f"{name} reads {slot}: pass {slot}=...")
+            a = numpy.asarray(value)
+            dtype = numpy.result_type(dtype, a.dtype)
+            states = numpy.broadcast_shapes(states, a.shape[:-1])
+            args.append(numpy.moveaxis(a, -1, 0))
+        out = numpy.zeros(shape + states, dtype=dtype)
+        batch(*args, t, out)
+        return numpy.ascontiguousarray(out.transpose(*range(k, out.ndim), *range(k)))
+
+    return function

@@ -2,13 +2,16 @@
 
 One algorithm a file, as in Pinocchio's ``algorithm/``: the tree and its links
 (:mod:`~lagdyn.recursive.chain`), the spatial algebra the passes share
-(:mod:`~lagdyn.recursive.algebra`), the program and the algorithms that emit one
-(:mod:`~lagdyn.recursive.program`: RNEA, CRBA, forward dynamics; ABA in
-:mod:`~lagdyn.recursive.aba`, the Christoffel-consistent Coriolis matrix and the energy in
-:mod:`~lagdyn.recursive.coriolis`), exact identities decided on the programs
-(:mod:`~lagdyn.recursive.proofs`), the numeric route of a chain (:mod:`~lagdyn.recursive.route`),
-the regressor of the standard inertial parameters (:mod:`~lagdyn.recursive.regressor`) and a
-numpy evaluator of single programs (:mod:`~lagdyn.recursive.numeric`).
+(:mod:`~lagdyn.recursive.algebra`), the straight-line program they emit and what every
+algorithm shares (:mod:`~lagdyn.recursive.program`), recursive Newton–Euler
+(:mod:`~lagdyn.recursive.rnea`), the composite-rigid-body algorithm
+(:mod:`~lagdyn.recursive.crba`), forward dynamics by CRBA + LDLᵀ or by the articulated-body
+algorithm (:mod:`~lagdyn.recursive.forward`, :mod:`~lagdyn.recursive.aba`), the
+Christoffel-consistent Coriolis matrix and the energy (:mod:`~lagdyn.recursive.coriolis`),
+exact identities decided on the programs (:mod:`~lagdyn.recursive.proofs`), the numeric route
+of a chain (:mod:`~lagdyn.recursive.route`) and the regressor of the standard inertial
+parameters (:mod:`~lagdyn.recursive.regressor`). Programs are evaluated and printed as
+:mod:`lagdyn.codegen` kernels (:meth:`Program.lambdify`, :meth:`Program.kernel_program`).
 
 This layer sits below :mod:`lagdyn.system`: it uses only :mod:`lagdyn.codegen`,
 :mod:`lagdyn.trig` and :mod:`lagdyn.errors`; systems reach it duck-typed (anything with a
@@ -35,27 +38,27 @@ from .chain import (
     skew,
     standard_parameters,
 )
-from .program import (
-    Program,
-    coriolis,
-    crba,
-    energy,
-    forward_dynamics,
-    joint_cse,
-    rnea,
-)
+from .coriolis import coriolis, energy
+from .crba import crba
+from .forward import ABA_FROM, FORWARD_METHODS, choose_forward, forward_dynamics
+from .program import Program, input_symbols, joint_cse
+from .rnea import rnea
 
 __all__ = [
+    "ABA_FROM",
+    "FORWARD_METHODS",
     "Chain",
     "Link",
     "Program",
     "chain",
     "chain_of",
+    "choose_forward",
     "coriolis",
     "crba",
     "energy",
     "forward_dynamics",
     "inertia_about_origin",
+    "input_symbols",
     "joint_cse",
     "program",
     "rnea",

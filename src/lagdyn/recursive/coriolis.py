@@ -1,12 +1,22 @@
-"""The Christoffel-consistent Coriolis matrix and the energy as straight-line programs.
+"""The Christoffel-consistent Coriolis matrix C(q, q̇) and the energy of a chain as programs.
 
-The bodies of :func:`lagdyn.recursive.program.coriolis` (Echeandia & Wensing 2021, summed
-over subtrees like Pinocchio's ``computeCoriolisMatrix``) and
-:func:`lagdyn.recursive.program.energy`, on an existing builder.
+:func:`coriolis` (Echeandia & Wensing 2021, summed over subtrees like Pinocchio's
+``computeCoriolisMatrix``) and :func:`energy`; their bodies :func:`_coriolis_into` and
+:func:`_energy_into` run on an existing builder (the recursive route shares them).
+
+Examples
+--------
+>>> import numpy as np, lagdyn as ld
+>>> from lagdyn.recursive.coriolis import coriolis
+>>> arm = ld.zoo.get("planar_3r")
+>>> C = coriolis(arm.chain).lambdify(arm.defaults)
+>>> C(q=np.zeros(3), qd=np.zeros(3)).shape
+(3, 3)
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,13 +34,17 @@ from .algebra import (
     _dot,
     _force_up,
     _Kinematics,
+    _kinematics,
     _mtv,
     _mv,
     _scale,
     _sk,
     _SymEngine,
 )
-from .chain import Chain
+from .chain import Chain, in_joint_frames
+from .program import Program, _finish, input_symbols
+
+__all__ = ["coriolis", "energy"]
 
 
 def _coriolis_into(
@@ -127,3 +141,59 @@ def _energy_into(chain: Chain, b: _Builder, kin: _Kinematics, qd: Sequence[sp.Ex
         )
         U -= b.let(_dot(list(chain.gravity), _add(_scale(m, pi), _mv(Ri, h))))
     return T + U
+
+
+def coriolis(chain: Chain) -> Program:
+    r"""The Christoffel-consistent Coriolis matrix C(q, q̇) as a program, shape (n, n).
+
+    :math:`C = \sum_i J_i^T (B_i J_i + I_i \dot J_i)` (Echeandia & Wensing 2021), where
+    :math:`B(I, v) = \tfrac12[(v\times^*)I - I(v\times) + (Iv)\bar\times]`, and
+    :math:`(f\bar\times) v = v\times^* f`; summed over subtrees as in Pinocchio's
+    ``computeCoriolisMatrix``: with composites :math:`B^c_i, I^c_i` and
+    :math:`\dot S_j = v_j \times S_j`, :math:`C_{ji} = S_j\cdot(B^c_i S_i + I^c_i \dot S_i)`
+    and :math:`C_{ij} = (B^{cT}_i S_i)\cdot S_j + (I^c_i S_i)\cdot \dot S_j` for ancestors
+    j of i. :math:`C\dot q = h - g` and :math:`\dot M - 2C` is skew.
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> from lagdyn.recursive.coriolis import coriolis, energy
+    >>> arm = ld.zoo.get("planar_3r")
+    >>> C = coriolis(arm.chain).inline()
+    >>> import sympy as sp
+    >>> [sp.simplify(C[i, j] - arm.plain(arm.C[i, j])) for i in range(3) for j in range(3)]
+    [0, 0, 0, 0, 0, 0, 0, 0, 0]
+    """
+    start = time.perf_counter()
+    chain = in_joint_frames(chain)
+    n = chain.n
+    ins = input_symbols(n)
+    b = _Builder()
+    kin = _kinematics(chain, b, ins["q"])
+    C = _coriolis_into(chain, b, kin, ins["qd"])
+    return _finish("C", b, [x for row in C for x in row], (n, n), start)
+
+
+def energy(chain: Chain) -> Program:
+    r"""The total energy E = T + U of the chain as a program, shape (1,).
+
+    Per link, with body velocities (ω, v) from the forward pass,
+    :math:`T_i = \tfrac12(\omega^T I \omega + 2 v\cdot(\omega\times h) + m\,v\cdot v)`, and
+    :math:`U_i = -g\cdot(m\,p + R h)` from the world placement (R, p) of its frame.
+
+    Examples
+    --------
+    >>> import numpy as np, lagdyn as ld
+    >>> from lagdyn.recursive.coriolis import coriolis, energy
+    >>> arm = ld.zoo.get("planar_3r")
+    >>> E = energy(arm.chain).lambdify(arm.defaults)
+    >>> float(E(q=np.zeros(3), qd=np.zeros(3))[0])
+    0.0
+    """
+    start = time.perf_counter()
+    chain = in_joint_frames(chain)
+    n = chain.n
+    ins = input_symbols(n)
+    b = _Builder()
+    kin = _kinematics(chain, b, ins["q"])
+    return _finish("E", b, [_energy_into(chain, b, kin, ins["qd"])], (1,), start, n)

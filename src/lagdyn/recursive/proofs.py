@@ -61,8 +61,11 @@ from typing import Any
 import sympy as sp
 
 from ..errors import LagdynError
-from . import program as _programs
 from .chain import Chain, chain_of
+from .coriolis import energy as _energy
+from .forward import forward_dynamics as _forward_dynamics
+from .program import Program, input_symbols
+from .rnea import rnea as _rnea
 
 __all__ = ["CHECKS", "ProgramProofs", "is_skew_symmetric", "prove"]
 
@@ -306,7 +309,7 @@ def _evaluate(e: sp.Expr, env: dict[sp.Basic, Any], dom: Any) -> Any:
     raise _UnsupportedError(str(e))
 
 
-def _run(prog: _programs.Program, env: dict[sp.Basic, Any], dom: Any) -> list[Any]:
+def _run(prog: Program, env: dict[sp.Basic, Any], dom: Any) -> list[Any]:
     """The program's outputs in ``dom`` (intermediates bound in a copy of ``env``)."""
     local = dict(env)
     for s, e in prog.body:
@@ -321,23 +324,23 @@ class _Programs:
 
     system: Any
 
-    def get(self, name: str) -> _programs.Program:
+    def get(self, name: str) -> Program:
         sysm = self.system
         if not getattr(sysm, "friction", False) or name in ("M", "C", "h", "g"):
             return sysm.program(name)
         # identities are stated without friction (Coulomb's sign is not polynomial)
-        cache: dict[str, _programs.Program] = sysm.__dict__.setdefault("_proof_programs", {})
+        cache: dict[str, Program] = sysm.__dict__.setdefault("_proof_programs", {})
         if name not in cache:
             cache[name] = {
-                "tau": lambda: _programs.rnea(sysm.chain),
-                "qdd": lambda: _programs.forward_dynamics(sysm.chain),
+                "tau": lambda: _rnea(sysm.chain),
+                "qdd": lambda: _forward_dynamics(sysm.chain),
             }[name]()
         return cache[name]
 
-    def energy(self) -> _programs.Program:
-        cache: dict[str, _programs.Program] = self.system.__dict__.setdefault("_proof_programs", {})
+    def energy(self) -> Program:
+        cache: dict[str, Program] = self.system.__dict__.setdefault("_proof_programs", {})
         if "E" not in cache:
-            cache["E"] = _programs.energy(self.system.chain)
+            cache["E"] = _energy(self.system.chain)
         return cache["E"]
 
 
@@ -536,7 +539,7 @@ def prove(
         raise LagdynError(f"security must be an integer from 20 to 1000 bits, got {security!r}")
     progs = _Programs(system)
     t0 = time.perf_counter()
-    needed: dict[str, _programs.Program] = {}
+    needed: dict[str, Program] = {}
     for name in names:
         for what in _IDENTITIES[name][0]:
             key = _key(what)
@@ -588,7 +591,7 @@ class _Problem:
     """
 
     n: int
-    progs: dict[str, _programs.Program]
+    progs: dict[str, Program]
     params: tuple[sp.Basic, ...]
     circles: list[tuple[sp.Basic, sp.Basic, sp.Basic | None]]  # (cos, sin, rate symbol)
     prismatic: list[tuple[sp.Basic, sp.Basic]]  # (q, q̇)
@@ -597,8 +600,8 @@ class _Problem:
     inexact: bool
 
     @classmethod
-    def scan(cls, chain: Chain, progs: dict[str, _programs.Program]) -> _Problem:
-        ins = _programs.input_symbols(chain.n)
+    def scan(cls, chain: Chain, progs: dict[str, Program]) -> _Problem:
+        ins = input_symbols(chain.n)
         known = {s for syms in ins.values() for s in syms}
         circles: list[tuple[sp.Basic, sp.Basic, sp.Basic | None]] = []
         prismatic = []
@@ -644,7 +647,7 @@ class _Problem:
 
     def environment(self, circle: Callable[[int], Any], other: Callable[[], Any]) -> Any:
         """Values of every input: (env, x) with x the q̇, q̈, τ vectors by name."""
-        ins = _programs.input_symbols(self.n)
+        ins = input_symbols(self.n)
         env: dict[sp.Basic, Any] = {s: other() for s in self.params}
         for k, (c, s, _) in enumerate(self.circles):
             env[c], env[s] = circle(k)
@@ -749,7 +752,7 @@ def _rates(
     zero = base.const(Fraction(0))
     minus = base.const(Fraction(-1))
     denv: dict[sp.Basic, Any] = {s: (v, zero) for s, v in env.items()}
-    ins = _programs.input_symbols(problem.n)
+    ins = input_symbols(problem.n)
     rate = dict(zip(ins["qd"], x["qd"]))
     for c, s, v in problem.circles:
         if v is not None:  # a coordinate: ċ = −s q̇, ṡ = c q̇

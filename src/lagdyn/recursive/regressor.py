@@ -18,8 +18,8 @@ Since :math:`S_j^T X^*_{j\leftarrow i} = (X_{i\leftarrow j} S_j)^T`, the block o
 and the columns of link i is :math:`(X_{i\leftarrow j}S_j)^T A_i`: the joint axis is carried
 *down* the chain (one 6-vector per pair j ⪯ i) instead of carrying ten wrench columns up,
 and each block is ten dot products with the (sparse) columns of :math:`A_i`. Everything is
-built on the same program builder as :mod:`lagdyn.recursive.program` (shared sines, cosines,
-rotations; structural zeros and ones of the geometry vanish while building).
+built on the same program builder as the algorithms of :mod:`lagdyn.recursive` (shared
+sines, cosines, rotations; structural zeros and ones of the geometry vanish while building).
 
 Examples
 --------
@@ -42,10 +42,11 @@ from typing import Any
 
 import sympy as sp
 
-import lagdyn.recursive.program as programs
-
 from ..errors import LagdynError
+from .algebra import _add, _Builder, _cross, _dot, _kinematics, _mtv, _mv, _scale
 from .chain import Chain, chain_of
+from .program import Program, _finish, input_symbols
+from .rnea import _forward_pass
 
 __all__ = ["is_standard", "regressor_program", "standard_parameters_of"]
 
@@ -141,27 +142,27 @@ def is_standard(system: Any, params: Sequence[sp.Expr]) -> bool:
 
 
 def _wrench_columns(
-    b: programs._Builder, w: list[Any], v: list[Any], dw: list[Any], dv: list[Any]
+    b: _Builder, w: list[Any], v: list[Any], dw: list[Any], dv: list[Any]
 ) -> list[tuple[list[sp.Expr], list[sp.Expr]]]:
     """The ten columns of A_i: (n, f) per unit barycentric parameter, named in ``b``."""
     ph = [sp.Dummy(f) for f in _FIELDS]
     XX, XY, XZ, YY, YZ, ZZ, MX, MY, MZ, m = ph
     Il = [[XX, XY, XZ], [XY, YY, YZ], [XZ, YZ, ZZ]]
     h = [MX, MY, MZ]
-    cross = programs._cross
-    add = programs._add
-    Iw = programs._mv(Il, w)
+    cross = _cross
+    add = _add
+    Iw = _mv(Il, w)
     n = add(
-        programs._mv(Il, dw),
+        _mv(Il, dw),
         cross(w, Iw),
         cross(h, dv),
         cross(w, cross(h, v)),
-        programs._scale(-1, cross(v, cross(h, w))),
+        _scale(-1, cross(v, cross(h, w))),
     )
     f = add(
-        programs._scale(m, add(dv, cross(w, v))),
-        programs._scale(-1, cross(h, dw)),
-        programs._scale(-1, cross(w, cross(h, w))),
+        _scale(m, add(dv, cross(w, v))),
+        _scale(-1, cross(h, dw)),
+        _scale(-1, cross(w, cross(h, w))),
     )
     n = [sp.expand(x) for x in n]
     f = [sp.expand(x) for x in f]
@@ -179,7 +180,7 @@ def regressor_program(
     values: Mapping[sp.Symbol, Any] | None = None,
     *,
     code: Mapping[str, Sequence[sp.Symbol]] | None = None,
-) -> programs.Program:
+) -> Program:
     r"""The regressor Y (shape (n, len(params))) of a robot chain as a recursive program.
 
     Parameters
@@ -226,18 +227,18 @@ def regressor_program(
             "nonzero entry (see ld.robot.regressor.standard_parameters_of)"
         )
     n = system.n
-    ins = programs.input_symbols(n)
+    ins = input_symbols(n)
     if code is not None:
         ins = {**ins, **{k: tuple(v) for k, v in code.items()}}
     known = {s: v for s, v in dict(values or {}).items() if s not in set(pr)}
     chain = _bind_chain(system.chain, known)
-    b = programs._Builder("y")
-    kin = programs._kinematics(chain, b, ins["q"])
+    b = _Builder("y")
+    kin = _kinematics(chain, b, ins["q"])
     qd, qdd = ins["qd"], ins["qdd"]
     links = chain.links
-    cross, add, mtv = programs._cross, programs._add, programs._mtv
+    cross, add, mtv = _cross, _add, _mtv
     g0 = [-x for x in chain.gravity]
-    w, v, dw, dv = programs._forward_pass(chain, b, kin, qd, qdd, g0)
+    w, v, dw, dv = _forward_pass(chain, b, kin, qd, qdd, g0)
     col = {p: k for k, p in enumerate(pr)}
     Y = [[sp.Integer(0)] * len(pr) for _ in range(n)]
     entries = _link_entries(chain)
@@ -264,11 +265,11 @@ def regressor_program(
             for k, e in enumerate(ents):
                 if e in col:  # a symbol in several entries: its column is the sum
                     cn, cf = A[k]
-                    Y[j][col[e]] += b.let(programs._dot(sw, cn) + programs._dot(sv, cf))
+                    Y[j][col[e]] += b.let(_dot(sw, cn) + _dot(sv, cf))
     for i, joint in enumerate(_joint_entries(system)):
         rates = (qdd[i], qd[i], sp.sign(qd[i]))
         for e, r in zip(joint, rates):
             if e in col:
                 Y[i][col[e]] += r
     flat = [b.let(x) for row in Y for x in row]
-    return programs._finish("Y", b, flat, (n, len(pr)), start)
+    return _finish("Y", b, flat, (n, len(pr)), start)

@@ -6,13 +6,14 @@ r"""The numeric routes of a :class:`~lagdyn.robot.RobotSystem`: recursive or clo
 
 ``"recursive"``
     One straight-line :class:`~lagdyn.codegen.Program` built from the chain by the
-    recursive algorithms of :mod:`lagdyn.recursive.program`, all on one builder so the
+    recursive algorithms of :mod:`lagdyn.recursive` (one file each), all on one builder so the
     kinematics (sines, cosines, rotations, link velocities) are computed once and
     shared: CRBA for M, RNEA for g, for the bias :math:`h - Q = C\dot q + g + F_v\dot q
     + F_c\,\mathrm{sign}(\dot q)` (q̈ = 0) and for the inverse dynamics, the
     Christoffel-consistent recursive C, the energy from the link velocities, and forward
     dynamics as CRBA + RNEA + an unrolled LDLᵀ solve below
-    :data:`~lagdyn.recursive.program.ABA_FROM` joints and the articulated-body algorithm from there on (:data:`FORWARD` overrides).
+    :data:`~lagdyn.recursive.forward.ABA_FROM` joints and the articulated-body algorithm
+    from there on (:data:`FORWARD` overrides).
     Parameters bound in ``params`` are substituted into the chain *before* the programs are
     built, so terms they zero vanish at generation time; link frames are moved to the joint
     frames (every motion subspace a bare axis); one joint ``sympy.cse`` over the whole
@@ -49,14 +50,19 @@ from typing import Any
 
 import sympy as sp
 
-import lagdyn.recursive.program as programs
-
 from ..codegen import KERNELS, Binding, Kernel, Program, output_shape, system_program
 from ..codegen.build import _floats_exact, _number
 from ..codegen.cache import cache_key
 from ..codegen.ir import code_symbols, prune
 from ..errors import LagdynError, SingularMassMatrixError
+from .aba import _aba_into
+from .algebra import _Builder, _kinematics
 from .chain import Chain, in_joint_frames
+from .coriolis import _coriolis_into, _energy_into
+from .crba import _crba_into
+from .forward import _ldlt_solve, choose_forward
+from .program import joint_cse
+from .rnea import _rnea_into
 
 __all__ = ["RECURSIVE_FROM", "ROUTES", "choose_route", "plan", "recursive_program"]
 
@@ -67,7 +73,7 @@ RECURSIVE_FROM = 4
 #: Bumped whenever the recursive programs change shape (part of the cache key).
 RECURSIVE_VERSION = "2"
 #: The forward-dynamics algorithm of the recursive route: ``"aba"``, ``"crba"`` or ``None``
-#: (by size, :func:`lagdyn.recursive.program.choose_forward`).
+#: (by size, :func:`lagdyn.recursive.forward.choose_forward`).
 FORWARD: str | None = None
 
 
@@ -127,7 +133,7 @@ def plan(
             f"forward={forward!r} chooses the algorithm of the recursive route; this model "
             "takes the closed route (pass route='recursive', or leave forward out)"
         )
-    method = programs.choose_forward(system.n, FORWARD if forward is None else forward)
+    method = choose_forward(system.n, FORWARD if forward is None else forward)
     if chosen == "closed":
         parts = {"M": system.M, "b": system.b, "U": [system.U], "Q": system.forces}
         key = cache_key(system, "system", parts, binding.key(), backend)
@@ -216,7 +222,7 @@ def recursive_program(
     binding : Binding
     forward : {"aba", "crba"}, optional
         The forward-dynamics algorithm; default :data:`FORWARD` (``None``: by size,
-        :func:`lagdyn.recursive.program.choose_forward`).
+        :func:`lagdyn.recursive.forward.choose_forward`).
     cse : bool
         Run the joint CSE.
     outputs_wanted : sequence of str, optional
@@ -237,7 +243,7 @@ def recursive_program(
     >>> prog.kernels["forward_dynamics"].inputs, prog.kernels["energy"].shape
     (('q', 'qd', 'tau', 'params', 't'), ())
     """
-    forward = programs.choose_forward(system.n, FORWARD if forward is None else forward)
+    forward = choose_forward(system.n, FORWARD if forward is None else forward)
     n = system.n
     code = {
         "q": code_symbols("q", n),
@@ -251,8 +257,8 @@ def recursive_program(
     values.update(zip(binding.free, code["params"]))
     chain = in_joint_frames(_bind_chain(system.chain, values))
     qd, zero = code["qd"], [sp.Integer(0)] * n
-    b = programs._Builder("w")
-    kin = programs._kinematics(chain, b, code["q"])
+    b = _Builder("w")
+    kin = _kinematics(chain, b, code["q"])
     want = set(outputs_wanted) if outputs_wanted is not None else set(KERNELS)
     friction = [sp.Integer(0)] * n
     if system.friction:
@@ -262,37 +268,37 @@ def recursive_program(
         ]
     outputs: dict[str, list[sp.Expr]] = {}
     need_m = "M" in want or ("forward_dynamics" in want and forward == "crba")
-    M = programs._crba_into(chain, b, kin) if need_m else []
+    M = _crba_into(chain, b, kin) if need_m else []
     if "M" in want:
         outputs["M"] = [x for row in M for x in row]
     if "C" in want:
-        C = programs._coriolis_into(chain, b, kin, qd)
+        C = _coriolis_into(chain, b, kin, qd)
         outputs["C"] = [x for row in C for x in row]
     if "g" in want:
-        outputs["g"] = programs._rnea_into(chain, b, kin, zero, zero, True)[0]
+        outputs["g"] = _rnea_into(chain, b, kin, zero, zero, True)[0]
     if "energy" in want:
-        outputs["energy"] = [programs._energy_into(chain, b, kin, qd)]
+        outputs["energy"] = [_energy_into(chain, b, kin, qd)]
     bias: list[sp.Expr] = []
     if {"bias", "forward_dynamics"} & want:
-        h, _ = programs._rnea_into(chain, b, kin, qd, zero, True)
+        h, _ = _rnea_into(chain, b, kin, qd, zero, True)
         bias = [b.let(h[i] + friction[i]) for i in range(n)]
         if "bias" in want:
             outputs["bias"] = bias
     if "inverse_dynamics" in want:
-        tau, _ = programs._rnea_into(chain, b, kin, qd, code["qdd"], True)
+        tau, _ = _rnea_into(chain, b, kin, qd, code["qdd"], True)
         outputs["inverse_dynamics"] = [b.let(tau[i] + friction[i]) for i in range(n)]
     if "forward_dynamics" in want:
         if forward == "aba":
             net = [code["tau"][i] - friction[i] for i in range(n)]
-            outputs["forward_dynamics"] = programs._aba_into(chain, b, kin, qd, net)
+            outputs["forward_dynamics"] = _aba_into(chain, b, kin, qd, net)
         else:
             rhs = [b.let(code["tau"][i] - bias[i]) for i in range(n)]
-            outputs["forward_dynamics"] = programs._ldlt_solve(b, M, rhs)
+            outputs["forward_dynamics"] = _ldlt_solve(b, M, rhs)
     order = list(outputs)
     flat = [_clean(sp.sympify(e)) for k in order for e in outputs[k]]
     body = [(s, _clean(e)) for s, e in b.body]
     if cse:
-        body, flat = programs.joint_cse(body, flat, prefix="y")
+        body, flat = joint_cse(body, flat, prefix="y")
     outs: dict[str, list[sp.Expr]] = {}
     for k in order:
         outs[k], flat = flat[: len(outputs[k])], flat[len(outputs[k]) :]

@@ -18,7 +18,8 @@ Matrix([[0, 0]])
 
 from typing import Any
 
-from ..recursive import program as _program
+import lagdyn.recursive as _recursive
+
 from .._moved import warn_moved
 from ..recursive import (
     Chain,
@@ -38,11 +39,11 @@ from .system import RobotSystem
 from .urdf import from_urdf, transform_inertia
 
 # Names that moved to lagdyn.recursive: still reachable here for one release, with a warning.
-_MOVED = {"programs": ("lagdyn.robot.programs", "lagdyn.recursive.program", _program)}
+_MOVED = {"programs": ("lagdyn.robot.programs", "lagdyn.recursive", _recursive)}
 
 
 def __getattr__(name: str) -> Any:
-    """Deprecated names (``ld.robot.programs`` is now :mod:`lagdyn.recursive.program`).
+    """Deprecated names (``ld.robot.programs`` is now :mod:`lagdyn.recursive`).
 
     Examples
     --------
@@ -50,7 +51,7 @@ def __getattr__(name: str) -> Any:
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("ignore")
     ...     ld.robot.programs.__name__
-    'lagdyn.recursive.program'
+    'lagdyn.recursive'
     """
     if name in _MOVED:
         old, new, value = _MOVED[name]

@@ -1,9 +1,32 @@
-"""Moved to :mod:`lagdyn.recursive.numeric`; this alias warns and is removed in the next release."""
+"""Removed: ``RecursiveModel`` is ``system.lambdify(params, route="recursive")`` now.
 
-import sys
+This alias warns and is removed in the next release.
+"""
+
+from __future__ import annotations
+
+from typing import Any
 
 from .._moved import warn_moved
-from ..recursive import numeric as _new
 
-warn_moved("lagdyn.robot.numeric", "lagdyn.recursive.numeric", stacklevel=2)
-sys.modules[__name__] = _new
+__all__ = ["RecursiveModel"]
+
+
+def RecursiveModel(system: Any, params: Any = None) -> Any:
+    """Deprecated: ``system.lambdify(params, route="recursive")`` (``params`` default ``defaults``).
+
+    Examples
+    --------
+    >>> import warnings, numpy as np, lagdyn as ld
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     from lagdyn.robot.numeric import RecursiveModel
+    ...     model = RecursiveModel(ld.zoo.get("puma560"))
+    >>> np.round(model.g(np.zeros(6)), 4) + 0.0
+    array([ 0.    , 37.4837,  0.2489,  0.    ,  0.    ,  0.    ])
+    """
+    warn_moved(
+        "lagdyn.robot.numeric.RecursiveModel(system)",
+        'system.lambdify(params, route="recursive")',
+    )
+    return system.lambdify(system.defaults if params is None else params, route="recursive")

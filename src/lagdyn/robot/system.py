@@ -16,10 +16,11 @@ from typing import Any
 import symengine as se
 import sympy as sp
 
-import lagdyn.recursive.program as programs
 import lagdyn.trig.convert as _convert
 
+from .._moved import warn_moved
 from ..geometry import Drawing
+from ..recursive import Program, coriolis, crba, forward_dynamics, rnea
 from ..recursive.chain import Chain
 from ..symbols import t as _time
 from ..system import LagrangianSystem, _validate_coordinates
@@ -38,7 +39,7 @@ class RobotSystem(LagrangianSystem):
     closed-form mass matrix and potential (:func:`closed_form`) are only assembled on first
     use, so building a 7-DOF arm and its recursive programs never pays for them. ``chain``
     holds the links; :meth:`program` builds the recursive programs of
-    :mod:`lagdyn.recursive.program` (cached).
+    :mod:`lagdyn.recursive` (cached).
 
     Parameters
     ----------
@@ -129,20 +130,28 @@ class RobotSystem(LagrangianSystem):
         return self.chain.parameters
 
     def recursive_model(self, params: Any = None) -> Any:
-        """Batched numpy numerics from the recursive programs (no closed form needed).
+        """Deprecated: ``lambdify(params, route="recursive")``, the recursive route's model.
 
-        See :class:`lagdyn.recursive.numeric.RecursiveModel`; ``params`` default to ``defaults``.
+        ``params`` default to ``defaults``. The numpy evaluator of single programs this
+        returned (``RecursiveModel``) is gone: the recursive programs are generated through
+        :mod:`lagdyn.codegen` like every other model; complex-step derivatives run through
+        ``system.program(name).lambdify(params)``.
 
         Examples
         --------
-        >>> import numpy as np, lagdyn as ld
+        >>> import warnings, numpy as np, lagdyn as ld
         >>> arm = ld.zoo.get("planar_3r")
-        >>> arm.recursive_model().forward_dynamics(np.zeros(3), np.zeros(3)).shape
-        (3,)
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     model = arm.recursive_model()
+        >>> model.route, model.forward_dynamics(np.zeros(3), np.zeros(3)).shape
+        ('recursive', (3,))
         """
-        from ..recursive.numeric import RecursiveModel
-
-        return RecursiveModel(self, params)
+        warn_moved(
+            "RobotSystem.recursive_model()",
+            'RobotSystem.lambdify(params, route="recursive")',
+        )
+        return self.lambdify(self.defaults if params is None else params, route="recursive")
 
     def numeric_plan(
         self, binding: Any, backend: str, route: str | None = None, forward: str | None = None
@@ -205,7 +214,7 @@ class RobotSystem(LagrangianSystem):
             )
         return verdict
 
-    def program(self, name: str) -> programs.Program:
+    def program(self, name: str) -> Program:
         """The recursive program ``name``: ``"tau"``, ``"h"``, ``"g"``, ``"M"``, ``"qdd"``, ``"C"``.
 
         Raises
@@ -221,16 +230,16 @@ class RobotSystem(LagrangianSystem):
         """
         from ..errors import LagdynError
 
-        cache: dict[str, programs.Program] = self.__dict__.setdefault("_programs", {})
+        cache: dict[str, Program] = self.__dict__.setdefault("_programs", {})
         if name not in cache:
             c, fr = self.chain, self.friction
             makers: dict[str, Any] = {
-                "tau": lambda: programs.rnea(c, friction=fr),
-                "h": lambda: programs.rnea(c, qdd=False),
-                "g": lambda: programs.rnea(c, qd=False, qdd=False),
-                "M": lambda: programs.crba(c),
-                "qdd": lambda: programs.forward_dynamics(c, friction=fr),
-                "C": lambda: programs.coriolis(c),
+                "tau": lambda: rnea(c, friction=fr),
+                "h": lambda: rnea(c, qdd=False),
+                "g": lambda: rnea(c, qd=False, qdd=False),
+                "M": lambda: crba(c),
+                "qdd": lambda: forward_dynamics(c, friction=fr),
+                "C": lambda: coriolis(c),
             }
             if name not in makers:
                 raise LagdynError(f"unknown program {name!r}; known: {', '.join(makers)}")
