@@ -1,8 +1,37 @@
-"""Private helpers: moving expressions between sympy and symengine, and between
-dynamicsymbols q(t), q̇(t) and the plain symbols the derivation works with.
+"""Moving expressions between sympy and symengine, and between the dynamicsymbols
+q(t), q̇(t) and the plain symbols the derivation works with.
 
-symengine drops sympy's assumptions (``positive=True``) on the way back, so every
-conversion back to sympy restores the caller's own Symbol objects by name.
+The exact engine computes in symengine (C++: ``expand`` and ``diff`` are one to two
+orders of magnitude faster than sympy's) and hands sympy expressions back. Three things
+make the round trip lossless and cheap:
+
+* *names*: symengine drops sympy's assumptions (``positive=True``), so every conversion
+  back restores the caller's own objects by name (:class:`SymbolTable`); the plain state
+  symbols ``_ldq{i}``, ``_ldv{i}`` (:func:`state_symbols`) can map straight to q(t) and
+  q̇(t), so results come back in dynamic form in one pass;
+* *no re-evaluation*: :func:`canonical_add` and :func:`canonical_mul` build sympy's
+  canonical ``Add``/``Mul`` directly (terms in ``Basic.compare`` order, :func:`sort_key`)
+  when sympy's evaluation could change nothing;
+* *one walk*: :func:`plain_symengine` and :func:`distinct_nodes` visit each distinct
+  subtree once (the entries of M and C share most of theirs).
+
+Examples
+--------
+>>> import sympy as sp
+>>> from lagdyn.symbols import t
+>>> q = sp.Function("q")(t)
+>>> m = sp.Symbol("m", positive=True)
+>>> forward, backward = substitution([q], [q.diff(t)], *state_symbols(1))
+>>> e = plain_symengine(m * q.diff(t) ** 2 * sp.cos(q), forward)
+>>> e
+m*_ldv0**2*cos(_ldq0)
+>>> import symengine as se
+>>> table = SymbolTable.from_symbols([m], extra={s.name: d for s, d in backward.items()})
+>>> dT = table.to_sympy(e.diff(se.Symbol("_ldv0")))     # ∂/∂q̇, back in q(t), m positive
+>>> dT
+2*m*cos(q(t))*Derivative(q(t), t)
+>>> m in dT.free_symbols          # the caller's positive m, not a new Symbol("m")
+True
 """
 
 from __future__ import annotations
@@ -15,6 +44,22 @@ import symengine as se
 import sympy as sp
 from sympy.core import basic as _basic
 
+__all__ = [
+    "NoKeyError",
+    "SymbolTable",
+    "canonical_add",
+    "canonical_mul",
+    "distinct_nodes",
+    "matrix_to_dynamic",
+    "plain_symengine",
+    "sort_args",
+    "sort_key",
+    "state_symbols",
+    "substitution",
+    "to_plain",
+    "to_symengine",
+]
+
 
 class SymbolTable:
     """Names → sympy objects, to convert symengine results back without losing anything.
@@ -22,6 +67,14 @@ class SymbolTable:
     symengine drops sympy's assumptions (``positive=True``), so symbols are restored by
     name; the plain state symbols ``_ldq{i}``/``_ldv{i}`` can map straight to q(t) and
     q̇(t), so results come back in dynamic form in one pass (no ``xreplace``).
+
+    Examples
+    --------
+    >>> import symengine as se
+    >>> m = sp.Symbol("m", positive=True)
+    >>> out = SymbolTable({"m": m}).to_sympy(se.Symbol("m") ** 2)
+    >>> out, out.is_positive
+    (m**2, True)
     """
 
     def __init__(self, by_name: dict[str, sp.Expr]) -> None:
@@ -33,7 +86,17 @@ class SymbolTable:
     def from_symbols(
         cls, symbols: Iterable[sp.Symbol], extra: Mapping[str, sp.Expr] | None = None
     ) -> SymbolTable:
-        """A table of ``symbols`` by name, plus ``extra`` name → object entries."""
+        """A table of ``symbols`` by name, plus ``extra`` name → object entries.
+
+        Examples
+        --------
+        >>> import symengine as se
+        >>> x = sp.Symbol("x", real=True)
+        >>> f = sp.Function("f")(sp.Symbol("t"))
+        >>> table = SymbolTable.from_symbols([x], extra={"y": f})
+        >>> table.to_sympy(se.Symbol("x") + se.Symbol("y"))
+        x + f(t)
+        """
         by_name: dict[str, sp.Expr] = {}
         for s in symbols:
             by_name.setdefault(s.name, s)
@@ -41,7 +104,17 @@ class SymbolTable:
         return cls(by_name)
 
     def to_sympy(self, expr: se.Basic) -> sp.Expr:
-        """Convert a symengine expression back to sympy with the original objects."""
+        """Convert a symengine expression back to sympy with the original objects.
+
+        Examples
+        --------
+        >>> import symengine as se
+        >>> a = sp.Symbol("a", positive=True)
+        >>> table = SymbolTable.from_symbols([a])
+        >>> out = table.to_sympy(se.expand((se.Symbol("a") + 1) ** 2))
+        >>> out, out.has(a)
+        (a**2 + 2*a + 1, True)
+        """
         found = self._memo.get(expr)
         if found is not None:
             return found
@@ -72,7 +145,17 @@ class SymbolTable:
 
 
 class NoKeyError(Exception):
-    """An object whose order :func:`sort_key` cannot reproduce (sympy compares it)."""
+    """An object whose order :func:`sort_key` cannot reproduce (sympy compares it).
+
+    Examples
+    --------
+    >>> x = sp.Symbol("x")
+    >>> try:
+    ...     sort_key(sp.Poly(x**2 + 1, x))      # holds a polynomial ring element
+    ... except NoKeyError:
+    ...     print("compare instead")
+    compare instead
+    """
 
 
 _CLASS_RANK = {name: i for i, name in enumerate(_basic.ordering_of_classes)}
@@ -161,6 +244,15 @@ def canonical_add(args: Sequence[sp.Expr]) -> sp.Expr:
     canonical form is the number first and the terms in sympy's sort order
     (``Add.flatten``'s own last step). Anything else is evaluated by sympy. A hypothesis
     test checks equality with the evaluated sum, argument order included.
+
+    Examples
+    --------
+    >>> x, y = sp.symbols("x y")
+    >>> e = canonical_add([2 * y, sp.cos(x), sp.Integer(3)])
+    >>> e, e == sp.Add(2 * y, sp.cos(x), 3), e.args == sp.Add(2 * y, sp.cos(x), 3).args
+    (2*y + cos(x) + 3, True, True)
+    >>> canonical_add([x, x])     # like terms: sympy evaluates
+    2*x
     """
     terms: list[sp.Expr] = []
     number = sp.S.Zero
@@ -195,6 +287,15 @@ def canonical_mul(args: Sequence[sp.Expr]) -> sp.Expr:
     coefficient first and the factors in sympy's sort order (``Mul.flatten``'s own last
     step). Anything else is evaluated by sympy. A hypothesis test checks equality with
     the evaluated product, argument order included.
+
+    Examples
+    --------
+    >>> x, y = sp.symbols("x y")
+    >>> e = canonical_mul([sp.cos(x), sp.Rational(1, 2), y**2])
+    >>> e, e.args == sp.Mul(sp.cos(x), sp.Rational(1, 2), y**2).args
+    (y**2*cos(x)/2, True)
+    >>> canonical_mul([sp.Integer(2), x + y])   # a rational times a sum: sympy distributes
+    2*x + 2*y
     """
     factors: list[sp.Expr] = []
     number = sp.S.One
@@ -227,7 +328,16 @@ def canonical_mul(args: Sequence[sp.Expr]) -> sp.Expr:
 
 
 def to_symengine(expr: sp.Expr) -> se.Basic | None:
-    """Convert to symengine, or ``None`` when symengine cannot represent ``expr``."""
+    """Convert to symengine, or ``None`` when symengine cannot represent ``expr``.
+
+    Examples
+    --------
+    >>> x = sp.Symbol("x")
+    >>> to_symengine(sp.cos(x) ** 2 + 1)
+    1 + cos(x)**2
+    >>> to_symengine(sp.Integral(x, x)) is None
+    True
+    """
     try:
         return se.sympify(expr)
     except Exception:  # symengine raises assorted errors on unsupported objects
@@ -290,7 +400,13 @@ def plain_symengine(expr: sp.Expr, forward: Mapping[sp.Expr, sp.Symbol]) -> se.B
 
 
 def state_symbols(n: int) -> tuple[tuple[sp.Symbol, ...], tuple[sp.Symbol, ...]]:
-    """Plain real symbols standing for q and q̇ during the derivation."""
+    """Plain real symbols standing for q and q̇ during the derivation.
+
+    Examples
+    --------
+    >>> state_symbols(2)
+    ((_ldq0, _ldq1), (_ldv0, _ldv1))
+    """
     qs = tuple(sp.Symbol(f"_ldq{i}", real=True) for i in range(n))
     vs = tuple(sp.Symbol(f"_ldv{i}", real=True) for i in range(n))
     return qs, vs
@@ -299,7 +415,18 @@ def state_symbols(n: int) -> tuple[tuple[sp.Symbol, ...], tuple[sp.Symbol, ...]]
 def substitution(
     q: Sequence[sp.Expr], qd: Sequence[sp.Expr], qs: Sequence[sp.Symbol], vs: Sequence[sp.Symbol]
 ) -> tuple[dict[sp.Expr, sp.Symbol], dict[sp.Symbol, sp.Expr]]:
-    """The maps dynamic → plain (rates first) and plain → dynamic."""
+    """The maps dynamic → plain (rates first) and plain → dynamic.
+
+    Examples
+    --------
+    >>> from lagdyn.symbols import t
+    >>> q = sp.Function("q")(t)
+    >>> forward, backward = substitution([q], [q.diff(t)], *state_symbols(1))
+    >>> list(forward.items())
+    [(Derivative(q(t), t), _ldv0), (q(t), _ldq0)]
+    >>> backward[sp.Symbol("_ldq0", real=True)]
+    q(t)
+    """
     forward: dict[sp.Expr, sp.Symbol] = {}
     for a, b in zip(qd, vs):
         forward[a] = b
@@ -310,14 +437,33 @@ def substitution(
 
 
 def to_plain(expr: sp.Expr, forward: Mapping[sp.Expr, sp.Symbol]) -> sp.Expr:
-    """Replace q̇(t) then q(t) by plain symbols (rates first, since they contain q)."""
+    """Replace q̇(t) then q(t) by plain symbols (rates first, since they contain q).
+
+    Examples
+    --------
+    >>> from lagdyn.symbols import t
+    >>> q = sp.Function("q")(t)
+    >>> forward, _ = substitution([q], [q.diff(t)], *state_symbols(1))
+    >>> to_plain(q.diff(t) ** 2 * sp.sin(q), forward)
+    _ldv0**2*sin(_ldq0)
+    """
     return sp.sympify(expr).xreplace(dict(forward))
 
 
 def matrix_to_dynamic(
     m: sp.MatrixBase, backward: Mapping[sp.Symbol, sp.Expr]
 ) -> sp.ImmutableMatrix:
-    """Replace plain symbols by q(t), q̇(t) in every entry."""
+    """Replace plain symbols by q(t), q̇(t) in every entry.
+
+    Examples
+    --------
+    >>> from lagdyn.symbols import t
+    >>> q = sp.Function("q")(t)
+    >>> qs, vs = state_symbols(1)
+    >>> _, backward = substitution([q], [q.diff(t)], qs, vs)
+    >>> matrix_to_dynamic(sp.Matrix([[qs[0] * vs[0]]]), backward)
+    Matrix([[q(t)*Derivative(q(t), t)]])
+    """
     return sp.ImmutableMatrix(m.rows, m.cols, [e.xreplace(dict(backward)) for e in m])
 
 

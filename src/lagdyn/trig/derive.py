@@ -1,11 +1,34 @@
-"""The fast derivation engine: M, Christoffel symbols, C, g and h on canonical
-trigonometric-polynomial dictionaries (the encoding is :mod:`lagdyn.trig.laurent`).
+r"""The derivation on canonical trigonometric-polynomial dictionaries: M, the Christoffel
+symbols, C, g and h (the encoding is :mod:`lagdyn.trig.laurent`).
 
-Christoffel symbols are dictionary sums, so like terms cancel as they are formed and ``C``
-never swells; everything is rebuilt into compact sympy expressions at the end.
+From the mass matrix :math:`M(q)` and the potential :math:`V(q)`, all as dictionaries
+``{e: (A_e, B_e)}`` of one shared encoder:
 
-Public functions: :func:`derive` (``M, V`` → ``M, Γ, C, g`` and an exact skew proof on the
-dictionaries).
+.. math::
+
+    \Gamma_{ijk} = \tfrac12(\partial_k m_{ij} + \partial_j m_{ik} - \partial_i m_{jk}),
+    \qquad C_{ij} = \sum_k \Gamma_{ijk}\,\dot q_k, \qquad g_i = \partial_i V.
+
+Derivatives are exact dictionary maps (:func:`lagdyn.trig.laurent.derivative`) and the
+Christoffel symbols dictionary sums, so like terms cancel as they are formed and C never
+swells; everything is rebuilt into compact sympy expressions at the end (coefficients
+factored, the velocity sums of C grouped: :func:`split_quadratic`). :func:`derive` returns
+a :class:`FastDerivation` whose attributes are computed lazily, with an exact skew proof of
+:math:`\dot M - 2C` on the dictionaries (:meth:`FastDerivation.skew_proof`).
+
+Examples
+--------
+The two-link arm, :math:`m_{11} = 2 + 2b\cos q_2`:
+
+>>> import sympy
+>>> q1, q2, qd1, qd2, b = sympy.symbols("q1 q2 qd1 qd2 b")
+>>> M = sympy.Matrix([[2 + 2*b*sympy.cos(q2), 1 + b*sympy.cos(q2)],
+...                   [1 + b*sympy.cos(q2), 1]])
+>>> fd = derive(M, sympy.S.Zero, [q1, q2], [qd1, qd2])
+>>> fd.christoffel[0][0][1], fd.C[0, 0]
+(-b*sin(q2), -b*qd2*sin(q2))
+>>> fd.skew_proof()
+True
 """
 
 from __future__ import annotations
@@ -37,7 +60,7 @@ _ZERO = se.Integer(0)
 _ONE = se.Integer(1)
 _HALF = se.Rational(1, 2)
 
-__all__ = ["FastDerivation", "derive"]
+__all__ = ["FastDerivation", "derive", "split_quadratic"]
 
 
 def _christoffel(parts: tuple[TrigPoly, TrigPoly, TrigPoly], sums: dict[Any, Any]) -> TrigPoly:
@@ -126,6 +149,14 @@ def split_quadratic(
 
     Works in integers on the variables that occur: ``B = 2 L A`` with L the common
     denominator, so the O(n²) checks never touch ``Fraction``.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> split_quadratic({(2, 0): Fraction(1), (1, 1): Fraction(2), (0, 2): Fraction(1)}, 2)
+    (Fraction(1, 1), [1, 1], [1, 1])
+    >>> split_quadratic({(2, 0): Fraction(1), (0, 2): Fraction(1)}, 2) is None   # v0² + v1²
+    True
     """
     den = 1
     for r in form.values():
@@ -277,19 +308,52 @@ class FastDerivation:
 
     @cached_property
     def M(self) -> sympy.ImmutableMatrix:
-        """Mass matrix rebuilt from the canonical dictionaries."""
+        """Mass matrix rebuilt from the canonical dictionaries.
+
+        Examples
+        --------
+        >>> import sympy
+        >>> q1, q2, qd1, qd2, b, g = sympy.symbols("q1 q2 qd1 qd2 b g")
+        >>> M = sympy.Matrix([[2 + 2*b*sympy.cos(q2), 1 + b*sympy.cos(q2)],
+        ...                   [1 + b*sympy.cos(q2), 1]])
+        >>> fd = derive(M, -g * sympy.cos(q1), [q1, q2], [qd1, qd2])
+        >>> fd.M[0, 0]
+        2*b*cos(q2) + 2
+        """
         n = self.n
         cells = {(i, j): self._enc.rebuild(self._m[(i, j)]) for i in range(n) for j in range(i, n)}
         return sympy.ImmutableMatrix(n, n, lambda i, j: cells[(min(i, j), max(i, j))])
 
     @cached_property
     def dM(self) -> dict[tuple[int, int, int], sympy.Expr]:
-        """``(i, j, k) -> ∂m_ij/∂q_k`` for ``i <= j``."""
+        """``(i, j, k) -> ∂m_ij/∂q_k`` for ``i <= j``.
+
+        Examples
+        --------
+        >>> import sympy
+        >>> q1, q2, qd1, qd2, b, g = sympy.symbols("q1 q2 qd1 qd2 b g")
+        >>> M = sympy.Matrix([[2 + 2*b*sympy.cos(q2), 1 + b*sympy.cos(q2)],
+        ...                   [1 + b*sympy.cos(q2), 1]])
+        >>> fd = derive(M, -g * sympy.cos(q1), [q1, q2], [qd1, qd2])
+        >>> fd.dM[0, 0, 1]
+        -2*b*sin(q2)
+        """
         return {key: self._enc.rebuild(poly) for key, poly in self._d.items()}
 
     @cached_property
     def christoffel(self) -> tuple[tuple[tuple[sympy.Expr, ...], ...], ...]:
-        """Christoffel symbols of the first kind, ``[i][j][k]``."""
+        """Christoffel symbols of the first kind, ``[i][j][k]``.
+
+        Examples
+        --------
+        >>> import sympy
+        >>> q1, q2, qd1, qd2, b, g = sympy.symbols("q1 q2 qd1 qd2 b g")
+        >>> M = sympy.Matrix([[2 + 2*b*sympy.cos(q2), 1 + b*sympy.cos(q2)],
+        ...                   [1 + b*sympy.cos(q2), 1]])
+        >>> fd = derive(M, -g * sympy.cos(q1), [q1, q2], [qd1, qd2])
+        >>> fd.christoffel[0][0][1]          # ½ ∂m_00/∂q_2
+        -b*sin(q2)
+        """
         n = self.n
         built = {key: self._enc.rebuild(poly) for key, poly in self._gamma.items()}
         return tuple(
@@ -301,7 +365,18 @@ class FastDerivation:
 
     @cached_property
     def C(self) -> sympy.ImmutableMatrix:
-        """Coriolis matrix ``C[i, j] = Σ_k Γ[i][j][k] qd_k``, grouped compactly."""
+        """Coriolis matrix ``C[i, j] = Σ_k Γ[i][j][k] qd_k``, grouped compactly.
+
+        Examples
+        --------
+        >>> import sympy
+        >>> q1, q2, qd1, qd2, b, g = sympy.symbols("q1 q2 qd1 qd2 b g")
+        >>> M = sympy.Matrix([[2 + 2*b*sympy.cos(q2), 1 + b*sympy.cos(q2)],
+        ...                   [1 + b*sympy.cos(q2), 1]])
+        >>> fd = derive(M, -g * sympy.cos(q1), [q1, q2], [qd1, qd2])
+        >>> fd.C[0, 1]
+        -b*(qd1 + qd2)*sin(q2)
+        """
         n = self.n
         return sympy.ImmutableMatrix(
             n, n, lambda i, j: self._velocity_sum([self._gp(i, j, k) for k in range(n)])
@@ -406,7 +481,20 @@ class FastDerivation:
 
     @cached_property
     def g(self) -> sympy.ImmutableMatrix:
-        """Gravity column ``∂V/∂q``."""
+        """Gravity column ``∂V/∂q``.
+
+        Examples
+        --------
+        >>> import sympy
+        >>> q1, q2, qd1, qd2, b, g = sympy.symbols("q1 q2 qd1 qd2 b g")
+        >>> M = sympy.Matrix([[2 + 2*b*sympy.cos(q2), 1 + b*sympy.cos(q2)],
+        ...                   [1 + b*sympy.cos(q2), 1]])
+        >>> fd = derive(M, -g * sympy.cos(q1), [q1, q2], [qd1, qd2])
+        >>> fd.g
+        Matrix([
+        [g*sin(q1)],
+        [        0]])
+        """
         if isinstance(self._g_source, list):
             return sympy.ImmutableMatrix([self._enc.rebuild(p) for p in self._g_source])
         V = self._g_source

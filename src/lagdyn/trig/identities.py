@@ -1,8 +1,36 @@
-"""Exact identities on canonical trigonometric polynomials (:mod:`lagdyn.trig.laurent`):
-zero tests, canonical rebuilds, the skew symmetry of Ṁ − 2C and passivity.
+r"""Exact identities on trigonometric polynomials: zero tests, the canonical form, the
+skew symmetry of Ṁ − 2C and the energy balance.
 
-Public functions: :func:`is_zero` (exact zero test), :func:`canonical` (compact canonical
-rebuild), :func:`skew_identity` and :func:`passivity_identity`.
+Every question here is "is this expression identically zero?", answered in a canonical
+form where zero is the empty form, so a ``True`` is a proof and a ``False`` a proof of
+the opposite:
+
+* :func:`is_zero` and :func:`canonical`: the Laurent encoding
+  (:mod:`lagdyn.trig.laurent`), any trigonometric polynomial;
+* :func:`skew_per_frequency`, :func:`energy_per_frequency`: the per-frequency form
+  (:mod:`lagdyn.trig.linear`), for expressions linear in their trigonometric atoms (the
+  M, C, g, L lagdyn returns), half the terms and no complex numbers;
+* :func:`skew_identity`: :math:`\dot M - 2C` skew, i.e.
+  :math:`\dot m_{ij} = C_{ij} + C_{ji}` with :math:`\dot m_{ij} = \sum_k \partial_k m_{ij}\,
+  \dot q_k`, per frequency, else in the Laurent encoding;
+* :func:`passivity_identity`: :math:`dE/dt = \dot q^T(M\ddot q + C\dot q + G\dot q + g)`
+  for :math:`E = \dot q^T\partial L/\partial\dot q - L`, split by degree in
+  :math:`(\dot q, \ddot q)`;
+* :func:`decide_zero`: the whole ladder for any expression (per frequency, Laurent,
+  ``symengine.expand``, a numeric counterexample, ``simplify``), three-valued: ``True``
+  proved, ``False`` refuted, ``None`` undecided. :mod:`lagdyn.structure` asks it once per
+  question.
+
+Examples
+--------
+>>> import sympy
+>>> x, y = sympy.symbols("x y")
+>>> is_zero(sympy.cos(x + y) - sympy.cos(x)*sympy.cos(y) + sympy.sin(x)*sympy.sin(y), [x, y])
+True
+>>> canonical(sympy.sin(x)**4 - sympy.cos(x)**4, [x])
+-cos(2*x)
+>>> decide_zero([sympy.sin(2*x) - 2*sympy.sin(x)*sympy.cos(x), sympy.exp(x)], [x])
+False
 """
 
 from __future__ import annotations
@@ -373,7 +401,19 @@ def energy_per_frequency(
 ) -> bool | None:
     """:func:`_energy_laurent` one frequency at a time (:mod:`lagdyn.trig.linear`); None when
     an expression is not linear in its trigonometric atoms or L has a term of degree
-    above 2 in q̇."""
+    above 2 in q̇.
+
+    Examples
+    --------
+    >>> import sympy
+    >>> q, v, m, l, g = sympy.symbols("q v m l g")
+    >>> L = m*l**2*v**2/2 + m*g*l*sympy.cos(q)
+    >>> M = sympy.ImmutableMatrix([[m*l**2]])
+    >>> energy_per_frequency(L, M, sympy.ImmutableMatrix([m*g*l*sympy.sin(q)]), [q], [v])
+    True
+    >>> energy_per_frequency(L, M, sympy.ImmutableMatrix([m*g*l*sympy.cos(q)]), [q], [v])
+    False
+    """
     n = len(q)
     enc = LinearTrigEncoder(q, rates=qd)
     vel = [enc.symbol(v) for v in qd]
@@ -556,6 +596,22 @@ def skew_per_frequency(
     C_ji`` is expanded one frequency at a time and everything is dropped before the next
     pair, so memory stays at one pair. None when an entry is not linear in its
     trigonometric atoms (then the Laurent encoding decides).
+
+    Examples
+    --------
+    >>> import sympy
+    >>> q1, q2, v1, v2, b = sympy.symbols("q1 q2 v1 v2 b")
+    >>> M = sympy.ImmutableMatrix([[3 + 2*b*sympy.cos(q2), 1 + b*sympy.cos(q2)],
+    ...                            [1 + b*sympy.cos(q2), 1]])
+    >>> s = b*sympy.sin(q2)
+    >>> C = sympy.ImmutableMatrix([[-s*v2, -s*(v1 + v2)], [s*v1, 0]])
+    >>> skew_per_frequency(M, C, [q1, q2], [v1, v2])
+    True
+    >>> skew_per_frequency(M, 2 * C, [q1, q2], [v1, v2])
+    False
+    >>> C2 = C.subs(sympy.sin(q2), 2*sympy.sin(q2/2)*sympy.cos(q2/2))   # a product of atoms
+    >>> print(skew_per_frequency(M, C2, [q1, q2], [v1, v2]))
+    None
     """
     n = len(q)
     enc = LinearTrigEncoder(q, rates=qd)

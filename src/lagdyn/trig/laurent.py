@@ -43,7 +43,26 @@ nonlinear or irrational trigonometric arguments) is *not representable*: the
 public functions return ``None`` and the caller falls back to a general path.
 
 :mod:`lagdyn.trig.derive` derives M, Γ, C, g on these dictionaries; :mod:`lagdyn.trig.identities`
-decides identities (zero tests, skew symmetry, passivity) with them.
+decides identities (zero tests, skew symmetry, passivity) with them; :mod:`lagdyn.trig.gram`
+assembles M = Σ JᵀWJ in them.
+
+Examples
+--------
+The two-link arm's ``m11 = m1 + m2 (l1² + l2² + 2 l1 l2 cos b)`` written the long way:
+
+>>> import sympy
+>>> a, b, l1, l2, m2 = sympy.symbols("a b l1 l2 m2")
+>>> x = l1*sympy.sin(a) + l2*sympy.sin(a + b)
+>>> y = -l1*sympy.cos(a) - l2*sympy.cos(a + b)
+>>> e = m2*(x.diff(a)**2 + y.diff(a)**2)
+>>> enc = encoder_for([e], [a, b])
+>>> poly = enc.decode(enc.encode(e))
+>>> sorted(poly)                 # the frequencies: 0 and b (a cancelled)
+[(0, 0), (0, 1)]
+>>> enc.rebuild(poly)
+2*l1*l2*m2*cos(b) + m2*(l1**2 + l2**2)
+>>> enc.rebuild(diff_poly(enc, poly, 1))          # ∂/∂b, exactly on the dictionary
+-2*l1*l2*m2*sin(b)
 """
 
 from __future__ import annotations
@@ -60,6 +79,21 @@ from .convert import SymbolTable, distinct_nodes
 from .convert import canonical_add as _add
 from .convert import canonical_mul as _mul
 
+__all__ = [
+    "Encoder",
+    "NotRepresentableError",
+    "combine",
+    "derivative",
+    "dict_content",
+    "diff_poly",
+    "encode_symengine",
+    "encoder_for",
+    "split_content",
+    "symengine_form",
+    "trig_atoms",
+]
+
+#: A frequency key: the multiples of ``q_k / d_k`` (then of the symbolic phases).
 Key = tuple[int, ...]
 
 #: A trigonometric polynomial: frequency key -> (cos coefficient, sin coefficient).
@@ -78,7 +112,18 @@ _MAX_DENOMINATOR = 1024
 
 
 class NotRepresentableError(Exception):
-    """Raised internally when an expression leaves the trig-polynomial class."""
+    """Raised internally when an expression leaves the trig-polynomial class.
+
+    Examples
+    --------
+    >>> import sympy
+    >>> x = sympy.Symbol("x")
+    >>> try:
+    ...     Encoder([x]).register([sympy.cos(x**2)])
+    ... except NotRepresentableError as exc:
+    ...     print("not a trig polynomial:", exc)
+    not a trig polynomial: x**2
+    """
 
 
 def _as_rational(value: sympy.Expr) -> Fraction | None:
@@ -94,7 +139,15 @@ def _as_rational(value: sympy.Expr) -> Fraction | None:
 
 def trig_atoms(exprs: Iterable[sympy.Basic]) -> set[sympy.Basic]:
     """Every cos/sin atom of ``exprs``, visiting each distinct subtree once (arguments of
-    the atoms not entered)."""
+    the atoms not entered).
+
+    Examples
+    --------
+    >>> import sympy
+    >>> x, y, a = sympy.symbols("x y a")
+    >>> sorted(trig_atoms([a * sympy.cos(x)**2 + sympy.sin(x - y)]), key=str)
+    [cos(x), sin(x - y)]
+    """
 
     def trig(node: sympy.Basic) -> bool:
         return isinstance(node, (sympy.cos, sympy.sin))
@@ -108,6 +161,27 @@ class Encoder:
     One encoder is shared by every expression that must live in the same
     dictionary space (all entries of ``M`` and ``V``), so that frequency keys
     and denominators agree.
+
+    Examples
+    --------
+    Two passes: :meth:`register` parses every trig argument (the frequencies fix the
+    denominators ``d_k``), :meth:`freeze` creates the Laurent variables, then
+    :meth:`encode` converts and expands, :meth:`decode` reads the canonical dictionary and
+    :meth:`rebuild` gives a compact sympy expression back.
+
+    >>> import sympy
+    >>> x, y = sympy.symbols("x y")
+    >>> enc = Encoder([x, y])
+    >>> enc.register([sympy.cos(x / 2), sympy.sin(x - y)])
+    >>> enc.denominators                       # z_0 = exp(i x/2), z_1 = exp(i y)
+    [2, 1]
+    >>> laurent = enc.encode(sympy.cos(x / 2) ** 2)
+    >>> laurent
+    1/2 + (1/4)*_lagdyn_z0**(-2) + (1/4)*_lagdyn_z0**2
+    >>> enc.decode(laurent)
+    {(0, 0): (1/2, 0), (2, 0): (1/2, 0)}
+    >>> enc.rebuild(enc.decode(laurent))
+    cos(x)/2 + 1/2
     """
 
     def __init__(self, q: Sequence[sympy.Basic]) -> None:
@@ -138,6 +212,16 @@ class Encoder:
 
     # -- symbols ---------------------------------------------------------
     def symbol(self, atom: sympy.Basic) -> Any:
+        """The symengine symbol standing for ``atom`` (one per atom, names unique).
+
+        Examples
+        --------
+        >>> import sympy
+        >>> x, a = sympy.symbols("x a")
+        >>> enc = Encoder([x])
+        >>> enc.symbol(a), enc.symbol(a) is enc.symbol(a)
+        (a, True)
+        """
         found = self.sym.get(atom)
         if found is not None:
             return found
@@ -155,7 +239,15 @@ class Encoder:
     def reserve(self, base: str) -> Any:
         """A symengine symbol of the encoder's own (a Laurent variable), named ``base``
         unless a symbol of the input already has that name (and kept from the input's
-        symbols met later): an input symbol called ``_lagdyn_z0`` stays distinct."""
+        symbols met later): an input symbol called ``_lagdyn_z0`` stays distinct.
+
+        Examples
+        --------
+        >>> import sympy
+        >>> enc = Encoder([sympy.Symbol("x")])
+        >>> enc.reserve("_lagdyn_z0"), enc.reserve("_lagdyn_z0")
+        (_lagdyn_z0, _lagdyn_z0__1)
+        """
         name = base
         count = 0
         while name in self.back or name in self._reserved:
@@ -166,7 +258,17 @@ class Encoder:
 
     # -- pass 1: trig arguments -------------------------------------------
     def register(self, exprs: Iterable[sympy.Expr]) -> None:
-        """Parse every trig argument; fix denominators. Raises if not representable."""
+        """Parse every trig argument; fix denominators. Raises if not representable.
+
+        Examples
+        --------
+        >>> import sympy
+        >>> x = sympy.Symbol("x")
+        >>> enc = Encoder([x])
+        >>> enc.register([sympy.cos(x / 3) + sympy.sin(x / 2)])
+        >>> enc.denominators
+        [6]
+        """
         if self._frozen:
             raise RuntimeError("encoder already frozen")
         for atom in trig_atoms(exprs):
@@ -216,7 +318,17 @@ class Encoder:
 
     def extend(self, exprs: Iterable[sympy.Expr]) -> bool:
         """Register the trig atoms of ``exprs``, also after :meth:`freeze` when they need
-        no new angle and no new denominator; False (nothing registered) otherwise."""
+        no new angle and no new denominator; False (nothing registered) otherwise.
+
+        Examples
+        --------
+        >>> import sympy
+        >>> x = sympy.Symbol("x")
+        >>> enc = encoder_for([sympy.cos(x)], [x])
+        >>> enc.freeze()
+        >>> enc.extend([sympy.sin(2 * x)]), enc.extend([sympy.cos(x / 3)])
+        (True, False)
+        """
         if not self._frozen:
             try:
                 self.register(exprs)
@@ -244,7 +356,17 @@ class Encoder:
         return True
 
     def freeze(self) -> None:
-        """Create the Laurent symbols once all trig arguments are registered."""
+        """Create the Laurent symbols once all trig arguments are registered.
+
+        Examples
+        --------
+        >>> import sympy
+        >>> x = sympy.Symbol("x")
+        >>> enc = encoder_for([sympy.cos(x)], [x])
+        >>> enc.freeze()
+        >>> enc.z
+        [_lagdyn_z0]
+        """
         if self._frozen:
             return
         self._frozen = True
@@ -255,7 +377,16 @@ class Encoder:
 
     # -- pass 2: conversion -------------------------------------------------
     def encode(self, expr: sympy.Expr) -> Any:
-        """Return the expanded symengine Laurent polynomial of ``expr``."""
+        """Return the expanded symengine Laurent polynomial of ``expr``.
+
+        Examples
+        --------
+        >>> import sympy
+        >>> x = sympy.Symbol("x")
+        >>> enc = encoder_for([sympy.sin(x), sympy.cos(x)], [x])
+        >>> enc.encode(sympy.sin(x) ** 2 + sympy.cos(x) ** 2)
+        1
+        """
         self.freeze()
         return se.expand(self._convert(sympy.sympify(expr)))
 
@@ -361,6 +492,14 @@ class Encoder:
 
         ``memo``: a dictionary shared by calls with the same ``strict`` and ``basis``
         (the entries of one matrix share most of their monomials).
+
+        Examples
+        --------
+        >>> import sympy
+        >>> x, a = sympy.symbols("x a")
+        >>> enc = encoder_for([sympy.sin(x), sympy.cos(x)], [x])
+        >>> enc.decode(enc.encode(2 * a * sympy.sin(x) * sympy.cos(x) + x))
+        {(0,): (x, 0), (2,): (0, a)}
         """
         width = len(self.angles)
         parts: dict[Key, tuple[list[Any], list[Any]]] = {}
@@ -502,12 +641,33 @@ class Encoder:
 
     # -- rebuilding ---------------------------------------------------------
     def to_sympy(self, value: Any) -> sympy.Expr:
-        """Convert a symengine expression back, restoring the caller's objects."""
+        """Convert a symengine expression back, restoring the caller's objects.
+
+        Examples
+        --------
+        >>> import sympy, symengine
+        >>> a = sympy.Symbol("a", positive=True)
+        >>> enc = encoder_for([a], [sympy.Symbol("x")])
+        >>> enc.freeze()
+        >>> enc.encode(a)
+        a
+        >>> enc.to_sympy(symengine.Symbol("a") ** 2).is_positive
+        True
+        """
         return self._table.to_sympy(value)
 
     def angle(self, key: Key) -> sympy.Expr:
         """The sympy angle ``e·q`` (plus symbolic phases) of a frequency key, built once
-        per key (without re-evaluation where that is sound, see :mod:`lagdyn.trig.convert`)."""
+        per key (without re-evaluation where that is sound, see :mod:`lagdyn.trig.convert`).
+
+        Examples
+        --------
+        >>> import sympy
+        >>> x, y = sympy.symbols("x y")
+        >>> enc = encoder_for([sympy.cos(x / 2), sympy.sin(y)], [x, y])
+        >>> enc.angle((1, -2))
+        x/2 - 2*y
+        """
         found = self._angle_memo.get(key)
         if found is None:
             terms = []
@@ -529,6 +689,14 @@ class Encoder:
         sign of the argument, so that sign is decided here (sympy's own rule,
         ``could_extract_minus_sign``, only asked when the signs of the coefficients tie)
         and the function is created unevaluated; anything else goes through sympy.
+
+        Examples
+        --------
+        >>> import sympy
+        >>> x, y = sympy.symbols("x y")
+        >>> enc = encoder_for([sympy.cos(x), sympy.sin(y)], [x, y])
+        >>> enc.trig_function((-1, 2), 0), enc.trig_function((-1, 2), 1)
+        (cos(x - 2*y), -sin(x - 2*y))
         """
         memo = self._trig_memo
         found = memo.get((key, slot))
@@ -551,7 +719,16 @@ class Encoder:
         return out
 
     def rebuild(self, poly: TrigPoly) -> sympy.Expr:
-        """Rebuild a compact sympy expression from a dictionary."""
+        """Rebuild a compact sympy expression from a dictionary.
+
+        Examples
+        --------
+        >>> import sympy
+        >>> x, a = sympy.symbols("x a")
+        >>> enc = encoder_for([sympy.cos(x)], [x])
+        >>> enc.rebuild(enc.decode(enc.encode(a * sympy.cos(x) ** 2)))
+        a*cos(2*x)/2 + a/2
+        """
         terms = []
         for key in sorted(poly):
             a, b = poly[key]
@@ -573,6 +750,14 @@ class Encoder:
         the most terms is factored from those terms, recursively; coordinates are never
         nested (no Horner schemes in q). This is linear in
         the number of terms per level and never changes the value.
+
+        Examples
+        --------
+        >>> import sympy, symengine
+        >>> a, m = symengine.symbols("a m")
+        >>> enc = Encoder([sympy.Symbol("x")])
+        >>> enc.compact(symengine.expand((a + m) * (a + 1) * m))
+        m*(a*(a + m + 1) + m)
         """
         found = self.compact_memo.get(value)
         if found is not None:
@@ -709,7 +894,17 @@ def _coefficients(value: Any) -> list[tuple[Any, Any]]:
 
 
 def dict_content(poly: TrigPoly) -> Any:
-    """The common content (rational times monomial) of every coefficient of a dictionary."""
+    """The common content (rational times monomial) of every coefficient of a dictionary.
+
+    Examples
+    --------
+    >>> import sympy
+    >>> x, a = sympy.symbols("x a")
+    >>> enc = encoder_for([sympy.sin(x), sympy.cos(x)], [x])
+    >>> poly = enc.decode(enc.encode(2 * a * sympy.cos(x) + 4 * a**2 * sympy.sin(x)))
+    >>> poly, dict_content(poly)
+    ({(1,): (2*a, 4*a**2)}, 2*a)
+    """
     content = None
     for a, b in poly.values():
         for value in (a, b):
@@ -753,6 +948,13 @@ def split_content(value: Any) -> tuple[Any, Any]:
     The content is the largest common monomial times the rational gcd of the
     coefficients, signed so that most primitive terms are positive. Results
     are cached (symengine expressions hash structurally).
+
+    Examples
+    --------
+    >>> import symengine
+    >>> a, b = symengine.symbols("a b")
+    >>> split_content(symengine.expand(-6 * a**2 * b - 4 * a))
+    (-2*a, 2 + 3*a*b)
     """
     hit = _CONTENT_CACHE.get(value)
     if hit is not None:
@@ -812,6 +1014,16 @@ def combine(terms: Sequence[tuple[int | Fraction, TrigPoly]]) -> TrigPoly:
     Scales are Python rationals. Sums of expanded polynomials with unit scales are
     already canonical in symengine (its ``Add`` merges like terms); any other
     scale needs one ``expand`` per coefficient.
+
+    Examples
+    --------
+    >>> import sympy
+    >>> x, a = sympy.symbols("x a")
+    >>> enc = encoder_for([sympy.sin(x), sympy.cos(x)], [x])
+    >>> p = enc.decode(enc.encode(2 * a * sympy.cos(x) + a * sympy.sin(x)))
+    >>> c = enc.decode(enc.encode(a * sympy.cos(x)))
+    >>> combine([(1, p), (-2, c)])
+    {(1,): (0, a)}
     """
     acc: dict[Key, tuple[list[Any], list[Any]]] = {}
     positive = all(s == 1 for s, _ in terms)
@@ -848,7 +1060,17 @@ def _sum(parts: list[Any], positive: bool) -> Any:
 
 
 def derivative(poly: TrigPoly, k: int, qk: Any, denominator: int, polynomial: bool) -> TrigPoly:
-    """∂/∂q_k of a dictionary (``polynomial``: q_k may occur in coefficients)."""
+    """∂/∂q_k of a dictionary (``polynomial``: q_k may occur in coefficients).
+
+    Examples
+    --------
+    >>> import sympy
+    >>> x, a = sympy.symbols("x a")
+    >>> enc = encoder_for([sympy.cos(x)], [x])
+    >>> p = enc.decode(enc.encode(a * sympy.cos(x)))
+    >>> enc.rebuild(derivative(p, 0, enc.qse[0], enc.denominators[0], False))
+    -a*sin(x)
+    """
     out: TrigPoly = {}
     for key, (a, b) in poly.items():
         n = key[k]
@@ -872,7 +1094,17 @@ def derivative(poly: TrigPoly, k: int, qk: Any, denominator: int, polynomial: bo
 
 
 def encoder_for(exprs: Sequence[sympy.Expr], q: Sequence[sympy.Basic]) -> Encoder | None:
-    """One encoder for every expression of ``exprs`` in the angles ``q``, or None."""
+    """One encoder for every expression of ``exprs`` in the angles ``q``, or None.
+
+    Examples
+    --------
+    >>> import sympy
+    >>> x = sympy.Symbol("x")
+    >>> encoder_for([sympy.cos(x / 2)], [x]).denominators
+    [2]
+    >>> encoder_for([sympy.cos(x**2)], [x]) is None
+    True
+    """
     encoder = Encoder(q)
     try:
         encoder.register(exprs)
@@ -1030,4 +1262,15 @@ def symengine_form(encoder: Encoder, poly: TrigPoly) -> Any:
 
 
 def diff_poly(encoder: Encoder, poly: TrigPoly, k: int) -> TrigPoly:
+    """∂/∂q_k of a dictionary of ``encoder`` (:func:`derivative` with the encoder's symbol,
+    denominator and polynomial dependence of ``q_k``).
+
+    Examples
+    --------
+    >>> import sympy
+    >>> x = sympy.Symbol("x")
+    >>> enc = encoder_for([sympy.sin(x), sympy.cos(x)], [x])
+    >>> enc.rebuild(diff_poly(enc, enc.decode(enc.encode(x * sympy.sin(x))), 0))
+    x*cos(x) + sin(x)
+    """
     return derivative(poly, k, encoder.qse[k], encoder.denominators[k], k in encoder.poly_q)

@@ -22,8 +22,23 @@ not zero (``cos(q + 1)``), floats, negative powers of sums, functions other than
 of ``q``. The coefficients are Laurent polynomials in independent symbols (``1/m`` is
 allowed), so a nonzero expanded coefficient proves a nonzero expression.
 
-Used by the streamed skew-symmetry proof and the passivity proof
-(:func:`lagdyn.trig.identities.skew_identity`, :func:`lagdyn.trig.identities.passivity_identity`).
+Products of two such expressions are formed by the product-to-sum formulas
+(:func:`product_into`, :func:`products_form`): the Gram sum Σ JᵀWJ of a planar chain is
+assembled that way (:mod:`lagdyn.trig.gram`).
+
+Used by the streamed skew-symmetry proof, the passivity proof and the zero-test ladder
+(:func:`lagdyn.trig.identities.skew_identity`, :func:`lagdyn.trig.identities.passivity_identity`,
+:func:`lagdyn.trig.identities.decide_zero`).
+
+Examples
+--------
+>>> import sympy
+>>> x, y, a, b = sympy.symbols("x y a b")
+>>> enc = LinearTrigEncoder([x, y])
+>>> sorted(enc.form(a*sympy.cos(y - x) + sympy.sin(-x)).items())   # canonical keys
+[((1, -1), ([a], [])), ((1, 0), ([], [-1]))]
+>>> is_zero_form(enc.form(a*(b + 1)*sympy.cos(x - y) - (a*b + a)*sympy.cos(x - y)))
+True
 """
 
 from __future__ import annotations
@@ -35,7 +50,16 @@ from typing import Any
 import symengine as se
 import sympy
 
-__all__ = ["LinearTrigEncoder", "NotLinearError", "is_zero_form"]
+__all__ = [
+    "LinearTrigEncoder",
+    "NotLinearError",
+    "collapse",
+    "combine",
+    "is_zero_form",
+    "product_into",
+    "products_form",
+    "scaled",
+]
 
 Key = tuple[int | Fraction, ...]
 #: frequency key -> [cos coefficient terms, sin coefficient terms] (symengine, unexpanded)
@@ -109,7 +133,16 @@ class LinearTrigEncoder:
         self.poly_q: set[int] = set()
 
     def symbol(self, atom: sympy.Basic) -> Any:
-        """The symengine symbol standing for ``atom`` (one per atom, names unique)."""
+        """The symengine symbol standing for ``atom`` (one per atom, names unique).
+
+        Examples
+        --------
+        >>> import sympy
+        >>> a = sympy.Symbol("a")
+        >>> enc = LinearTrigEncoder([sympy.Symbol("x")])
+        >>> enc.symbol(a), enc.symbol(a) is enc.symbol(a)
+        (a, True)
+        """
         found = self._symbols.get(atom)
         if found is not None:
             return found
@@ -135,6 +168,13 @@ class LinearTrigEncoder:
         ------
         NotLinearError
             When ``expr`` is outside the class described in the module docstring.
+
+        Examples
+        --------
+        >>> import sympy
+        >>> x, y, a = sympy.symbols("x y a")
+        >>> LinearTrigEncoder([x, y]).form(a * sympy.cos(x) + 2 * sympy.sin(x - y) + a)
+        {(0, 0): ([a], []), (1, -1): ([], [2]), (1, 0): ([a], [])}
         """
         scalar, form = self._read(sympy.sympify(expr))
         if form is None:
@@ -262,7 +302,16 @@ class LinearTrigEncoder:
     # -- calculus on forms -----------------------------------------------------
     def rate(self, form: Form, velocities: Sequence[Any]) -> Form:
         """``Σ_k ∂form/∂q_k · v_k``; the coefficients are differentiated only when a
-        coordinate occurred outside the trigonometric atoms (:attr:`poly_q`)."""
+        coordinate occurred outside the trigonometric atoms (:attr:`poly_q`).
+
+        Examples
+        --------
+        >>> import sympy
+        >>> x, a, v = sympy.symbols("x a v")
+        >>> enc = LinearTrigEncoder([x])
+        >>> enc.rate(enc.form(a * sympy.sin(x)), [enc.symbol(v)])     # d/dt a sin x = a v cos x
+        {(1,): ([a*v], [])}
+        """
         polynomial = bool(self.poly_q)
         out: Form = {}
         for key, (a, b) in form.items():
@@ -284,7 +333,16 @@ class LinearTrigEncoder:
         return out
 
     def partial(self, form: Form, k: int) -> Form:
-        """``∂form/∂q_k``."""
+        """``∂form/∂q_k``.
+
+        Examples
+        --------
+        >>> import sympy
+        >>> x, a = sympy.symbols("x a")
+        >>> enc = LinearTrigEncoder([x])
+        >>> enc.partial(enc.form(a * sympy.sin(2 * x)), 0)
+        {(2,): ([2*a], [0])}
+        """
         out: Form = {}
         qk = self.qse[k]
         for key, (a, b) in form.items():
@@ -305,7 +363,15 @@ class LinearTrigEncoder:
 
 
 def collapse(form: Form) -> dict[Key, tuple[Any, Any]]:
-    """Each coefficient list summed (unexpanded); None for an empty slot."""
+    """Each coefficient list summed (unexpanded); None for an empty slot.
+
+    Examples
+    --------
+    >>> import sympy
+    >>> x, a = sympy.symbols("x a")
+    >>> collapse(LinearTrigEncoder([x]).form(a * sympy.cos(x) + a))
+    {(0,): (a, None), (1,): (a, None)}
+    """
     return {
         key: (se.Add(*a) if a else None, se.Add(*b) if b else None) for key, (a, b) in form.items()
     }
@@ -343,6 +409,16 @@ def product_into(
 
     (the zero key is cos 0 = 1 with B empty); keys are canonicalized (sin changes sign),
     signs go to separate lists (no negated copies). Finish with :func:`products_form`.
+
+    Examples
+    --------
+    >>> import sympy
+    >>> x = sympy.Symbol("x")
+    >>> c = collapse(LinearTrigEncoder([x]).form(sympy.cos(x)))
+    >>> acc = {}
+    >>> product_into(acc, c, c)            # 2 cos² x = cos 2x + 1
+    >>> acc
+    {(2,): ([1], [], [], []), (0,): ([1], [], [], [])}
     """
     get = acc.get
     for k1, (a1, b1) in f.items():
@@ -378,7 +454,16 @@ def product_into(
 
 
 def scaled(row: Sequence[dict[Key, tuple[Any, Any]]], weight: Any) -> list[Any]:
-    """Every collapsed form of ``row`` times ``weight``."""
+    """Every collapsed form of ``row`` times ``weight``.
+
+    Examples
+    --------
+    >>> import sympy, symengine
+    >>> x = sympy.Symbol("x")
+    >>> c = collapse(LinearTrigEncoder([x]).form(sympy.cos(x)))
+    >>> scaled([c], symengine.Symbol("m"))
+    [{(1,): (m, None)}]
+    """
     return [
         {
             k: (None if a is None else weight * a, None if b is None else weight * b)
@@ -390,7 +475,18 @@ def scaled(row: Sequence[dict[Key, tuple[Any, Any]]], weight: Any) -> list[Any]:
 
 def products_form(acc: Products, scale: Any = None) -> Form:
     """The accumulated products as a form (``scale`` times each coefficient; the sine
-    of the zero key, sin 0, is dropped)."""
+    of the zero key, sin 0, is dropped).
+
+    Examples
+    --------
+    >>> import sympy, symengine
+    >>> x = sympy.Symbol("x")
+    >>> c = collapse(LinearTrigEncoder([x]).form(sympy.cos(x)))
+    >>> acc = {}
+    >>> product_into(acc, c, c)
+    >>> products_form(acc, symengine.Rational(1, 2))       # cos² x = (cos 2x + 1)/2
+    {(2,): ([1/2], []), (0,): ([1/2], [])}
+    """
     out: Form = {}
     for key, (cp, cm, sp_, sm) in acc.items():
         a = []
@@ -412,7 +508,17 @@ def _plain(f: Fraction) -> int | Fraction:
 
 
 def combine(*parts: tuple[int, Form]) -> Form:
-    """``Σ s · form`` over ``(s, form)`` pairs (``s`` a number or a symengine expression)."""
+    """``Σ s · form`` over ``(s, form)`` pairs (``s`` a number or a symengine expression).
+
+    Examples
+    --------
+    >>> import sympy
+    >>> x = sympy.Symbol("x")
+    >>> enc = LinearTrigEncoder([x])
+    >>> difference = combine((1, enc.form(sympy.cos(x))), (-1, enc.form(sympy.cos(x))))
+    >>> difference, is_zero_form(difference)
+    ({(1,): ([1, -1], [])}, True)
+    """
     out: Form = {}
     for scale, form in parts:
         s = None if scale == 1 else se.sympify(scale)
