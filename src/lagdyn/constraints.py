@@ -50,7 +50,6 @@ from .symbols import t
 from .system import LagrangianSystem, _as_expr, _check_dependencies, _numeric_rank
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .numeric.constrained import ConstrainedNumericModel
     from .simulation.constrained import ConstrainedSimulator
 
 __all__ = ["ConstrainedSystem"]
@@ -122,7 +121,7 @@ class ConstrainedSystem:
         self.system = system
         self.constraints = sp.ImmutableMatrix(items)
         self.redundant = redundant
-        self._numeric: ConstrainedNumericModel | None = None
+        self._numeric: ConstrainedSimulator | None = None
         dependent = self.dependent_rows()
         if dependent and redundant == "raise":
             rows = ", ".join(f"{i} ({self.constraints[i]})" for i in dependent)

@@ -631,10 +631,10 @@ def _cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
     if args.ops:
         if args.model or args.file or args.lagrangian:
             raise _UsageError("--ops counts its own chains and arms: give no MODEL")
-        from .opcounts import report
+        from .opcounts import report as opcount_report
 
         parameters = "numeric" if args.numeric else "symbolic"
-        for line in report(
+        for line in opcount_report(
             max_n=args.max_n, closed_max=args.closed_max, parameters=parameters
         ):
             print(line, file=out, flush=True)

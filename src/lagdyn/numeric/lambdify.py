@@ -98,6 +98,7 @@ def lambdify(
     binding = Binding(system.parameters, params, strict=strict)
     be = backends.get(backend)
     chosen, key, program = plan_program(system, binding, be.name, route, forward)
+    assert key is not None  # plan_program is keyed by default
 
     disk = DiskCache(cache_dir) if cache else None
     # a cache hit needs no program: entries only exist for bindings that passed its checks

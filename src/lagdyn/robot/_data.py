@@ -6,12 +6,8 @@ The package (extra ``robot``) installs its URDFs under
 Examples
 --------
 >>> from lagdyn.robot._data import urdf_path
->>> try:
-...     path = urdf_path("ur_description", "ur5_robot.urdf")
-... except ImportError:
-...     path = None
->>> path is None or path.name == "ur5_robot.urdf"
-True
+>>> urdf_path("ur_description", "ur5_robot.urdf").name
+'ur5_robot.urdf'
 """
 
 from __future__ import annotations
@@ -36,13 +32,11 @@ def urdf_path(package: str, filename: str) -> Path:
 
     Examples
     --------
-    >>> import lagdyn as ld
     >>> from lagdyn.robot._data import urdf_path
-    >>> try:  # BackendUnavailableError without the package, LagdynError with it
-    ...     urdf_path("no_such_description", "x.urdf")
-    ... except ld.LagdynError:
-    ...     print("refused")
-    refused
+    >>> urdf_path("no_such_description", "x.urdf")
+    Traceback (most recent call last):
+    ...
+    lagdyn.errors.LagdynError: no_such_description/urdf/x.urdf is not in example-robot-data (...)
     """
     try:
         dist = importlib.metadata.distribution("example-robot-data")
