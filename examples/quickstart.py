@@ -21,4 +21,5 @@ cart = ld.LagrangianSystem.from_energies(T, U, [x, th])
 print("M =", cart.M)
 print("C =", cart.C)
 print("g =", cart.g)
-print(ld.structure.check(cart).lines())
+for line in ld.structure.check(cart).lines():
+    print(line)

@@ -45,7 +45,7 @@ def test_derive_with_option(capsys):
         (["derive", "nope"], "unknown model 'nope'"),
         (["derive", "double_pendulum", "-o", "coordinates=bogus"], "coordinates must be"),
         (["derive", "double_pendulum", "-o", "garbage"], "expected KEY=VALUE"),
-        (["derive", "double_pendulum", "-o", "nokey=1"], "unexpected keyword"),
+        (["derive", "double_pendulum", "-o", "nokey=1"], "has no option 'nokey'"),
         (["frobnicate"], "invalid choice"),
         (["derive"], "required"),
     ],

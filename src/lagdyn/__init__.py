@@ -162,4 +162,20 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY, *__all__})
+    """The public names, the loaded submodules and the module dunders; no typing helpers.
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> "simulate" in dir(ld), "Any" in dir(ld), "annotations" in dir(ld)
+    (True, False, False)
+    """
+    import types
+
+    loaded = {
+        name
+        for name, value in globals().items()
+        if isinstance(value, types.ModuleType) and value.__name__ == f"lagdyn.{name}"
+    }
+    dunders = {name for name in globals() if name.startswith("__") and name.endswith("__")}
+    return sorted({*dunders, *loaded, *_LAZY, *__all__})

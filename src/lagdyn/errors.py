@@ -30,6 +30,7 @@ __all__ = [
     "SingularMassMatrixError",
     "UnboundParameterError",
     "UndefinedExpressionError",
+    "shape_text",
 ]
 
 
@@ -71,7 +72,46 @@ class UndefinedExpressionError(LagdynError):
 
 
 class ShapeError(LagdynError):
-    """An array or matrix argument of the wrong shape or dtype."""
+    """An array or matrix argument of the wrong shape or dtype.
+
+    Shapes in its messages read as Python shapes, ``(3,)`` or ``(..., 2)``: build them
+    with :func:`shape_text`.
+
+    Examples
+    --------
+    >>> from lagdyn.errors import ShapeError, shape_text
+    >>> print(ShapeError(f"q has shape {shape_text([1.0, 2.0, 3.0])}, expected (..., 2)"))
+    q has shape (3,), expected (..., 2)
+    """
+
+
+def shape_text(value: object) -> str:
+    """The shape of an array-like (or a shape itself) as a Python tuple: ``(3,)``, ``()``.
+
+    A tuple or list of ints is taken as a shape; a numpy/jax/sympy array or a nested
+    sequence as a value whose shape is measured.
+
+    Examples
+    --------
+    >>> from lagdyn.errors import shape_text
+    >>> shape_text([[1, 2, 3]]), shape_text((3,)), shape_text(2.0)
+    ('(1, 3)', '(3,)', '()')
+    >>> import numpy as np
+    >>> shape_text(np.zeros((2, 2)).shape), shape_text(np.zeros(4))
+    ('(2, 2)', '(4,)')
+    """
+    shape = getattr(value, "shape", None)
+    if shape is None:
+        if isinstance(value, tuple) and all(isinstance(k, int) for k in value):
+            shape = value
+        else:
+            try:
+                import numpy as np
+
+                shape = np.shape(value)
+            except (ImportError, ValueError):  # ragged: the outer length only
+                shape = (len(value),) if hasattr(value, "__len__") else ()
+    return str(tuple(int(k) for k in shape))
 
 
 class ConstraintError(LagdynError):
@@ -91,14 +131,27 @@ class UnboundParameterError(LagdynError):
         Every parameter that has no value.
     """
 
-    def __init__(self, missing: Iterable[object], where: str = "") -> None:
+    #: What to do, said once at the end of the message unless the raiser says better.
+    ADVICE = "bind them in params={...} or pass them per call"
+
+    def __init__(
+        self, missing: Iterable[object], where: str = "", *, advice: str | None = None
+    ) -> None:
+        """``where`` names the place that needed them; ``advice`` replaces :attr:`ADVICE`.
+
+        Examples
+        --------
+        >>> from lagdyn.errors import UnboundParameterError
+        >>> print(UnboundParameterError(["m"], "equilibrium"))  # doctest: +NORMALIZE_WHITESPACE
+        no value for parameter(s) m (equilibrium):
+        bind them in params={...} or pass them per call
+        >>> print(UnboundParameterError(["m"], advice="pass params= per call"))
+        no value for parameter(s) m: pass params= per call
+        """
         self.missing = tuple(missing)
         names = ", ".join(str(s) for s in self.missing)
         suffix = f" ({where})" if where else ""
-        super().__init__(
-            f"no value for parameter(s) {names}{suffix}: bind them in params={{...}} "
-            "or pass them per call"
-        )
+        super().__init__(f"no value for parameter(s) {names}{suffix}: {advice or self.ADVICE}")
 
 
 class BackendUnavailableError(LagdynError, ImportError):

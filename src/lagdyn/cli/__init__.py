@@ -8,8 +8,11 @@ Subcommands
     Derive a model, prove its structure and print M, C, g, the equations and the
     timings (coordinates without ``(t)``, dots for rates); or print it as LaTeX
     (``--standalone`` for a complete document, ``--group-parameters``,
-    ``--trig short``), Markdown/HTML with KaTeX math, or JSON (expressions in the
-    syntax of :func:`lagdyn.parse.parse_expr`, with ``dot(q1)`` for rates).
+    ``--trig short``), Markdown with ``$$`` math (KaTeX/MathJax), a self-contained HTML
+    page whose math is MathML (``--html``: no script, style sheet or font is loaded, so it
+    renders offline), or JSON (expressions in the syntax of
+    :func:`lagdyn.parse.parse_expr`, with ``dot(q1)`` for rates). Rates print with dots
+    over one-letter names (``q̇₁``, ``θ̈``) and primes after longer ones (``th''``).
 ``lagdyn check MODEL [--route recursive]``
     Run every structure proof; exit status 1 when one fails. For a robot arm,
     ``--route recursive`` proves the identities of its recursive programs instead
@@ -44,6 +47,10 @@ spelling in every command), or a user model:
   (arithmetic and math functions only, never ``eval``). Without ``--parameters``
   every other name becomes a positive parameter. ``--forces`` takes one expression
   per coordinate, separated by ``;``.
+
+Output paths (``export --out DIR``, ``lab --out FILE``, ``simulate --gif/--mp4/--png/--csv``)
+follow one rule: missing parent directories are created; an empty name or a path through an
+existing file is refused before any work.
 
 Progress of long derivations goes to stderr (``--progress``; on by default when
 stderr is a terminal).
@@ -119,7 +126,7 @@ def _build_parser() -> argparse.ArgumentParser:
     for flag, text in (
         ("--latex", "LaTeX"),
         ("--markdown", "Markdown with $$ math"),
-        ("--html", "an HTML page (KaTeX)"),
+        ("--html", "a self-contained HTML page, math as MathML (renders offline)"),
         ("--json", "JSON"),
     ):
         fmt.add_argument(flag, dest="format", action="store_const", const=flag[2:], help=text)

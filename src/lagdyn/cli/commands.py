@@ -30,7 +30,7 @@ from ..errors import LagdynError
 from ..system import LagrangianSystem
 from ..trig.forms import natural_form
 from .options import UsageError as _UsageError
-from .options import parse_options
+from .options import check_output, parse_options
 
 __all__ = ["readable", "run"]
 
@@ -137,6 +137,7 @@ def _model(args: argparse.Namespace) -> tuple[str, Callable[[], LagrangianSystem
             raise _UsageError(f"--{flag} applies to --lagrangian only")
     if args.model:
         options = parse_options(args.option)
+        zoo.check_options(args.model, options)  # a mistyped name or option: before any work
         return args.model, lambda: zoo.get(args.model, **options)
     if args.file:
         return Path(args.file).stem, lambda: _from_file(args.file)
@@ -179,8 +180,26 @@ def _derive(system: LagrangianSystem, progress: _Progress) -> float:
 
 # ---------------------------------------------------------------------- printing
 def _dotted(name: str, dots: int) -> sp.Symbol:
-    base, digits = re.fullmatch(r"(.*?)(\d*)", name).groups()  # type: ignore[union-attr]
-    return sp.Symbol(base + ("", "dot", "ddot")[dots] + digits)
+    """The symbol of coordinate ``name``'s ``dots``-th rate, marked on the whole name.
+
+    A name printed as one letter (``x``, ``theta``, ``q1``) takes dots over it (ẋ, θ̈, q̇₁);
+    a longer one takes primes after it (``th'``, ``lc''₂``): a combining dot would sit on
+    its last letter only (``tḣ``) and read as a different symbol.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> from lagdyn.cli.commands import _dotted
+    >>> [sp.pretty(_dotted(n, 2), use_unicode=True) for n in ("th", "theta_1", "q2")]
+    ["th''", 'θ̈₁', 'q̈₂']
+    """
+    base, digits = re.fullmatch(r"(.*?)_?(\d*)", name).groups()  # type: ignore[union-attr]
+    if dots == 0:
+        return sp.Symbol(name)
+    index = f"_{digits}" if digits else ""
+    if base and len(sp.pretty(sp.Symbol(base), use_unicode=True)) == 1:
+        return sp.Symbol(base + ("", "dot", "ddot")[dots] + index)
+    return sp.Symbol((base or name) + "'" * dots + (index if base else ""))
 
 
 def readable(expr: Any, system: LagrangianSystem, *, unicode_names: bool = False) -> Any:
@@ -593,8 +612,7 @@ def _cmd_export(args: argparse.Namespace, out: TextIO) -> int:
     if not name.isidentifier():
         raise _UsageError(f"--name {name!r} is not an identifier")
     params = system.defaults if args.bind_defaults else None
-    if not args.output.strip():
-        raise _UsageError("--out: empty directory name")
+    check_output("--out", args.output, directory=True)
     files = code.generate(system, args.target, name=name, params=params)
     paths = write_files_atomically(args.output, files, force=args.force)
     for p in paths:
@@ -606,8 +624,7 @@ def _cmd_lab(args: argparse.Namespace, out: TextIO) -> int:
     import lagdyn.lab as lab
 
     label, factory = _model(args)
-    if not args.output.strip():
-        raise _UsageError("--out: empty file name")
+    check_output("--out", args.output)
     path = Path(args.output)
     if path.exists() and not args.force:  # refuse before the (slow) derivation
         raise LagdynError(f"{path} exists; pass --force to overwrite it")

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
-__all__ = ["MAX_INT_OPTION", "UsageError", "parse_options"]
+__all__ = ["MAX_INT_OPTION", "UsageError", "check_output", "make_parents", "parse_options"]
 
 #: Integer model options above this are refused (``-o n=100000`` would hang the derivation).
 MAX_INT_OPTION = 200
@@ -65,3 +66,53 @@ def parse_options(items: Sequence[str]) -> dict[str, Any]:
         else:
             out[key] = value
     return out
+
+
+def check_output(flag: str, path: str | None, *, directory: bool = False) -> None:
+    """Check an output path of the CLI before any work: the one rule for every command.
+
+    Missing parent directories are created when the file is written (:func:`make_parents`),
+    as ``lagdyn export --out DIR`` creates ``DIR``; refused here, before anything is
+    derived or simulated, are an empty name and a path through an existing file (or, for
+    a file, an existing directory in its place).
+
+    Raises
+    ------
+    UsageError
+
+    Examples
+    --------
+    >>> from lagdyn.cli.options import check_output
+    >>> check_output("--gif", "new/dir/a.gif")
+    >>> check_output("--gif", " ")
+    Traceback (most recent call last):
+    ...
+    lagdyn.cli.options.UsageError: --gif: empty file name
+    """
+    if path is None:
+        return
+    if not str(path).strip():
+        raise UsageError(f"{flag}: empty {'directory' if directory else 'file'} name")
+    target = Path(path)
+    if not directory and target.is_dir():
+        raise UsageError(f"{flag} {path}: is a directory, expected a file name")
+    for parent in (target, *target.parents) if directory else target.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise UsageError(f"{flag} {path}: {str(parent)!r} exists and is not a directory")
+            return
+
+
+def make_parents(path: str | Path) -> None:
+    """Create the missing parent directories of the output file ``path``.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from lagdyn.cli.options import make_parents
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> make_parents(d / "a" / "b" / "x.gif")
+    >>> (d / "a" / "b").is_dir()
+    True
+    """
+    Path(path).parent.mkdir(parents=True, exist_ok=True)

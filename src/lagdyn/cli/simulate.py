@@ -16,11 +16,10 @@ initial state: x = 1, theta = 2 (at rest)
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import LagdynError
-from .options import parse_options
+from .options import check_output, make_parents, parse_options
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -76,16 +75,6 @@ def default_state(system: Any) -> np.ndarray:
         is_angle = occurs and not any(_outside_trig(e, qi) for e in exprs)
         q0.append(float(next(angles)) if is_angle else 1.0)
     return np.concatenate([q0, np.zeros(n)])
-
-
-def _check_output(flag: str, path: str | None) -> None:
-    if path is None:
-        return
-    if not path.strip():
-        raise LagdynError(f"{flag}: empty file name")
-    parent = Path(path).parent
-    if not parent.is_dir():
-        raise LagdynError(f"{flag} {path}: the directory {str(parent)!r} does not exist")
 
 
 def add_cli_arguments(parser: Any, *, model_arguments: bool = True) -> None:
@@ -171,7 +160,8 @@ def simulate_cli(
     ------
     LagdynError
         Bad ``--x0``, ``--set`` or ``--option`` values, unknown models or parameters, an
-        animation of a model without drawing geometry, an output into a missing directory.
+        animation of a model without drawing geometry, an output path through an existing
+        file (missing directories are created).
 
     Examples
     --------
@@ -208,7 +198,7 @@ def simulate_cli(
         except ValueError as exc:
             raise LagdynError(f"bad --set {item!r}: {value!r} is not a number") from exc
     for flag in ("gif", "mp4", "png", "csv"):  # fail before simulating
-        _check_output(f"--{flag}", getattr(args, flag, None))
+        check_output(f"--{flag}", getattr(args, flag, None))
     if args.x0 is None:
         x0 = default_state(system)
     else:
@@ -236,6 +226,9 @@ def simulate_cli(
     rest = " (at rest)" if not np.any(x0[n:]) else ""
     print(f"initial state: {start}{rest}", file=stream)
     print(res.report().lines(), file=stream)
+    for path in (args.csv, args.png, args.gif, args.mp4):
+        if path:
+            make_parents(path)  # the CLI's one rule: missing directories are created
     if args.csv:
         res.to_csv(args.csv)
         print(f"wrote {args.csv}", file=stream)

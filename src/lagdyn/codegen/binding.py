@@ -158,7 +158,7 @@ class Binding:
         if params is None or (isinstance(params, Mapping) and not params):
             if nf:
                 raise UnboundParameterError(
-                    free, where="pass params= per call or bind them in lambdify"
+                    free, advice="pass params= per call or bind them in lambdify"
                 )
             return xp.zeros((0,))
         if isinstance(params, Mapping):
@@ -182,7 +182,7 @@ class Binding:
                 raise LagdynError("params: " + "; ".join(msg))
             missing = [free[i] for i in range(nf) if i not in given]
             if missing:
-                raise UnboundParameterError(missing, where="params= per call")
+                raise UnboundParameterError(missing, advice="add them to this call's params=")
             cols = [_column(xp, f"params[{free[i].name}]", given[i]) for i in range(nf)]
             try:
                 cols = list(xp.broadcast_arrays(*cols))

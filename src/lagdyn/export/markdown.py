@@ -1,10 +1,11 @@
-r"""Markdown or HTML of a system's equations, with KaTeX/MathJax-compatible math.
+r"""Markdown or HTML of a system's equations: KaTeX/MathJax-compatible math, or MathML.
 
 The same pieces as :func:`lagdyn.export.latex` (printed by the same printer):
-display math in ``$$ … $$`` blocks under ``###`` headings for notebooks and docs,
-or a self-contained HTML page that renders with KaTeX's auto-render extension.
-Only environments KaTeX supports are used (``bmatrix``, ``aligned``, ``\dot``,
-``\ddot``, ``\left( … \right)``).
+display math in ``$$ … $$`` blocks under ``###`` headings for notebooks and docs
+(only environments KaTeX supports are used: ``bmatrix``, ``aligned``, ``\dot``,
+``\ddot``, ``\left( … \right)``), or a self-contained HTML page whose math is
+presentation MathML translated from that LaTeX (:mod:`lagdyn.export.mathml`): the page
+loads no script, style sheet or font, so it renders offline in every current browser.
 
 Examples
 --------
@@ -29,10 +30,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from .latex import DEFAULT_WHAT, Item, TrigStyle, build_document
+from .mathml import inline_math, tex_to_mathml
 
 __all__ = ["markdown"]
 
-_KATEX = "https://cdn.jsdelivr.net/npm/katex@0.16.11/dist"
+#: Styles of the HTML page: system fonts only, nothing loaded.
+_STYLE = """body { font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto;
+  padding: 0 1rem; line-height: 1.5; }
+math[display="block"] { margin: 0.5rem 0 1rem; overflow-x: auto; }
+math { font-family: "STIX Two Math", "Cambria Math", "Latin Modern Math", math; }"""
 
 
 def markdown(
@@ -54,8 +60,8 @@ def markdown(
     title : str
         The top heading.
     html : bool
-        A complete HTML page whose math KaTeX renders (loaded from a CDN), instead of
-        Markdown with ``$$`` blocks.
+        A complete, self-contained HTML page with the math as MathML (no network access:
+        nothing is loaded from anywhere), instead of Markdown with ``$$`` blocks.
 
     Returns
     -------
@@ -70,7 +76,7 @@ def markdown(
     --------
     >>> import lagdyn as ld
     >>> page = markdown(ld.zoo.double_pendulum(), html=True)
-    >>> page.startswith("<!DOCTYPE html>") and "katex" in page
+    >>> page.startswith("<!DOCTYPE html>") and "<math" in page and "https://" not in page
     True
     """
     doc = build_document(system, what=what, group_parameters=group_parameters, trig=trig)
@@ -84,16 +90,12 @@ def markdown(
             parts.append(f"### {b.title}\n\n$$\n{b.tex}\n$$\n")
         return "\n".join(parts)
     esc = _html.escape
-    body = [f"<h2>{esc(title)}</h2>", f"<p>{esc(intro)}</p>"]
-    body += [f"<p>Notation: {esc(note)}.</p>" for note in doc.notes]
+    body = [f"<h2>{esc(title)}</h2>", f"<p>{inline_math(intro)}</p>"]
+    body += [f"<p>Notation: {inline_math(note)}.</p>" for note in doc.notes]
     for b in doc.blocks:
-        body.append(f"<h3>{esc(b.title)}</h3>\n<div>$$\n{esc(b.tex)}\n$$</div>")
+        body.append(f"<h3>{esc(b.title)}</h3>\n{tex_to_mathml(b.tex)}")
     return (
-        '<!DOCTYPE html>\n<html>\n<head>\n<meta charset="utf-8">\n'
-        f"<title>{esc(title)}</title>\n"
-        f'<link rel="stylesheet" href="{_KATEX}/katex.min.css">\n'
-        f'<script defer src="{_KATEX}/katex.min.js"></script>\n'
-        f'<script defer src="{_KATEX}/contrib/auto-render.min.js" '
-        'onload="renderMathInElement(document.body)"></script>\n'
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f"<title>{esc(title)}</title>\n<style>\n{_STYLE}\n</style>\n"
         "</head>\n<body>\n" + "\n".join(body) + "\n</body>\n</html>\n"
     )

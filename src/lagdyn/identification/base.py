@@ -120,6 +120,52 @@ class BaseParameters:
             lines.append("  not identifiable (no effect on τ): " + ", ".join(map(str, unid)))
         return "\n".join(lines)
 
+    def base_values(self, standard: Any) -> np.ndarray:
+        """π_b from values of the standard parameters, in the order of :attr:`base`.
+
+        Parameters
+        ----------
+        standard : mapping of parameter (or name) to float, or array_like (p,)
+            A mapping of the system's symbols (as its ``defaults``) evaluates each base
+            parameter in it; an array holds the values of :attr:`params` (then K must be
+            free of known parameters).
+
+        Returns
+        -------
+        ndarray, shape (rank,)
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> cp = ld.zoo.cart_pole()
+        >>> mc, mp, l, Ip = ld.parameters("mc mp l Ip")
+        >>> bp = ld.identification.base_parameters(cp, [mc, mp, l * mp, l**2 * mp, Ip])
+        >>> bp.base
+        (mc + mp, l*mp, Ip + l**2*mp)
+        >>> bp.base_values(cp.defaults).round(12).tolist()
+        [1.1, 0.05, 0.033333333333]
+        """
+        if isinstance(standard, Mapping):
+            by_name = _values_by_name(standard)
+            missing = sorted(
+                {s.name for b in self.base for s in b.free_symbols if s.name not in by_name}
+            )
+            if missing:
+                raise LagdynError(f"no values for the parameters {', '.join(missing)}")
+            return np.array(
+                [float(b.xreplace({s: by_name[s.name] for s in b.free_symbols})) for b in self.base]
+            )
+        known = sorted({s.name for s in self.K.free_symbols})
+        if known:
+            raise LagdynError(
+                f"K depends on the known parameters {', '.join(known)}: pass a mapping of "
+                "every parameter's value instead of an array"
+            )
+        pi = _standard_array(standard, len(self.params))
+        K = np.array(self.K.tolist(), dtype=float).reshape(self.rank, len(self.dependent))
+        dep = list(self.dependent)
+        return np.asarray(pi[list(self.independent)] + (K @ pi[dep] if dep else 0.0))
+
     def function(
         self, values: Mapping[Any, float] | None = None, **options: Any
     ) -> RegressorFunction | BaseColumns:
@@ -290,6 +336,17 @@ def base_parameters_text(system: LagrangianSystem, params: Any = None) -> str:
     return f"standard parameters: {', '.join(map(str, bp.params))}\n" + bp.text()
 
 
+def _values_by_name(standard: Mapping[Any, Any]) -> dict[str, Any]:
+    return {k if isinstance(k, str) else getattr(k, "name", str(k)): v for k, v in standard.items()}
+
+
+def _standard_array(standard: Any, p: int) -> np.ndarray:
+    pi = np.asarray(standard, dtype=float)
+    if pi.shape != (p,):
+        raise ShapeError(f"standard must have shape ({p},), got {pi.shape}")
+    return pi
+
+
 # ---------------------------------------------------------------------------- numeric
 @dataclass(frozen=True)
 class NumericBaseParameters:
@@ -300,7 +357,11 @@ class NumericBaseParameters:
     params : tuple of sympy.Expr
     rank : int
     independent, dependent : tuple of int
-        Column indices, in QR pivot order for ``independent``.
+        Column indices, ascending. ``independent`` prefers earlier parameters, as
+        :func:`base_parameters` does: column j is independent when it is not (within
+        ``tol``) a combination of the independent columns before it, so both functions
+        choose the same columns, in the same order, and :meth:`base` lists the base
+        parameters in the order of :attr:`BaseParameters.base`.
     K : ndarray, shape (rank, p − rank)
         ``Y[:, dependent] ≈ Y[:, independent] K``.
     diagonal : ndarray, shape (p,)
@@ -349,13 +410,12 @@ class NumericBaseParameters:
         >>> params = [mc, mp, l * mp, l**2 * mp, Ip]
         >>> nb = ld.identification.numeric_base_parameters(cp, params, cp.defaults)
         >>> nb.base()
-        (l*mp, 1.0*mc + mp, 1.0*Ip + l**2*mp)
-        >>> nb.base_values(cp.defaults).round(12).tolist()   # l mp, mc + mp, Ip + l² mp
-        [0.05, 1.1, 0.033333333333]
+        (mc + 1.0*mp, l*mp, 1.0*Ip + l**2*mp)
+        >>> nb.base_values(cp.defaults).round(12).tolist()   # mc + mp, l mp, Ip + l² mp
+        [1.1, 0.05, 0.033333333333]
         """
         if isinstance(standard, Mapping):
-            vals = {(sp.Symbol(k) if isinstance(k, str) else k): v for k, v in standard.items()}
-            by_name = {getattr(k, "name", str(k)): v for k, v in vals.items()}
+            by_name = _values_by_name(standard)
             pi = np.array(
                 [
                     float(p.xreplace({s: by_name[s.name] for s in p.free_symbols}))
@@ -368,9 +428,7 @@ class NumericBaseParameters:
                 missing = [str(p) for p, v in zip(self.params, pi) if np.isnan(v)]
                 raise LagdynError(f"no values for the standard parameters {', '.join(missing)}")
         else:
-            pi = np.asarray(standard, dtype=float)
-            if pi.shape != (len(self.params),):
-                raise ShapeError(f"standard must have shape ({len(self.params)},), got {pi.shape}")
+            pi = _standard_array(standard, len(self.params))
         dep = list(self.dependent)
         return np.asarray(pi[list(self.independent)] + (self.K @ pi[dep] if dep else 0.0))
 
@@ -433,7 +491,7 @@ class BaseColumns:
     >>> dp = ld.zoo.double_pendulum()
     >>> Yb = ld.identification.numeric_base_parameters(dp, ["m1", "m2"], dp.defaults).function()
     >>> Yb.params, Yb(np.zeros((4, 2)), np.zeros((4, 2)), np.ones((4, 2))).shape
-    ((m2, m1), (4, 2, 2))
+    ((m1, m2), (4, 2, 2))
     """
 
     def __init__(self, full: Any, columns: tuple[int, ...], params: tuple[sp.Expr, ...]) -> None:
@@ -564,12 +622,10 @@ def numeric_base_parameters(
     d = np.abs(np.diag(R))
     ref = d[0] if d.size and d[0] > 0 else 1.0
     rank = int(np.sum(d > tol * ref))
-    indep = tuple(int(j) for j in perm[:rank])
-    dep = tuple(int(j) for j in perm[rank:])
+    indep = _earliest_independent(Ws, rank, tol, sorted(int(j) for j in perm[:rank]))
+    dep = tuple(j for j in range(p) if j not in indep)
     if rank:
-        R11 = R[:rank, :rank]
-        R12 = R[:rank, rank:]
-        Ks = np.linalg.solve(R11, R12)
+        Ks = np.linalg.lstsq(Ws[:, list(indep)], Ws[:, list(dep)], rcond=None)[0]
         s_ind = np.where(zero, 1.0, scale)[list(indep)]
         s_dep = np.where(zero, 1.0, scale)[list(dep)] if dep else np.ones(0)
         K = Ks * s_dep[None, :] / s_ind[:, None]
@@ -580,3 +636,19 @@ def numeric_base_parameters(
     full = np.zeros(p)
     full[: d.size] = d / ref
     return NumericBaseParameters(pr, rank, indep, dep, K, full, system, Yf)
+
+
+def _earliest_independent(
+    Ws: np.ndarray, rank: int, tol: float, fallback: list[int]
+) -> tuple[int, ...]:
+    """The first ``rank`` columns of ``Ws`` (unit-norm columns) that are independent, left
+    to right, as the exact reduction's pivots are; the QR pivots (sorted) if the greedy
+    choice does not reach the rank."""
+    chosen: list[int] = []
+    for j in range(Ws.shape[1]):
+        if len(chosen) == rank:
+            break
+        s = np.linalg.svd(Ws[:, [*chosen, j]], compute_uv=False)
+        if s[0] > 0 and s[-1] > tol * s[0]:
+            chosen.append(j)
+    return tuple(chosen if len(chosen) == rank else fallback)

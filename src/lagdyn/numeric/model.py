@@ -268,7 +268,9 @@ class _KernelModel:
             )
         nf = len(self.free_parameters)
         if nf and params is None:
-            raise UnboundParameterError(self.free_parameters, where="pass params= per call")
+            raise UnboundParameterError(
+                self.free_parameters, advice="pass params= per call or bind them in lambdify"
+            )
         parts: list[tuple[str, Any, int]] = [(na, q, n)]
         if qd is not None:
             parts.append((nb, qd, n))

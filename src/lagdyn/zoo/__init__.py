@@ -17,6 +17,8 @@ True
 
 from __future__ import annotations
 
+import difflib
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -33,6 +35,7 @@ from .underactuated import acrobot, cart_pole, furuta_pendulum
 __all__ = [
     "acrobot",
     "cart_pole",
+    "check_options",
     "double_pendulum",
     "elastic_pendulum",
     "furuta_pendulum",
@@ -40,6 +43,7 @@ __all__ = [
     "mechanisms",
     "n_link_pendulum",
     "names",
+    "options",
     "planar_arm",
     "register",
     "spherical_pendulum",
@@ -89,29 +93,106 @@ def summary(name: str) -> str:
     return _entry(name)[2]
 
 
+def options(name: str) -> dict[str, Any] | None:
+    """The options of model ``name`` and their defaults, read from its factory's signature.
+
+    ``None`` when the factory takes arbitrary keyword arguments (nothing can be checked).
+
+    Raises
+    ------
+    LagdynError
+        For an unknown name (with "did you mean" when a known name is close).
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> ld.zoo.options("n_link_pendulum")
+    {'n': 3, 'coordinates': 'absolute'}
+    >>> ld.zoo.options("acrobot")
+    {}
+    """
+    factory, registered, _ = _entry(name)
+    found: dict[str, Any] = {}
+    for p in inspect.signature(factory).parameters.values():
+        if p.kind is p.VAR_KEYWORD:
+            return None
+        if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+            default = registered.get(p.name, p.default)
+            found[p.name] = None if default is p.empty else default
+    return found
+
+
+def check_options(name: str, given: dict[str, Any]) -> None:
+    """Refuse options that model ``name`` does not take, listing the ones it does.
+
+    Raises
+    ------
+    LagdynError
+        An unknown model name or option (with "did you mean" when a valid one is close).
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> ld.zoo.check_options("n_link_pendulum", {"N": 4})
+    Traceback (most recent call last):
+    ...
+    lagdyn.errors.LagdynError: n_link_pendulum has no option 'N' (did you mean 'n'?); its \
+options: n (default 3), coordinates (default 'absolute')
+    """
+    valid = options(name)
+    if valid is None:
+        return
+    unknown = [k for k in given if k not in valid]
+    if not unknown:
+        return
+    listed = ", ".join(f"{k} (default {v!r})" for k, v in valid.items())
+    hints = [_did_you_mean(k, valid) for k in unknown]
+    what = ", ".join(f"{k!r}{hint}" for k, hint in zip(unknown, hints))
+    plural = "s" if len(unknown) > 1 else ""
+    text = f"its options: {listed}" if valid else "it takes no options"
+    raise LagdynError(f"{name} has no option{plural} {what}; {text}")
+
+
 def get(name: str, **options: Any) -> LagrangianSystem:
     """Build the registered model ``name``; ``options`` override the registered ones.
 
     Raises
     ------
     LagdynError
-        For an unknown name (the message lists the known ones).
+        For an unknown name (the message lists the known ones, with "did you mean" when
+        one is close) or an option the model's factory does not take (the message lists
+        the model's options and their defaults).
 
     Examples
     --------
     >>> import lagdyn as ld
     >>> ld.zoo.get("double_pendulum", coordinates="relative").q
     (u1(t), u2(t))
+    >>> ld.zoo.get("doble_pendulum")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    lagdyn.errors.LagdynError: unknown model 'doble_pendulum' (did you mean 'double_pendulum' ...
     """
     factory, registered, _ = _entry(name)
+    check_options(name, options)
     return factory(**{**registered, **options})
+
+
+def _did_you_mean(word: str, choices: Any) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=2, cutoff=0.6)
+    if not close and word.lower() in {c.lower() for c in choices}:
+        close = [c for c in choices if c.lower() == word.lower()]
+    return f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
 
 
 def _entry(name: str) -> tuple[Callable[..., LagrangianSystem], dict[str, Any], str]:
     try:
         return _REGISTRY[name]
-    except KeyError:
-        raise LagdynError(f"unknown model {name!r}; known models: {', '.join(names())}") from None
+    except (KeyError, TypeError):
+        hint = _did_you_mean(name, names()) if isinstance(name, str) else ""
+        raise LagdynError(
+            f"unknown model {name!r}{hint}; known models: {', '.join(names())}"
+        ) from None
 
 
 register(
