@@ -162,14 +162,14 @@ def test_all_items_and_errors() -> None:
         latex(dp, trig="tiny")  # type: ignore[arg-type]
 
 
-def test_forces_appear_on_the_right_side() -> None:
+def test_forces_appear_with_the_torques() -> None:
     (x,) = ld.coordinates("x")
     c, m = sp.symbols("c m", positive=True)
     sys = ld.LagrangianSystem.from_energies(
         m * x.diff(ld.t) ** 2 / 2, 0, [x], forces=[-c * x.diff(ld.t)]
     )
     text = latex(sys, what=("equations", "christoffel"))
-    assert r"m \ddot{x} &= \tau_{1} - c \dot{x}" in text
+    assert r"\tau_{1} - c \dot{x} &= m \ddot{x}" in text
     assert r"\Gamma_{ijk} = 0" in text
 
 
@@ -207,5 +207,4 @@ def test_markdown_and_html() -> None:
     assert "### Mass matrix" in md and md.count("$$") == 2 * 5
     assert "Notation:" in md
     page = markdown(arm, html=True, title="Arm <2>")
-    assert "<title>Arm &lt;2&gt;</title>" in page and "renderMathInElement" in page
-    assert r"\begin{bmatrix}" in page
+    assert "<title>Arm &lt;2&gt;</title>" in page and "<math" in page

@@ -146,6 +146,13 @@ def _build_parser() -> argparse.ArgumentParser:
     derive.add_argument("--group-parameters", action="store_true", help="name constant groups")
     derive.add_argument("--trig", choices=("full", "short"), default="full")
     derive.add_argument("--standalone", action="store_true", help="a complete .tex document")
+    derive.add_argument(
+        "--symbol",
+        action="append",
+        default=[],
+        metavar="NAME=LATEX",
+        help=r"LaTeX for a parameter or coordinate (repeatable): --symbol 'lc2=\ell_{c_2}'",
+    )
 
     check = sub.add_parser("check", help="run every structure proof (exit 1 on failure)")
     _add_model_arguments(check)

@@ -402,6 +402,14 @@ def _cmd_derive(args: argparse.Namespace, out: TextIO) -> int:
         )
     if args.standalone and args.format != "latex":
         raise _UsageError("--standalone needs --latex")
+    if args.symbol and args.format != "latex":
+        raise _UsageError("--symbol needs --latex")
+    symbols: dict[str, str] = {}
+    for item in args.symbol:
+        name, eq, tex = item.partition("=")
+        if not eq or not name.strip() or not tex.strip():
+            raise _UsageError(f"--symbol takes NAME=LATEX (e.g. 'lc2=\\ell_{{c_2}}'), got {item!r}")
+        symbols[name.strip()] = tex.strip()
     progress = _Progress(_show_progress(args), label)
     t0 = time.perf_counter()
     try:
@@ -429,7 +437,7 @@ def _cmd_derive(args: argparse.Namespace, out: TextIO) -> int:
         if what:
             opts["what"] = what
         if args.format == "latex":
-            print(latex(view, standalone=args.standalone, **opts), file=out)
+            print(latex(view, standalone=args.standalone, symbols=symbols, **opts), file=out)
         else:
             print(markdown(view, html=args.format == "html", title=label, **opts), file=out)
         return 0
