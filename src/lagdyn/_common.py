@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import gc
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import sympy as sp
@@ -29,6 +29,7 @@ from .trig.convert import distinct_nodes
 
 __all__ = [
     "SystemLike",
+    "all_proved",
     "distinct_nodes",
     "numeric_rank",
     "reduce_pythagoras",
@@ -237,3 +238,21 @@ def reduce_pythagoras(expr: sp.Expr) -> sp.Expr:
         }
         e = sp.expand(e.xreplace(repl))
     return e
+
+
+def all_proved(verdicts: Iterable[bool | None]) -> bool | None:
+    """Three-valued conjunction of proofs: False if one is refuted, else None if one is
+    undecided, else True (an undecided proof is never reported as refuted).
+
+    Examples
+    --------
+    >>> all_proved([True, True]), all_proved([True, None]), all_proved([None, False])
+    (True, None, False)
+    """
+    result: bool | None = True
+    for v in verdicts:
+        if v is False:
+            return False
+        if v is None:
+            result = None
+    return result

@@ -405,7 +405,7 @@ def transform_force(Q: Sequence[Any], change: CoordinateChange) -> sp.ImmutableM
 
 def is_kinetic_energy_invariant(
     system: SystemLike, new_system: SystemLike, mapping: Mapping[sp.Expr, Any]
-) -> bool:
+) -> bool | None:
     """Exact proof that ``T(φ(u), A u̇) = T_u(u, u̇)`` identically.
 
     Examples
@@ -427,7 +427,7 @@ def is_power_invariant(
     new_system: SystemLike,
     mapping: Mapping[sp.Expr, Any],
     Q: Sequence[Any] | None = None,
-) -> bool:
+) -> bool | None:
     """Exact proof that ``Q·q̇ = Q_u·u̇`` with ``Q_u = AᵀQ`` (power is coordinate-free).
 
     ``Q`` defaults to ``system.forces``; ``Q_u`` is then ``new_system.forces``

@@ -779,7 +779,7 @@ def rayleigh_forces(R: Any, q: Sequence[sp.Expr]) -> sp.ImmutableMatrix:
     return sp.ImmutableMatrix([sp.expand(-sp.diff(Re, v)) for v in _rates(qv)])
 
 
-def is_power_consistent(point: Vector, force: Vector, q: Sequence[sp.Expr]) -> bool:
+def is_power_consistent(point: Vector, force: Vector, q: Sequence[sp.Expr]) -> bool | None:
     """Exact proof that ``f·ṗ = Q·q̇`` with ``Q = generalized_force(point, force, q)``.
 
     ``ṗ`` is computed independently, by differentiating ``point`` with respect to

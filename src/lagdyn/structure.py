@@ -84,7 +84,7 @@ def _plainify(exprs: Sequence[sp.Expr]) -> tuple[list[sp.Expr], list[sp.Symbol]]
     return out, qsyms
 
 
-def is_zero(expr: sp.Expr, q: Sequence[sp.Expr] | None = None) -> bool:
+def is_zero(expr: sp.Expr, q: Sequence[sp.Expr] | None = None) -> bool | None:
     """Decide exactly whether ``expr`` vanishes identically.
 
     Parameters
@@ -98,9 +98,10 @@ def is_zero(expr: sp.Expr, q: Sequence[sp.Expr] | None = None) -> bool:
 
     Returns
     -------
-    bool
-        True only with a proof. False when a random numeric point refutes it, or
-        (logged as a warning) when no method could decide.
+    bool or None
+        True only with a proof, False only with a counterexample (a point where the value,
+        evaluated to 17 correct digits, is clearly nonzero), None (logged as a warning)
+        when no method decides.
 
     Examples
     --------
@@ -121,22 +122,19 @@ def is_zero(expr: sp.Expr, q: Sequence[sp.Expr] | None = None) -> bool:
     return _decide(plain, qsyms)
 
 
-def _decide(exprs: sp.Expr | Sequence[sp.Expr], qsyms: Sequence[sp.Symbol]) -> bool:
+def _decide(exprs: sp.Expr | Sequence[sp.Expr], qsyms: Sequence[sp.Symbol]) -> bool | None:
     """One question to the zero-test ladder (:func:`lagdyn.trig.identities.decide_zero`):
-    every residual zero? Undecided answers False, logged."""
+    every residual zero? Undecided is None (logged), never False."""
     from .trig.identities import decide_zero
 
     verdict = decide_zero(exprs, list(qsyms))
     if verdict is None:
-        log.warning(
-            "lagdyn.structure: could not decide whether an expression is zero; answering False"
-        )
-        return False
+        log.warning("lagdyn.structure: could not decide whether an expression is zero: unknown")
     return verdict
 
 
 # ---------------------------------------------------------------------------- symmetry
-def is_symmetric(M: sp.MatrixBase) -> bool:
+def is_symmetric(M: sp.MatrixBase) -> bool | None:
     """Exact proof that the square matrix ``M`` equals its transpose.
 
     Raises
@@ -153,11 +151,13 @@ def is_symmetric(M: sp.MatrixBase) -> bool:
     M = _as_matrix(M, "M")
     if M.rows != M.cols:
         raise ShapeError(f"M must be square, got shape {M.shape}")
-    return all(
-        M[i, j] == M[j, i] or is_zero(M[i, j] - M[j, i])
-        for i in range(M.rows)
-        for j in range(i + 1, M.cols)
-    )
+    residuals = [
+        M[i, j] - M[j, i] for i in range(M.rows) for j in range(i + 1, M.cols) if M[i, j] != M[j, i]
+    ]
+    if not residuals:
+        return True
+    plain, qsyms = _plainify(residuals)
+    return _decide(plain, qsyms)
 
 
 def _as_matrix(M: Any, what: str) -> sp.ImmutableMatrix:
@@ -170,7 +170,7 @@ def _as_matrix(M: Any, what: str) -> sp.ImmutableMatrix:
 
 
 # ---------------------------------------------------------------------------- skew-symmetry
-def is_skew_symmetric(system: SystemLike, C: sp.MatrixBase | None = None) -> bool:
+def is_skew_symmetric(system: SystemLike, C: sp.MatrixBase | None = None) -> bool | None:
     r"""Exact proof that :math:`N = \dot M - 2C` is skew-symmetric.
 
     With ``C=None`` the system's own Christoffel C is checked (always skew, so this
@@ -222,7 +222,7 @@ def is_skew_symmetric(system: SystemLike, C: sp.MatrixBase | None = None) -> boo
 
 
 # ---------------------------------------------------------------------------- passivity
-def is_passive(system: SystemLike) -> bool:
+def is_passive(system: SystemLike) -> bool | None:
     r"""Exact proof of the energy balance :math:`dE/dt = \dot q^T(\tau + Q)` along motions.
 
     E is recomputed from the Lagrangian as :math:`E = \dot q^T \partial L/\partial\dot q - L`
@@ -348,8 +348,9 @@ def is_positive_definite(M: sp.MatrixBase, q: Iterable[sp.Expr] | None = None) -
     n = Mm.rows
     if Mm.shape != (n, n):
         raise ShapeError(f"M must be square, got shape {Mm.shape}")
-    if not is_symmetric(Mm):
-        return False
+    symmetric = is_symmetric(Mm)
+    if symmetric is not True:
+        return symmetric
     entries, qsyms = _plainify(list(Mm))
     Mp = sp.Matrix(n, n, entries)
     if _numeric_counterexample(Mp):
@@ -602,20 +603,35 @@ class StructureReport:
     True
     """
 
-    symmetric: bool
-    skew_symmetric: bool
-    passive: bool
+    symmetric: bool | None
+    skew_symmetric: bool | None
+    passive: bool | None
     positive_definite: bool | None
     seconds: dict[str, float] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
-        """True when every proof succeeded (positive definiteness may be unknown)."""
-        return (
-            self.symmetric
-            and self.skew_symmetric
-            and self.passive
-            and self.positive_definite is not False
+        """True when no proof was refuted (a property may be unknown: see :attr:`proved`)."""
+        return False not in (
+            self.symmetric,
+            self.skew_symmetric,
+            self.passive,
+            self.positive_definite,
+        )
+
+    @property
+    def proved(self) -> bool:
+        """True when every property was proved.
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> ld.structure.check(ld.zoo.double_pendulum()).proved
+        True
+        """
+        return all(
+            v is True
+            for v in (self.symmetric, self.skew_symmetric, self.passive, self.positive_definite)
         )
 
     def lines(self) -> list[str]:

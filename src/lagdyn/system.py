@@ -127,6 +127,12 @@ def _check_dependencies(expr: sp.Expr, q: Sequence[sp.Expr], what: str, *, allow
         )
 
 
+def _unevaluated(expr: Any) -> bool:
+    """Whether a symengine result still holds a ``Derivative`` (symengine cannot
+    differentiate ``max``, ``min`` and a few others; sympy can, with real symbols)."""
+    return "Derivative" in str(expr)
+
+
 class LagrangianSystem:
     r"""A mechanical system given by its Lagrangian L(q, q̇), quadratic in q̇.
 
@@ -474,6 +480,9 @@ class LagrangianSystem:
             sv = [se.Symbol(v.name) for v in self._vs]
             grads = [Ls.diff(v) for v in sv]
             entries = {(i, j): grads[i].diff(sv[j]) for i in range(n) for j in range(i, n)}
+            if any(_unevaluated(e) for e in (*grads, *entries.values())):
+                Ls = None  # symengine left a derivative (max, min, ...): sympy differentiates
+        if Ls is not None:
             szero = {v: 0 for v in sv}
             names = {v.name for v in self._vs}
             for (i, j), e in entries.items():
@@ -493,10 +502,12 @@ class LagrangianSystem:
             return sp.ImmutableMatrix(n, 1, b), sp.sympify(V)
         else:  # objects symengine cannot hold: plain sympy differentiation
             Lp = _convert.to_plain(self._L, self._fwd)
-            zero_v = {v: 0 for v in self._vs}
-            grads_sp = [sp.diff(Lp, v) for v in self._vs]
+            zero_v = {v: sp.S.Zero for v in self._vs}
+            grads_sp = [sp.sympify(sp.diff(Lp, v)) for v in self._vs]
             m_plain = {
-                (i, j): sp.diff(grads_sp[i], self._vs[j]) for i in range(n) for j in range(i, n)
+                (i, j): sp.sympify(sp.diff(grads_sp[i], self._vs[j]))
+                for i in range(n)
+                for j in range(i, n)
             }
             for (i, j), e in m_plain.items():
                 bad = sorted(x.name for x in e.free_symbols & vset)
@@ -893,7 +904,7 @@ class LagrangianSystem:
 
     # ------------------------------------------------------------------ delegates
     @without_gc
-    def is_skew_symmetric(self, C: sp.MatrixBase | None = None) -> bool:
+    def is_skew_symmetric(self, C: sp.MatrixBase | None = None) -> bool | None:
         """Exact proof that Ṁ − 2C is skew (see :func:`lagdyn.structure.is_skew_symmetric`).
 
         Examples
@@ -919,7 +930,7 @@ class LagrangianSystem:
 
         return positive_definite(self)
 
-    def is_passive(self) -> bool:
+    def is_passive(self) -> bool | None:
         """Exact proof of dE/dt = q̇ᵀ(τ + Q) along the equations (see :mod:`lagdyn.structure`).
 
         Examples

@@ -32,6 +32,7 @@ import mpmath
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
+from ._common import all_proved
 from ._common import numeric_rank as _numeric_rank
 from ._common import reduce_pythagoras as _reduce_pythagoras
 from ._common import validate_coordinates as _validate_coordinates
@@ -216,7 +217,7 @@ class ConstraintTangent:
         """``constraint_jacobian(z(q)) · map_jacobian(q)``, shape (m, n) (zero only after proof)."""
         return _expand_matrix(self.constraint_jacobian.xreplace(self._on_map) * self.map_jacobian)
 
-    def proves_cj_zero(self) -> bool:
+    def proves_cj_zero(self) -> bool | None:
         """Exact proof that ``(∂h/∂z)(z(q)) ∂z/∂q = 0`` identically (h(z(q)) = 0 differentiated).
 
         Examples
@@ -229,11 +230,11 @@ class ConstraintTangent:
         ...                            (x, y), [th]).proves_cj_zero()
         True
         """
-        return all(is_zero(e) for e in self.CJ)
+        return all_proved(is_zero(e) for e in self.CJ)
 
-    def residuals_on_map(self) -> bool:
+    def residuals_on_map(self) -> bool | None:
         """Exact proof that ``h(z(q)) = 0`` identically (the map satisfies the constraints)."""
-        return all(is_zero(e.xreplace(self._on_map)) for e in self.h)
+        return all_proved(is_zero(e.xreplace(self._on_map)) for e in self.h)
 
     def _state(self, q_values: Sequence[Any], params: Mapping[sp.Symbol, Any] | None) -> dict:
         if len(q_values) != len(self.q):

@@ -134,6 +134,8 @@ class SymbolTable:
             out = sp.Pow(self.to_sympy(expr.args[0]), self.to_sympy(expr.args[1]))
         else:  # functions and other objects: sympy's converter, then restore names
             out = sp.sympify(expr)
+            if out.has(sp.Derivative):
+                out = self._derivatives_as_real(out)
             repl = {
                 s: self._by_name[s.name]
                 for s in out.free_symbols
@@ -142,6 +144,24 @@ class SymbolTable:
             out = out.xreplace(repl) if repl else out
         self._memo[expr] = out
         return out
+
+    def _derivatives_as_real(self, out: sp.Expr) -> sp.Expr:
+        """Evaluate the derivatives symengine left unevaluated (``Derivative(abs(x), x)``)
+        with the table's own symbols, and with *real* symbols for names that stand for
+        coordinates, rates or time (``_ldq0`` → q(t)) or that the table does not know:
+        coordinates are real, so ∂|x|/∂x = sign(x), never the complex
+        ``(re(x) ∂re(x)/∂x + im(x) ∂im(x)/∂x) sign(x)/x``.
+        """
+        repl: dict[sp.Basic, sp.Basic] = {}
+        for sym in out.free_symbols:
+            target = self._by_name.get(sym.name)
+            repl[sym] = target if isinstance(target, sp.Symbol) else sp.Symbol(sym.name, real=True)
+        back = {
+            new: old
+            for old, new in repl.items()
+            if not isinstance(self._by_name.get(old.name), sp.Symbol)
+        }
+        return out.xreplace(repl).doit().xreplace(back)
 
 
 class NoKeyError(Exception):

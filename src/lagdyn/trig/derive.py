@@ -498,7 +498,12 @@ class FastDerivation:
         if isinstance(self._g_source, list):
             return sympy.ImmutableMatrix([self._enc.rebuild(p) for p in self._g_source])
         V = self._g_source
-        return sympy.ImmutableMatrix([sympy.diff(V, qk) for qk in self.q])
+        # coordinates are real: differentiate with real stand-ins, so ∂|q|/∂q = sign(q)
+        # (sympy differentiates Abs of a symbol of unknown sign through re and im)
+        real = [sympy.Dummy(f"q{k}", real=True) for k in range(len(self.q))]
+        Vr = V.xreplace(dict(zip(self.q, real)))
+        back = dict(zip(real, self.q))
+        return sympy.ImmutableMatrix([sympy.diff(Vr, r).xreplace(back) for r in real])
 
     @cached_property
     def h(self) -> sympy.ImmutableMatrix:
@@ -555,7 +560,7 @@ class FastDerivation:
             if g_polys is not None:
                 row += enc.rebuild(g_polys[i])
             else:
-                row += sympy.diff(self._g_source, self.q[i])
+                row += self.g[i]
             rows.append(row)
         return sympy.ImmutableMatrix(rows)
 
