@@ -102,8 +102,11 @@ def slot_symbols(program: Program, kernel: Kernel) -> list[tuple[str, tuple[sp.S
     ]
 
 
-def runtime_source(program: Program, key: str) -> str:
+def runtime_source(program: Program, key: str, *, single: bool = True) -> str:
     """The Python module of the numpy backend (unsealed; the cache seals it).
+
+    ``single=False`` leaves out the one-state functions ``<name>_1`` and ``<name>_a``
+    (:func:`batch_function` runs only ``<name>_batch``).
 
     Examples
     --------
@@ -131,24 +134,27 @@ def runtime_source(program: Program, key: str) -> str:
     chunks = []
     for name, k in program.kernels.items():
         slots = slot_symbols(program, k)
-        ins = ", ".join([*(str(s) for _, syms in slots for s in syms), "t"])
-        body = [f"    {s} = {sp_.doprint(e)}" for s, e in k.body]
-        # constant outputs print as floats, so one state never comes back as an int array
-        printed = [repr(float(e)) if sp.sympify(e).is_number else sp_.doprint(e) for e in k.outputs]
-        outs = ", ".join(printed)
-        funcs.append("\n".join([f"def {name}_1({ins}):", *body, f"    return ({outs},)"]))
-        if not k.shape:
-            ret = f"_f64({outs})"
-        elif len(k.shape) == 1:
-            ret = f"_array(({outs},))"
-        else:
-            cols = k.shape[1]
-            rows = ", ".join(
-                "(" + ", ".join(printed[r * cols : (r + 1) * cols]) + ",)"
-                for r in range(k.shape[0])
-            )
-            ret = f"_array(({rows},))"
-        funcs.append("\n".join([f"def {name}_a({ins}):", *body, f"    return {ret}"]))
+        if single:
+            ins = ", ".join([*(str(s) for _, syms in slots for s in syms), "t"])
+            body = [f"    {s} = {sp_.doprint(e)}" for s, e in k.body]
+            # constant outputs print as floats, so one state never comes back as an int array
+            printed = [
+                repr(float(e)) if sp.sympify(e).is_number else sp_.doprint(e) for e in k.outputs
+            ]
+            outs = ", ".join(printed)
+            funcs.append("\n".join([f"def {name}_1({ins}):", *body, f"    return ({outs},)"]))
+            if not k.shape:
+                ret = f"_f64({outs})"
+            elif len(k.shape) == 1:
+                ret = f"_array(({outs},))"
+            else:
+                cols = k.shape[1]
+                rows = ", ".join(
+                    "(" + ", ".join(printed[r * cols : (r + 1) * cols]) + ",)"
+                    for r in range(k.shape[0])
+                )
+                ret = f"_array(({rows},))"
+            funcs.append("\n".join([f"def {name}_a({ins}):", *body, f"    return {ret}"]))
         chunks.append(f"{name!r}: {CHUNK_SMALL if len(k.body) < CHUNK_LINES else CHUNK_LARGE}")
         # batch: inputs are (k, B) arrays (rows broadcastable), out is (*shape, B)
         used = k.used_symbols()
@@ -218,7 +224,8 @@ def batch_function(program: Program, name: str) -> Callable[..., Any]:
         )
     reads = [(slot, any(s in used for s in syms)) for slot, syms in slots]
     namespace: dict[str, Any] = {"__name__": f"lagdyn_kernel_{name}"}
-    code = compile(runtime_source(program, f"kernel-{name}"), f"<lagdyn kernel {name}>", "exec")
+    source = runtime_source(program, f"kernel-{name}", single=False)
+    code = compile(source, f"<lagdyn kernel {name}>", "exec")
     exec(code, namespace)
     batch = namespace[f"{name}_batch"]
     shape = tuple(kernel.shape)
