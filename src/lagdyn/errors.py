@@ -17,6 +17,7 @@ CoordinateError
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 __all__ = [
     "BackendUnavailableError",
@@ -108,7 +109,8 @@ def shape_text(value: object) -> str:
             try:
                 import numpy as np
 
-                shape = np.shape(value)
+                array_like: Any = value  # a nested sequence, or anything numpy measures
+                shape = np.shape(array_like)
             except (ImportError, ValueError):  # ragged: the outer length only
                 shape = (len(value),) if hasattr(value, "__len__") else ()
     return str(tuple(int(k) for k in shape))

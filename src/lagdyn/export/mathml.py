@@ -194,7 +194,8 @@ class _Parser:
         if self.peek() != "{":
             return self.take()
         self.take()
-        depth, out = 1, []
+        depth = 1
+        out: list[str] = []
         while self.pos < len(self.tokens):
             tok = self.tokens[self.pos]
             self.pos += 1
