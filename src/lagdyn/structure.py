@@ -344,20 +344,78 @@ def is_positive_definite(M: sp.MatrixBase, q: Iterable[sp.Expr] | None = None) -
     >>> ld.structure.is_positive_definite(sp.Matrix([[1, 2], [2, 1]]))
     False
     """
+    return _positive_definite_with_note(M)[0]
+
+
+def _positive_definite_with_note(M: sp.MatrixBase) -> tuple[bool | None, str]:
+    """:func:`is_positive_definite` and, when the answer depends on parameters of
+    undeclared sign, a note naming them and how to declare them."""
     Mm = _as_matrix(M, "M")
     n = Mm.rows
     if Mm.shape != (n, n):
         raise ShapeError(f"M must be square, got shape {Mm.shape}")
     symmetric = is_symmetric(Mm)
     if symmetric is not True:
-        return symmetric
+        return symmetric, ""
     entries, qsyms = _plainify(list(Mm))
     Mp = sp.Matrix(n, n, entries)
+    unsigned = _unsigned_parameters(Mp, qsyms)
+    if unsigned:
+        return _positive_definite_for_positive(Mp, qsyms, unsigned)
+    return _positive_definite_plain(Mp, qsyms), ""
+
+
+def _positive_definite_plain(Mp: sp.Matrix, qsyms: Sequence[sp.Symbol]) -> bool | None:
     if _numeric_counterexample(Mp):
         return False
-    if n > SYLVESTER_MAX_N:
+    if Mp.rows > SYLVESTER_MAX_N:
         return None
     return _nested_minors_positive(Mp, qsyms)
+
+
+def _unsigned_parameters(Mp: sp.Matrix, qsyms: Sequence[sp.Symbol]) -> list[sp.Symbol]:
+    """Parameters of M whose sign sympy does not know (``sp.symbols("m")``)."""
+    skip = set(qsyms)
+    syms = set().union(*(e.free_symbols for e in Mp)) - skip
+    return sorted(
+        (
+            s
+            for s in syms
+            if not s.name.startswith("_ld") and s.is_positive is None and s.is_negative is None
+        ),
+        key=str,
+    )
+
+
+def _positive_definite_for_positive(
+    Mp: sp.Matrix, qsyms: Sequence[sp.Symbol], unsigned: list[sp.Symbol]
+) -> tuple[bool | None, str]:
+    """M with parameters of unknown sign: decided for positive values of them.
+
+    A counterexample with every such parameter positive refutes (False). A proof for
+    positive values is not a proof for every value: the answer is None, with a note that
+    names the parameters whose negative values break positive definiteness and how to
+    declare them positive.
+    """
+    positive = {s: sp.Symbol(s.name, positive=True) for s in unsigned}
+    verdict = _positive_definite_plain(Mp.xreplace(positive), qsyms)
+    if verdict is not True:
+        return verdict, ""
+    deciding = [
+        s
+        for s in unsigned
+        if _numeric_counterexample(
+            Mp.xreplace({**positive, s: -positive[s]})  # s negative, the others positive
+        )
+    ] or unsigned
+    names = " ".join(s.name for s in deciding)
+    note = (
+        f"M is positive definite for positive {', '.join(s.name for s in deciding)}, but "
+        f"their sign is not declared; declare them positive (ld.parameters({names!r}) or "
+        f"sympy.symbols({names!r}, positive=True)) to prove it"
+    )
+    log.warning("lagdyn.structure: %s", note)
+    return None, note
 
 
 def positive_definite(system: SystemLike) -> bool | None:
@@ -382,10 +440,13 @@ def positive_definite(system: SystemLike) -> bool | None:
     >>> ld.structure.positive_definite(ld.zoo.get("n_link_pendulum", n=6))
     True
     """
-    verdict = _gram_positive_definite(system)
-    if verdict:
-        return True
-    return is_positive_definite(system.M, system.q)
+    return _system_positive_definite(system)[0]
+
+
+def _system_positive_definite(system: SystemLike) -> tuple[bool | None, str]:
+    if _gram_positive_definite(system):
+        return True, ""
+    return _positive_definite_with_note(system.M)
 
 
 def _gram_positive_definite(system: SystemLike) -> bool | None:
@@ -608,6 +669,7 @@ class StructureReport:
     passive: bool | None
     positive_definite: bool | None
     seconds: dict[str, float] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -675,5 +737,5 @@ def check(system: SystemLike) -> StructureReport:
     sym = timed("symmetric", lambda: is_symmetric(system.M))
     skew = timed("skew_symmetric", lambda: is_skew_symmetric(system))
     passive = timed("passive", lambda: is_passive(system))
-    pd = timed("positive_definite", lambda: positive_definite(system))
-    return StructureReport(sym, skew, passive, pd, seconds)
+    pd, note = timed("positive_definite", lambda: _system_positive_definite(system))
+    return StructureReport(sym, skew, passive, pd, seconds, (note,) if note else ())

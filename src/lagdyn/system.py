@@ -257,7 +257,58 @@ class LagrangianSystem:
         """
         T = _as_expr(T, "T")
         U = _as_expr(U, "U")
-        return cls(T - U, q, forces, defaults=defaults)
+        rates = {sp.diff(qi, t) for qi in _validate_coordinates(q)}
+        in_U = sorted(map(str, rates & U.atoms(sp.Derivative)))
+        if in_U:
+            raise NotQuadraticError(
+                f"U depends on the rates ({', '.join(in_U)}), but a potential energy depends "
+                "on q only: did you swap T and U? (from_energies(T, U, q))"
+            )
+        if T != 0 and not rates & T.atoms(sp.Derivative):
+            raise NotQuadraticError(
+                "T does not depend on the rates, but a kinetic energy does: did you swap T "
+                "and U? (from_energies(T, U, q))"
+            )
+        system = cls(T - U, q, forces, defaults=defaults)
+        state = system._indefinite_mass_state()
+        if state:
+            raise NotQuadraticError(
+                "T is not positive semidefinite in the rates (M(q) has a negative eigenvalue "
+                f"at {state}, parameters positive): did you swap T and U? "
+                "(from_energies(T, U, q))"
+            )
+        return system
+
+    def _indefinite_mass_state(self) -> str:
+        """A random state (parameters positive unless declared negative) where M has a
+        pivot negative beyond rounding, described as text; empty when none is found."""
+        import random
+
+        from .structure import _cholesky_pivots
+
+        rng = random.Random(11)
+        m_se = getattr(self, "_M_se", None)
+        n = self.n
+        for _ in range(3):
+            qv = {qs: rng.uniform(-3.0, 3.0) for qs in self._qs}
+            pv = {
+                p: -rng.uniform(0.5, 2.0) if p.is_negative else rng.uniform(0.5, 2.0)
+                for p in self.parameters
+            }
+            try:
+                if m_se is not None:
+                    sub = {se.Symbol(k.name): v for k, v in {**qv, **pv}.items()}
+                    val = {k: float(se.sympify(e).subs(sub)) for k, e in m_se.items()}
+                    rows = [[val[min(i, j), max(i, j)] for j in range(n)] for i in range(n)]
+                else:
+                    Mp = self._M_dyn.xreplace(self._fwd).xreplace({**qv, **pv})
+                    rows = [[float(Mp[i, j]) for j in range(n)] for i in range(n)]
+            except (TypeError, ValueError, RuntimeError):
+                return ""
+            if _cholesky_pivots(rows, 1e-9) is False:
+                where = ", ".join(f"{self._bwd[qs]} = {v:.3g}" for qs, v in qv.items())
+                return where
+        return ""
 
     @classmethod
     def from_mass_matrix(

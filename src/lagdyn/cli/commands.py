@@ -465,6 +465,8 @@ def _cmd_derive(args: argparse.Namespace, out: TextIO) -> int:
         print("\nstructure:", file=out)
         for line, secs in zip(report.lines(), report.seconds.values()):
             print(f"  {line}  ({secs * 1e3:.1f} ms)", file=out)
+        for note in report.notes:
+            print(f"  note: {note}", file=out)
         total += sum(report.seconds.values())
     print(
         f"\ntime: build {t_build * 1e3:.1f} ms, derive M C g {t_derive * 1e3:.1f} ms, "
@@ -475,6 +477,8 @@ def _cmd_derive(args: argparse.Namespace, out: TextIO) -> int:
         return 0
     line, status = _verdict(report)
     print(line, file=out)
+    for note in report.notes:
+        print(f"note: {note}", file=out)
     return status
 
 
@@ -577,6 +581,8 @@ def _cmd_check(args: argparse.Namespace, out: TextIO) -> int:
         print(f"  {line}  ({secs * 1e3:.1f} ms)", file=out)
     line, status = _verdict(report)
     print(line, file=out)
+    for note in report.notes:
+        print(f"note: {note}", file=out)
     return status
 
 
