@@ -19,7 +19,7 @@ import sympy as sp
 
 import lagdyn as ld
 from lagdyn.cli import opcounts
-from lagdyn.recursive.program import _floats
+from lagdyn.recursive.algebra import _floats
 from lagdyn.robot.system import closed_form_symengine
 
 
