@@ -1,7 +1,8 @@
 """Locating robot description files of the optional ``example-robot-data`` package.
 
 The package (extra ``robot``) installs its URDFs under
-``<site-packages>/cmeel.prefix/share/example-robot-data/robots``; nothing is downloaded.
+``<site-packages>/cmeel.prefix/share/example-robot-data/robots``, in ``<package>/urdf`` or
+``<package>/robots`` (iCub, Solo, Talos); nothing is downloaded.
 
 Examples
 --------
@@ -19,9 +20,12 @@ from ..errors import BackendUnavailableError, LagdynError
 
 __all__ = ["urdf_path"]
 
+_FOLDERS = ("urdf", "robots")
+
 
 def urdf_path(package: str, filename: str) -> Path:
-    """The path of ``robots/<package>/urdf/<filename>`` in example-robot-data.
+    """The path of ``robots/<package>/urdf/<filename>`` (or ``…/robots/<filename>``, where
+    example-robot-data keeps iCub, Solo and Talos) in example-robot-data.
 
     Raises
     ------
@@ -45,7 +49,11 @@ def urdf_path(package: str, filename: str) -> Path:
             "example-robot-data is not installed: pip install 'lagdyn[robot]'"
         ) from None
     root = Path(str(dist.locate_file("cmeel.prefix/share/example-robot-data/robots")))
-    path = root / package / "urdf" / filename
-    if not path.is_file():
-        raise LagdynError(f"{package}/urdf/{filename} is not in example-robot-data ({root})")
-    return path
+    for folder in _FOLDERS:
+        path = root / package / folder / filename
+        if path.is_file():
+            return path
+    raise LagdynError(
+        f"{package}/urdf/{filename} is not in example-robot-data ({root}; "
+        f"looked in {package}/{' and '.join(_FOLDERS)})"
+    )

@@ -20,6 +20,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
 import sympy as sp
 
 from ..errors import LagdynError, ShapeError
@@ -44,25 +45,57 @@ _Z = (0, 0, 1)
 def exact(x: Any) -> sp.Expr:
     """A number as an exact sympy number (a float by its decimal digits); expressions kept.
 
+    Python floats, numpy scalars (``np.float64``, ``np.float32``, ``np.int64``) and 0-d
+    arrays are read by their shortest decimal representation, so ``0.425`` and
+    ``np.float64(0.425)`` are both 17/40; NaN and infinities are refused.
+
     Examples
     --------
+    >>> import numpy as np
     >>> from lagdyn.robot import exact
-    >>> exact(0.425), exact("0.1")
-    (17/40, 1/10)
+    >>> exact(0.425), exact("0.1"), exact(np.float64(0.425)), exact(np.array(3))
+    (17/40, 1/10, 17/40, 3)
+    >>> exact(float("nan"))
+    Traceback (most recent call last):
+    ...
+    lagdyn.errors.LagdynError: not a finite number: nan
     """
+    if isinstance(x, np.ndarray):
+        if x.shape != ():
+            raise ShapeError(f"expected a number, got an array of shape {x.shape}")
+        x = x[()]
+    if isinstance(x, np.generic):
+        if isinstance(x, np.floating):
+            if not np.isfinite(x):
+                raise LagdynError(f"not a finite number: {x}")
+            return sp.Rational(str(x))  # numpy 2's repr is 'np.float64(…)'; str is the digits
+        if isinstance(x, (np.integer, np.bool_)):
+            return sp.Integer(int(x))
+        raise LagdynError(f"not a real number: {x!r}")
     if isinstance(x, str):
+        text = x.strip()
         try:
-            return sp.Rational(x.strip())
+            value = sp.Rational(text)
         except (TypeError, ValueError):
             raise LagdynError(f"not a number: {x!r}") from None
+        try:
+            finite = math.isfinite(float(text))
+        except ValueError:  # '1/3' is a rational a float cannot read
+            finite = True
+        if not finite:
+            raise LagdynError(f"not a finite number (outside the range of a double): {x!r}")
+        return value
     if isinstance(x, float):
         if not math.isfinite(x):
             raise LagdynError(f"not a finite number: {x!r}")
-        return sp.Rational(repr(x))
+        return sp.Rational(float.__repr__(x))
     try:
-        return sp.sympify(x, strict=True)
+        value = sp.sympify(x, strict=True)
     except (sp.SympifyError, TypeError) as exc:
         raise LagdynError(f"not a number or expression: {x!r}") from exc
+    if value.is_number and (value.has(sp.nan, sp.zoo, sp.oo, -sp.oo) or value.is_finite is False):
+        raise LagdynError(f"not a finite number: {x!r}")
+    return value
 
 
 def exact_angle(x: Any, tol: float = 1e-9) -> sp.Expr:
@@ -103,11 +136,17 @@ def _inertia_entry(
         if unknown:
             raise LagdynError(f"link {index}: unknown inertia keys {sorted(unknown)}")
         m = exact(spec.get("m", 0))
-        c = Mat([exact(x) for x in spec.get("com", (0, 0, 0))])
-        Ic = spec.get("I", (0, 0, 0, 0, 0, 0))
-        Ic = list(Ic) if not hasattr(Ic, "shape") else Ic
-        if hasattr(Ic, "shape") or (len(Ic) == 3 and isinstance(Ic[0], (list, tuple))):
-            Im = Mat(Ic).applyfunc(exact)
+        c = Mat([exact(x) for x in _entries(spec.get("com", (0, 0, 0)))])
+        Ic = _entries(spec.get("I", (0, 0, 0, 0, 0, 0)))
+        if isinstance(Ic, sp.MatrixBase):
+            Ic = Ic.tolist() if Ic.shape == (3, 3) else list(Ic)
+        elif not isinstance(Ic, (list, tuple)):
+            try:
+                Ic = list(Ic)
+            except TypeError:
+                raise ShapeError(f"link {index}: I must be 3 × 3, 6 or 3 numbers") from None
+        if len(Ic) == 3 and isinstance(Ic[0], (list, tuple)):
+            Im = _exact_matrix(Ic)
         elif len(Ic) == 6:  # Ixx Iyy Izz Ixy Iyz Ixz (Corke's order)
             xx, yy, zz, xy, yz, xz = (exact(v) for v in Ic)
             Im = Mat([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
@@ -136,6 +175,22 @@ def _inertia_entry(
         ):
             defaults[s] = float(value)
     return sym
+
+
+def _entries(value: Any) -> Any:
+    """Nested lists of a numpy array (its entries as numpy scalars, read exactly by
+    :func:`exact`, instead of the sympy Floats ``Matrix(array)`` would make)."""
+    if isinstance(value, np.ndarray):
+        return [_entries(v) for v in value] if value.ndim else value[()]
+    return value
+
+
+def _exact_matrix(value: Any) -> sp.ImmutableMatrix:
+    """A matrix (rows, a numpy array or a sympy matrix) with every entry read by :func:`exact`."""
+    value = _entries(value)
+    if isinstance(value, (list, tuple)) and all(isinstance(r, (list, tuple)) for r in value):
+        return Mat([[exact(v) for v in row] for row in value])
+    return Mat(value).applyfunc(exact)
 
 
 def _flat_inertia(I: Any) -> tuple[Any, ...]:
@@ -344,10 +399,12 @@ def from_screws(
     defaults: dict[sp.Symbol, float] = {}
     placements = []
     for k, Mi in enumerate(home):
+        Mi = _entries(Mi)
         if isinstance(Mi, (tuple, list)) and len(Mi) == 2:
-            R, p = Mat(Mi[0]).applyfunc(exact), Mat([exact(x) for x in Mi[1]])
+            R = _exact_matrix(Mi[0])
+            p = Mat([exact(x) for x in Mi[1]])
         else:
-            T = Mat(Mi)
+            T = _exact_matrix(Mi)
             if T.shape != (4, 4):
                 raise ShapeError(f"home placement {k + 1} must be 4 × 4 or (R, p)")
             R, p = Mat(T[:3, :3]).applyfunc(exact), Mat(T[:3, 3]).applyfunc(exact)

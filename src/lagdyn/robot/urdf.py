@@ -3,13 +3,18 @@
 Conventions (ROS REP 103 / the URDF spec): a joint's ``origin`` places the joint frame in
 the parent link's frame (``rpy`` is fixed-axis roll–pitch–yaw, R = Rz(y) Ry(p) Rx(r)); the
 child link's frame *is* the joint frame, moved by the joint (rotation about ``axis``, default
-``1 0 0``, or translation along it); a link's ``<inertial>`` gives the mass, the COM frame
-(origin) and the inertia about the COM in that frame. ``continuous`` joints are revolute;
-``fixed`` joints are merged (the child's inertia is added to the moving link it is welded to);
-``floating`` and ``planar`` joints, ``<mimic>`` and closed loops are rejected. Coordinates
-``q1 … qn`` follow the file's order of movable joints; q = 0 is the file's configuration.
+``1 0 0``, normalised if it is not a unit vector, as Pinocchio does; or translation along
+it); a link's ``<inertial>`` gives the mass, the COM frame (origin) and the inertia about the
+COM in that frame, and a link without one is massless (as in urdfdom and Pinocchio).
+``continuous`` joints are revolute; ``fixed`` joints are merged (the child's inertia is added
+to the moving link it is welded to); ``floating`` and ``planar`` joints, movable ``<mimic>``
+joints and closed loops are rejected. The root link is welded to the world (a warning says so
+when it carries mass). Coordinates ``q1 … qn`` follow Pinocchio's order of movable joints:
+depth-first from the root link, the child joints of a link in the order of their names,
+whatever order the file lists them in; q = 0 is the file's configuration.
 Decimals are read exactly (``0.425`` → 17/40) and angles within 1e-9 of a multiple of π/12
-snap to it (``1.57079632679`` → π/2), so closed forms stay exact.
+snap to it (``1.57079632679`` → π/2), so closed forms stay exact. The rules for bad input
+are in ``docs/guarantees.md`` ("URDF input").
 
 Examples
 --------
@@ -19,7 +24,7 @@ Examples
 ...   <joint name="j1" type="continuous"><parent link="base"/><child link="l1"/>
 ...     <axis xyz="0 0 1"/></joint>
 ...   <link name="l1"><inertial><mass value="2"/><origin xyz="1 0 0"/>
-...     <inertia ixx="0" ixy="0" ixz="0" iyy="0" iyz="0" izz="0.5"/></inertial></link>
+...     <inertia ixx="0.25" ixy="0" ixz="0" iyy="0.25" iyz="0" izz="0.5"/></inertial></link>
 ... </robot>'''
 >>> arm = ld.robot.from_urdf(xml, parameters="numeric")
 >>> arm.M
@@ -29,15 +34,17 @@ Matrix([[5/2]])
 from __future__ import annotations
 
 import os
+import warnings
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import sympy as sp
 
-from ..errors import LagdynError
+from ..errors import LagdynError, SingularMassMatrixError
 from ..recursive.chain import Link, inertia_about_origin, rpy, standard_parameters, symbolic_inertia
 from .builders import exact, exact_angle, make_chain
 from .system import RobotSystem, build
@@ -72,46 +79,89 @@ def transform_inertia(R: Any, p: Any, m: Any, h: Any, I: Any) -> tuple[Any, Any,
     return m, Mat(Rh + m * p).applyfunc(sp.expand), I2
 
 
+def _number(text: str, what: str) -> Any:
+    """One number of the file, exact and finite, or an error naming where it is."""
+    try:
+        return exact(text)
+    except LagdynError as exc:
+        raise LagdynError(f"{what}: {exc}") from None
+
+
 def _floats(text: str | None, count: int, default: Sequence[Any], what: str) -> list[Any]:
     if text is None:
         return list(default)
     parts = text.split()
     if len(parts) != count:
         raise LagdynError(f"{what}: expected {count} numbers, got {text!r}")
-    return parts
+    return [_number(x, what) for x in parts]
 
 
 def _origin(elem: ET.Element | None, what: str) -> tuple[Any, Any]:
     if elem is None:
         return _EYE, _ZERO3
-    xyz = [exact(x) for x in _floats(elem.get("xyz"), 3, (0, 0, 0), f"{what} xyz")]
+    xyz = _floats(elem.get("xyz"), 3, (0, 0, 0), f"{what} xyz")
     angles = [exact_angle(x) for x in _floats(elem.get("rpy"), 3, (0, 0, 0), f"{what} rpy")]
     return rpy(*angles), Mat(xyz)
 
 
-def _inertial(link: ET.Element) -> tuple[Any, Any, Any]:
-    """(m, h, I about the link origin) of a ``<link>`` from its ``<inertial>``."""
+_INERTIA_KEYS = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
+
+
+def _check_inertia(name: str, Ic: Any) -> str | None:
+    """Refuse an inertia about the COM that is not positive semidefinite (M could lose its
+    definiteness); return a complaint for principal moments that violate the triangle
+    inequality (A + B ≥ C: no body has them, though M stays positive definite). Both
+    beyond the rounding of the file's decimals: 1e-3 of the trace, plus 1e-12 kg·m²."""
+    values = np.linalg.eigvalsh(np.array(Ic.tolist(), dtype=float))
+    tol = 1e-3 * float(abs(values).sum()) + 1e-12
+    moments = ", ".join(f"{v:.6g}" for v in values)
+    if values[0] < -tol:
+        raise LagdynError(
+            f"link {name!r}: the inertia (ixx … izz) is not positive semidefinite (principal "
+            f"moments {moments}), so M need not be positive definite: correct the file, or "
+            "pass check_inertia=False to accept it as Pinocchio does"
+        )
+    if values[0] + values[1] < values[2] - tol:
+        return f"{name!r} (principal moments {moments})"
+    return None
+
+
+def _inertial(link: ET.Element) -> tuple[Any, Any, Any, Any] | None:
+    """(m, h, I about the link origin, I about the COM in the inertial frame) of a
+    ``<link>`` from its ``<inertial>``; ``None`` for a link without one (massless, as
+    urdfdom and Pinocchio read it).
+
+    Like urdfdom, an ``<inertial>`` needs ``<mass value>`` and ``<inertia>`` with all six
+    entries; the mass must be finite and nonnegative.
+    """
     inertial = link.find("inertial")
-    name = link.get("name")
+    name = str(link.get("name"))
     if inertial is None:
-        return sp.Integer(0), _ZERO3, _ZERO33
+        return None
+    where = f"link {name!r}: <inertial>"
     mass = inertial.find("mass")
-    m = exact(mass.get("value", "0")) if mass is not None else sp.Integer(0)
+    if mass is None or mass.get("value") is None:
+        raise LagdynError(f"{where} has no <mass value=...> (urdfdom refuses it too)")
+    m = _number(str(mass.get("value")), f"link {name!r}: mass")
+    if m < 0:
+        raise LagdynError(f"link {name!r}: negative mass {m}")
     R, c = _origin(inertial.find("origin"), f"link {name!r} inertial origin")
     ie = inertial.find("inertia")
     if ie is None:
-        Ic = _ZERO33
-    else:
-        v = {k: exact(ie.get(k, "0")) for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")}
-        Ic = Mat(
-            [
-                [v["ixx"], v["ixy"], v["ixz"]],
-                [v["ixy"], v["iyy"], v["iyz"]],
-                [v["ixz"], v["iyz"], v["izz"]],
-            ]
-        )
-    Ic = Mat(R * Ic * R.T)
-    return m, Mat(m * c), inertia_about_origin(m, c, Ic).applyfunc(sp.expand)
+        raise LagdynError(f"{where} has no <inertia> element (urdfdom refuses it too)")
+    missing = [k for k in _INERTIA_KEYS if ie.get(k) is None]
+    if missing:
+        raise LagdynError(f"link {name!r}: <inertia> lacks {', '.join(missing)}")
+    v = {k: _number(str(ie.get(k)), f"link {name!r}: inertia {k}") for k in _INERTIA_KEYS}
+    Ic = Mat(
+        [
+            [v["ixx"], v["ixy"], v["ixz"]],
+            [v["ixy"], v["iyy"], v["iyz"]],
+            [v["ixz"], v["iyz"], v["izz"]],
+        ]
+    )
+    I = inertia_about_origin(m, c, Mat(R * Ic * R.T)).applyfunc(sp.expand)
+    return m, Mat(m * c), I, Ic
 
 
 def _parse(source: str | os.PathLike[str]) -> ET.Element:
@@ -127,6 +177,136 @@ def _parse(source: str | os.PathLike[str]) -> ET.Element:
         raise LagdynError(f"malformed URDF XML: {exc}") from exc
 
 
+def _names(items: list[ET.Element], tag: str, problems: list[str]) -> None:
+    """Missing and duplicate ``name`` attributes of ``<link>`` or ``<joint>`` elements."""
+    seen: dict[str, int] = {}
+    for e in items:
+        n = e.get("name")
+        if not n:
+            problems.append(f"a <{tag}> without a name")
+        else:
+            seen[n] = seen.get(n, 0) + 1
+    duplicates = sorted(n for n, k in seen.items() if k > 1)
+    if duplicates:
+        problems.append(f"duplicate {tag} names {duplicates}")
+
+
+def _cycle(start: str, parent_of: dict[str, tuple[str, str]]) -> list[str]:
+    """The joints of the loop that ``start`` (a link no root reaches) leads into."""
+    path: list[str] = []
+    link = start
+    while link not in path:
+        path.append(link)
+        link = parent_of[link][1]
+    loop = path[path.index(link) :]
+    return [parent_of[x][0] for x in loop]
+
+
+def _tree(root: ET.Element, locked: Sequence[str]) -> tuple[str, list[ET.Element], dict[str, Any]]:
+    """Check that the file is one tree and order it: (root link, joints depth-first, links).
+
+    The order is Pinocchio's (urdfdom's): depth-first from the root, the child joints of a
+    link visited in the order of their names.
+    """
+    rname = root.get("name", "")
+    link_elems, joints = root.findall("link"), root.findall("joint")
+    if not link_elems and not joints:
+        raise LagdynError(f"URDF {rname!r} is empty: it has no <link> and no <joint>")
+    problems: list[str] = []
+    _names(link_elems, "link", problems)
+    _names(joints, "joint", problems)
+    links = {str(e.get("name")): e for e in link_elems}
+    joint_names = {j.get("name") for j in joints}
+    unknown = [x for x in locked if x not in joint_names]
+    if unknown:
+        problems.append(f"locked joints not in the file: {sorted(unknown)}")
+    parent_of: dict[str, tuple[str, str]] = {}  # child link -> (joint, parent link)
+    mimics: list[tuple[str, str]] = []  # movable mimic joints, the joints they follow
+    for j in joints:
+        jn, kind = j.get("name"), j.get("type")
+        movable = jn not in locked and kind != "fixed"
+        if jn in locked:
+            pass
+        elif kind in ("floating", "planar"):
+            problems.append(
+                f"joint {jn!r} is {kind} (floating bases and planar joints are not supported)"
+            )
+        elif kind not in ("revolute", "continuous", "prismatic", "fixed"):
+            problems.append(f"joint {jn!r} has unknown type {kind!r}")
+        mimic = j.find("mimic")
+        if mimic is not None and movable:
+            mimics.append((str(jn), str(mimic.get("joint"))))
+        pe, ce = j.find("parent"), j.find("child")
+        if pe is None or ce is None or not pe.get("link") or not ce.get("link"):
+            problems.append(f"joint {jn!r} lacks <parent link=...> or <child link=...>")
+            continue
+        parent, child = str(pe.get("link")), str(ce.get("link"))
+        for role, ln in (("parent", parent), ("child", child)):
+            if ln not in links:
+                problems.append(
+                    f"joint {jn!r}: its {role} is an unknown link {ln!r} (no <link name={ln!r}>)"
+                )
+        if child in parent_of:
+            problems.append(
+                f"link {child!r} is the child of two joints, {parent_of[child][0]!r} and "
+                f"{jn!r} (a closed loop: not a tree)"
+            )
+        else:
+            parent_of[child] = (str(jn), parent)
+    if mimics:
+        problems.append(
+            "mimic joints are not supported: "
+            + ", ".join(f"{a!r} (mimics {b!r})" for a, b in mimics)
+            + f"; lock them at q = 0 with locked={[a for a, _ in mimics]}"
+            + " (and the joints they mimic, to hold the whole mechanism still)"
+        )
+    if problems:
+        raise LagdynError(f"URDF {rname!r}: " + "; ".join(problems))
+    if not joints:
+        raise LagdynError(
+            f"URDF {rname!r} has no joints: nothing moves (links {sorted(links)})"
+            if len(links) > 1
+            else f"URDF {rname!r} has no joints: nothing moves (one link, {next(iter(links))!r})"
+        )
+    roots = [name for name in links if name not in parent_of]
+    if len(roots) > 1:
+        raise LagdynError(
+            f"URDF {rname!r}: the links are not one tree: {roots} have no parent joint "
+            "(connect them with joints)"
+        )
+    children: dict[str, list[ET.Element]] = {}
+    by_child: dict[str, ET.Element] = {}
+    for j in joints:
+        children.setdefault(str(j.find("parent").get("link")), []).append(j)  # type: ignore[union-attr]
+        by_child[str(j.find("child").get("link"))] = j  # type: ignore[union-attr]
+    ordered: list[ET.Element] = []
+    reached: set[str] = set()
+    stack = roots[:1]
+    while stack:  # depth-first; a link's child joints in the order of their names
+        link = stack.pop()
+        reached.add(link)
+        if link in by_child:
+            ordered.append(by_child[link])
+        below = sorted(children.get(link, []), key=lambda j: str(j.get("name")))
+        stack.extend(str(j.find("child").get("link")) for j in reversed(below))  # type: ignore[union-attr]
+    lost = [name for name in links if name not in reached]
+    if lost:
+        loop = _cycle(lost[0], parent_of)
+        raise LagdynError(
+            f"URDF {rname!r}: the joints {loop} form a cycle (not a tree)"
+            + (
+                "; no link is the root"
+                if not roots
+                else f", not connected to the root {roots[0]!r}"
+            )
+        )
+    return roots[0], ordered, links
+
+
+def _mass_text(m: Any) -> str:
+    return f"{float(m):.6g} kg"
+
+
 def from_urdf(
     source: str | os.PathLike[str],
     *,
@@ -134,6 +314,8 @@ def from_urdf(
     gravity: Sequence[Any] | None = None,
     friction: bool = False,
     locked: Sequence[str] = (),
+    base: str | None = None,
+    check_inertia: bool = True,
 ) -> RobotSystem:
     """A chain from a URDF file (path) or XML text.
 
@@ -149,18 +331,44 @@ def from_urdf(
     friction : bool
         Use each joint's ``<dynamics damping friction>`` as viscous and Coulomb friction.
     locked : sequence of str
-        Names of movable joints to lock at 0 (treated as fixed, e.g. a gripper's fingers).
+        Names of movable joints to lock at 0 (treated as fixed, e.g. a gripper's fingers or
+        a mimic joint).
+    base : {None, "fixed"}
+        The root link is always welded to the world (floating bases are not supported yet).
+        When it carries mass and is not a link named ``world``, the file may describe a
+        floating robot (a quadruped, a humanoid) and a warning says so; ``base="fixed"``
+        states that a fixed base is meant and silences it.
+    check_inertia : bool
+        Refuse a moving link whose inertia about its COM is not positive semidefinite, and
+        warn about principal moments with A + B < C (no body has them), each beyond 1e-3 of
+        the trace plus 1e-12 kg·m². ``False`` accepts such files silently, as Pinocchio does.
 
     Returns
     -------
     RobotSystem
-        ``chain.joint_names`` are the movable joints' names, in coordinate order.
+        ``chain.joint_names`` are the movable joints' names, in coordinate order:
+        depth-first from the root link, the child joints of a link in the order of their
+        names (Pinocchio's order, so q vectors agree with ``pin.buildModelFromUrdf``).
 
     Raises
     ------
     LagdynError
-        Malformed XML, a missing file, floating/planar joints, mimic joints, a link with two
-        parents (closed loop), several roots, or a joint listed before its parent's joint.
+        Malformed XML, a missing file, an empty file, floating/planar joints, movable mimic
+        joints, duplicate names, a joint naming a link that does not exist, a link with two
+        parents (closed loop), a cycle, several roots, a zero axis, a non-finite number, an
+        ``<inertial>`` without ``<mass>`` or ``<inertia>``, a negative mass or an inertia
+        that is not positive semidefinite. Every message names the joint or link.
+    SingularMassMatrixError
+        ``parameters="numeric"`` and a movable joint that moves only massless links (links
+        without ``<inertial>``): its row of M would be zero.
+
+    Warns
+    -----
+    UserWarning
+        The root link (with the links welded to it) has mass and is not named ``world``:
+        the base is welded to the world. A moving link's inertia violates the triangle
+        inequality. With ``parameters="symbolic"``, a joint that moves only massless links
+        (the defaults make M singular).
 
     Examples
     --------
@@ -168,127 +376,173 @@ def from_urdf(
     >>> ld.robot.from_urdf('<robot name="r"><link name="a"/></robot>')
     Traceback (most recent call last):
     ...
-    lagdyn.errors.LagdynError: URDF 'r' has no movable joint
+    lagdyn.errors.LagdynError: URDF 'r' has no joints: nothing moves (one link, 'a')
     """
+    if parameters not in ("symbolic", "numeric"):
+        raise LagdynError(f"parameters must be 'symbolic' or 'numeric', got {parameters!r}")
+    if base not in (None, "fixed"):
+        raise LagdynError(
+            f"base must be None or 'fixed', got {base!r} (floating bases are not supported yet)"
+        )
+    locked = tuple(locked) if not isinstance(locked, str) else (locked,)
     root = _parse(source)
     if root.tag != "robot":
         raise LagdynError(f"not a URDF: the root element is <{root.tag}>, expected <robot>")
     rname = root.get("name", "")
-    links = {str(e.get("name")): e for e in root.findall("link")}
-    joints = root.findall("joint")
-    problems: list[str] = []
-    parent_of: dict[str, str] = {}
-    unknown = set(locked) - {j.get("name") for j in joints}
-    if unknown:
-        problems.append(f"locked joints not in the file: {sorted(unknown)}")
-    for j in joints:
-        jn, kind = j.get("name"), j.get("type")
-        if jn in locked:
-            pass
-        elif kind in ("floating", "planar"):
-            problems.append(
-                f"joint {jn!r} is {kind} (floating bases and planar joints are not supported)"
-            )
-        elif kind not in ("revolute", "continuous", "prismatic", "fixed"):
-            problems.append(f"joint {jn!r} has unknown type {kind!r}")
-        if j.find("mimic") is not None and jn not in locked:
-            problems.append(f"joint {jn!r} is a mimic joint (not supported)")
-        pe, ce = j.find("parent"), j.find("child")
-        if pe is None or ce is None:
-            problems.append(f"joint {jn!r} lacks <parent> or <child>")
-            continue
-        child, parent = ce.get("link", ""), pe.get("link", "")
-        for ln in (child, parent):
-            if ln not in links:
-                problems.append(f"joint {jn!r} names the unknown link {ln!r}")
-        if child in parent_of:
-            problems.append(f"link {child!r} has two parent joints (closed loop)")
-        parent_of[child] = parent
-    roots = [name for name in links if name not in parent_of]
-    if not problems and len(roots) != 1:
-        problems.append(f"expected one root link, found {roots or 'none (a cycle)'}")
-    if problems:
-        raise LagdynError(f"URDF {rname!r}: " + "; ".join(problems))
+    root_link, joints, links = _tree(root, locked)
+    masses = {name: _inertial(e) for name, e in links.items()}  # every link checked
     # placement of every link frame in the frame of the moving body it is welded to
-    body_of: dict[str, tuple[int, Any, Any]] = {roots[0]: (-1, _EYE, _ZERO3)}
-    defaults: dict[sp.Symbol, float] = {}
+    body_of: dict[str, tuple[int, Any, Any]] = {root_link: (-1, _EYE, _ZERO3)}
+    members: list[list[str]] = []  # the links of each moving body
+    welded_to_root: list[str] = [root_link]
     chain_links: list[Link] = []
     names: list[str] = []
     inertials: list[tuple[Any, Any, Any]] = []
-    pending = list(joints)
-    while pending:
-        progressed = False
-        for j in list(pending):
-            parent = str(j.find("parent").get("link"))  # type: ignore[union-attr]
-            child = str(j.find("child").get("link"))  # type: ignore[union-attr]
-            if parent not in body_of:
+    for j in joints:
+        jn = str(j.get("name"))
+        parent = str(j.find("parent").get("link"))  # type: ignore[union-attr]
+        child = str(j.find("child").get("link"))  # type: ignore[union-attr]
+        b, Rb, pb = body_of[parent]
+        Ro, po = _origin(j.find("origin"), f"joint {jn!r} origin")
+        R, p = Mat(Rb * Ro), Mat(pb + Rb * po)
+        kind = "fixed" if jn in locked else j.get("type")
+        if kind == "fixed":
+            body_of[child] = (b, R, p)
+            if b < 0:
+                if j.get("type") == "fixed":
+                    welded_to_root.append(child)
                 continue
-            pending.remove(j)
-            progressed = True
-            b, Rb, pb = body_of[parent]
-            Ro, po = _origin(j.find("origin"), f"joint {j.get('name')!r} origin")
-            R, p = Mat(Rb * Ro), Mat(pb + Rb * po)
-            kind = "fixed" if j.get("name") in locked else j.get("type")
-            if kind == "fixed":
-                body_of[child] = (b, R, p)
-                if b >= 0:
-                    m, h, I = _inertial(links[child])
-                    mm, hh, II = transform_inertia(R, p, m, h, I)
-                    m0, h0, I0 = inertials[b]
-                    inertials[b] = (m0 + mm, Mat(h0 + hh), Mat(I0 + II))
-                continue
-            ax = j.find("axis")
-            axis = [
-                exact(x)
-                for x in _floats(
-                    ax.get("xyz") if ax is not None else None,
-                    3,
-                    (1, 0, 0),
-                    f"joint {j.get('name')!r} axis",
-                )
-            ]
-            dyn = j.find("dynamics")
-            damping = exact(dyn.get("damping", "0")) if dyn is not None else 0
-            coulomb = exact(dyn.get("friction", "0")) if dyn is not None else 0
-            index = len(chain_links)
-            chain_links.append(
-                Link(
-                    child,
-                    "prismatic" if kind == "prismatic" else "revolute",
-                    axis,
-                    parent=b,
-                    pre=(R, p),
-                    viscous=damping if friction else 0,
-                    coulomb=coulomb if friction else 0,
-                )
-            )
-            names.append(str(j.get("name")))
-            inertials.append(_inertial(links[child]))
-            body_of[child] = (index, _EYE, _ZERO3)
-        if not progressed:  # pragma: no cover - excluded by the root/parent checks above
-            raise LagdynError(f"URDF {rname!r}: joints not connected to the root")
-    if not chain_links:
-        raise LagdynError(f"URDF {rname!r} has no movable joint")
-    order = [
-        str(j.get("name"))
-        for j in joints
-        if j.get("type") != "fixed" and j.get("name") not in locked
-    ]
-    if order != names:
-        raise LagdynError(
-            f"URDF {rname!r}: the movable joints must be listed parents first; the file's order "
-            f"{order} is not a valid coordinate order"
+            members[b].append(child)
+            if masses[child] is not None:
+                mm, hh, II = transform_inertia(R, p, *masses[child][:3])  # type: ignore[index]
+                m0, h0, I0 = inertials[b]
+                inertials[b] = (m0 + mm, Mat(h0 + hh), Mat(I0 + II))
+            continue
+        ax = j.find("axis")
+        axis = _floats(
+            ax.get("xyz") if ax is not None else None, 3, (1, 0, 0), f"joint {jn!r} axis"
         )
+        if all(a == 0 for a in axis):
+            raise LagdynError(f"URDF {rname!r}: joint {jn!r} has the zero axis '0 0 0'")
+        dyn = j.find("dynamics")
+        damping = (
+            _number(dyn.get("damping", "0"), f"joint {jn!r} damping") if dyn is not None else 0
+        )
+        coulomb = (
+            _number(dyn.get("friction", "0"), f"joint {jn!r} friction") if dyn is not None else 0
+        )
+        index = len(chain_links)
+        chain_links.append(
+            Link(
+                child,
+                "prismatic" if kind == "prismatic" else "revolute",
+                axis,  # normalised by Link, as Pinocchio does
+                parent=b,
+                pre=(R, p),
+                viscous=damping if friction else 0,
+                coulomb=coulomb if friction else 0,
+            )
+        )
+        names.append(jn)
+        members.append([child])
+        own = masses[child]
+        inertials.append(own[:3] if own is not None else (sp.Integer(0), _ZERO3, _ZERO33))
+        body_of[child] = (index, _EYE, _ZERO3)
+    if not chain_links:
+        raise LagdynError(
+            f"URDF {rname!r} has no movable joint"
+            + (f" (locked: {list(locked)})" if locked else " (every joint is fixed)")
+        )
+    _warn_floating_base(rname, root_link, welded_to_root, masses, base)
+    if check_inertia:  # the links that move (those welded to the world do not enter M)
+        moving = [name for group in members for name in group if masses[name] is not None]
+        odd = [c for c in (_check_inertia(name, masses[name][3]) for name in moving) if c]
+        if odd:
+            warnings.warn(
+                f"URDF {rname!r}: the inertia of link {', '.join(odd)} violates the triangle "
+                "inequality A + B ≥ C of principal moments, which no mass distribution "
+                "gives (M stays positive definite; pass check_inertia=False to accept it "
+                "silently)",
+                UserWarning,
+                stacklevel=2,
+            )
+    _check_massless(rname, chain_links, names, members, inertials, masses, parameters)
+    defaults: dict[sp.Symbol, float] = {}
     final = []
     for k, (link, (m, h, I)) in enumerate(zip(chain_links, inertials)):
         if parameters == "numeric":
             final.append(replace(link, mass=m, first_moment=h, inertia=I))
-        elif parameters == "symbolic":
+        else:
             final.append(symbolic_inertia(link, k + 1))
             values = (I[0, 0], I[0, 1], I[0, 2], I[1, 1], I[1, 2], I[2, 2], *h, m)
             for s, v in zip(standard_parameters(k + 1).values(), values):
                 defaults[s] = float(v)
-        else:
-            raise LagdynError(f"parameters must be 'symbolic' or 'numeric', got {parameters!r}")
     chain, _ = make_chain(final, gravity=gravity, defaults=defaults, names=names)
     return build(chain, friction=friction)
+
+
+def _warn_floating_base(
+    rname: str,
+    root_link: str,
+    welded: list[str],
+    masses: dict[str, Any],
+    base: str | None,
+) -> None:
+    """Warn that a root carrying mass (a robot's trunk, not a ``world`` link) is welded."""
+    carrying = [name for name in welded if masses[name] is not None and masses[name][0] != 0]
+    if base == "fixed" or root_link == "world" or not carrying:
+        return
+    total = sum(masses[name][0] for name in carrying)
+    others = [name for name in carrying if name != root_link]
+    extra = f" (with {others} welded to it)" if others else ""
+    warnings.warn(
+        f"URDF {rname!r}: the root link {root_link!r}{extra} has mass {_mass_text(total)}; "
+        "floating bases are not supported yet, so lagdyn welds the base to the world (a "
+        "fixed-base model, as pin.buildModelFromUrdf without a root joint). Pass base='fixed' "
+        "if a fixed base is meant.",
+        UserWarning,
+        stacklevel=3,
+    )
+
+
+def _check_massless(
+    rname: str,
+    chain_links: list[Link],
+    names: list[str],
+    members: list[list[str]],
+    inertials: list[tuple[Any, Any, Any]],
+    masses: dict[str, Any],
+    parameters: str,
+) -> None:
+    """Name a movable joint that moves only massless links: its row of M is zero."""
+    n = len(chain_links)
+    empty = [
+        inertials[k][0] == 0
+        and all(x == 0 for x in inertials[k][1])
+        and all(x == 0 for x in inertials[k][2])
+        for k in range(n)
+    ]
+    below = [[k] for k in range(n)]
+    for k in reversed(range(n)):  # parents come first in the depth-first order
+        parent = chain_links[k].parent
+        if parent >= 0:
+            below[parent].extend(below[k])
+    dead = [k for k in range(n) if all(empty[i] for i in below[k])]
+    if not dead:
+        return
+    parts = []
+    for k in dead:
+        moved = [name for i in below[k] for name in members[i]]
+        without = [name for name in moved if masses[name] is None]
+        why = f" ({', '.join(map(repr, without))} without <inertial>)" if without else ""
+        parts.append(f"joint {names[k]!r} (row {k + 1}) moves only massless links{why}")
+    message = (
+        f"URDF {rname!r}: " + "; ".join(parts) + ": those rows of M are zero, so M is "
+        "singular. Give the links an <inertial>, or lock the joints: "
+        f"locked={[names[k] for k in dead]}"
+    )
+    if parameters == "numeric":
+        raise SingularMassMatrixError(message)
+    warnings.warn(
+        message + " (the symbolic model's defaults make M singular)", UserWarning, stacklevel=3
+    )
