@@ -189,7 +189,8 @@ def batch_function(program: Program, name: str) -> Callable[..., Any]:
 
     The function takes the input vectors by keyword (``q``, ``qd``, ``qdd``, ``tau``,
     ``lam``, ``params``; ``t`` a scalar, default 0), each of shape ``(..., k)`` and
-    broadcast together; inputs the kernel does not read may be left out. It returns
+    broadcast together; inputs the kernel does not read may be left out (passed, they
+    still count for the batch shape). It returns
     ``(...) + shape``, float64, or complex when an input is complex (complex-step
     derivatives). The code is the ``<name>_batch`` function of :func:`runtime_source`,
     executed in memory (nothing is cached; the numpy backend of :mod:`lagdyn.numeric`
@@ -245,16 +246,16 @@ def batch_function(program: Program, name: str) -> Callable[..., Any]:
         dtype: Any = numpy.float64
         args: list[Any] = []
         for slot, needed in reads:
-            if not needed:
-                args.append(None)
-                continue
             value = given.get(slot)
             if value is None:
-                raise LagdynError(f"{name} reads {slot}: pass {slot}=...")
-            a = numpy.asarray(value)
+                if needed:
+                    raise LagdynError(f"{name} reads {slot}: pass {slot}=...")
+                args.append(None)
+                continue
+            a = numpy.asarray(value)  # passed but unread inputs still set the batch shape
             dtype = numpy.result_type(dtype, a.dtype)
             states = numpy.broadcast_shapes(states, a.shape[:-1])
-            args.append(numpy.moveaxis(a, -1, 0))
+            args.append(numpy.moveaxis(a, -1, 0) if needed else None)
         out = numpy.zeros(shape + states, dtype=dtype)
         batch(*args, t, out)
         return numpy.ascontiguousarray(out.transpose(*range(k, out.ndim), *range(k)))
