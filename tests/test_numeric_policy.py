@@ -19,25 +19,41 @@ def dp():
     return ld.zoo.double_pendulum()
 
 
+def _nonnegative(system):
+    """``system`` with its masses and lengths declared nonnegative (zero is then a value)."""
+    rep = {s: sp.Symbol(s.name, nonnegative=True) for s in system.parameters if s.name[0] in "ml"}
+    defaults = {rep.get(s, s): v for s, v in system.defaults.items()}
+    return ld.LagrangianSystem(system.L.xreplace(rep), system.q, defaults=defaults)
+
+
 @pytest.mark.parametrize(
     ("zeros", "names"),
     [({"m1": 0.0, "m2": 0.0}, ("m1", "m2")), ({"m2": 0.0}, ("m2",)), ({"l2": 0.0}, ("l2",))],
 )
 def test_bound_values_making_m_singular_are_refused(dp, zeros, names):
-    """Item 2: m1 = m2 = 0 returned silent zeros; m2 = 0 or l2 = 0 crashed in a printer."""
+    """Item 2: m1 = m2 = 0 returned silent zeros; m2 = 0 or l2 = 0 crashed in a printer.
+
+    The zoo's masses and lengths are positive symbols, so a zero there breaks their
+    assumption (issue 21 item 2; tests/codegen/test_binding_rules.py): the singular-M
+    check is exercised on the same pendulum with nonnegative masses and lengths."""
     values = {**dp.defaults, **zeros}
-    with pytest.raises(ld.SingularMassMatrixError) as exc:
+    with pytest.raises(ld.LagdynError, match="is positive"):
         lambdify(dp, values, cache=False)
+    nn = _nonnegative(dp)
+    values = {**nn.defaults, **zeros}
+    with pytest.raises(ld.SingularMassMatrixError) as exc:
+        lambdify(nn, values, cache=False)
     assert all(f"{n} = 0.0" in str(exc.value) for n in names)
     from lagdyn.export.code import generate
 
     with pytest.raises(ld.SingularMassMatrixError):
-        generate(dp, "c", params=values)
+        generate(nn, "c", params=values)
 
 
 def test_singular_check_does_not_refuse_free_or_valid_bindings(dp):
-    lambdify(dp, {"m1": 0.0}, cache=False)  # m1 = 0: M stays regular (m2 > 0 is free)
-    lambdify(dp, {"g": 0.0, "m1": 1e-9, "m2": 1e-9, "l1": 1.0, "l2": 1.0}, cache=False)
+    nn = _nonnegative(dp)
+    lambdify(nn, {"m1": 0.0}, cache=False)  # m1 = 0: M stays regular (m2 > 0 is free)
+    lambdify(dp, {"g": 9.81, "m1": 1e-9, "m2": 1e-9, "l1": 1.0, "l2": 1.0}, cache=False)
 
 
 @pytest.mark.parametrize("value", [math.nan, math.inf, "x", None])

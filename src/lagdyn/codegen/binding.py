@@ -6,26 +6,35 @@ Keys are symbols or names (``{"g": 9.81}`` and ``{g: 9.81}`` mean the same);
 values must be finite real numbers. Defaults (``system.defaults``) are never bound
 implicitly: pass them explicitly.
 
-Names that are not parameters of the system are accepted and reported in
-:attr:`Binding.ignored` (a robot's full parameter set may name lengths that do not
-enter the dynamics; a typo still surfaces, as the parameter it was meant for stays
-free). ``strict=True`` rejects them.
+Every bound value is checked against its symbol's assumptions by
+:func:`check_value` (a ``positive`` mass bound to ``-1`` is refused: the proofs,
+"M positive definite" first, used the assumption); per-call values are checked by
+:meth:`Binding.values` (vectorised; see ``docs/guarantees.md``, "Parameter values").
+
+Names that are not parameters of the system are accepted (one dictionary may serve
+several models), reported in :attr:`Binding.ignored` and announced by one
+:class:`~lagdyn.LagdynWarning` naming them, with a "did you mean" when a name is close
+to a parameter left free. ``strict=True`` rejects them.
 
 :meth:`Binding.values` parses the per-call ``params=`` of a generated model.
 """
 
 from __future__ import annotations
 
+import difflib
 import math
+import os
+import sys
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import sympy as sp
 
-from ..errors import LagdynError, ShapeError, UnboundParameterError
+from ..errors import LagdynError, LagdynWarning, ShapeError, UnboundParameterError
 
-__all__ = ["Binding"]
+__all__ = ["Binding", "check_value", "value_rules"]
 
 
 def _name(key: Any) -> str:
@@ -33,6 +42,10 @@ def _name(key: Any) -> str:
 
 
 def _real(label: str, value: Any) -> float:
+    if isinstance(value, (complex, np.complexfloating)) or (
+        isinstance(value, sp.Basic) and value.is_number and value.is_extended_real is False
+    ):
+        raise LagdynError(f"{label} must be a real number, got {value!r}")
     try:
         v = float(value)
     except (TypeError, ValueError):
@@ -40,6 +53,144 @@ def _real(label: str, value: Any) -> float:
     if not math.isfinite(v):
         raise LagdynError(f"{label} must be a finite real number, got {value!r}")
     return v
+
+
+#: The assumptions a value is checked against, strongest first: (name, test that passes,
+#: what the test reads as). ``positive`` implies ``nonnegative`` and ``nonzero``, so only
+#: the strongest of the sign assumptions a symbol has is reported.
+_SIGN_RULES: tuple[tuple[str, str], ...] = (
+    ("positive", "> 0"),
+    ("negative", "< 0"),
+    ("nonnegative", ">= 0"),
+    ("nonpositive", "<= 0"),
+    ("nonzero", "!= 0"),
+)
+
+
+def value_rules(symbol: sp.Symbol) -> tuple[str, ...]:
+    """The assumptions of ``symbol`` that a bound value must satisfy.
+
+    The strongest sign assumption (``positive``, ``negative``, ``nonnegative``,
+    ``nonpositive`` or ``nonzero``, as sympy derives them from the declaration), then
+    ``integer``. ``real`` is not listed: every value must be a finite real number.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> from lagdyn.codegen.binding import value_rules
+    >>> value_rules(sp.Symbol("m", positive=True)), value_rules(sp.Symbol("n", integer=True))
+    (('positive',), ('integer',))
+    >>> value_rules(sp.Symbol("k", nonnegative=True, nonzero=True))
+    ('positive',)
+    >>> value_rules(sp.Symbol("x", real=True))
+    ()
+    """
+    rules: list[str] = []
+    for name, _ in _SIGN_RULES:
+        if getattr(symbol, f"is_{name}", None):
+            rules.append(name)
+            break
+    if symbol.is_integer:
+        rules.append("integer")
+    return tuple(rules)
+
+
+def _breaks(rule: str, v: float) -> bool:
+    """Whether ``v`` certainly breaks ``rule`` (NaN breaks none; bound values are finite)."""
+    if rule == "positive":
+        return v <= 0
+    if rule == "negative":
+        return v >= 0
+    if rule == "nonnegative":
+        return v < 0
+    if rule == "nonpositive":
+        return v > 0
+    if rule == "nonzero":
+        return v == 0
+    return math.isfinite(v) and not float(v).is_integer()  # integer
+
+
+def _refusal(symbol: sp.Symbol, label: str, value: Any, rule: str) -> LagdynError:
+    test = dict(_SIGN_RULES).get(rule, "an integer")
+    how = f"sp.Symbol({symbol.name!r}, real=True)"
+    return LagdynError(
+        f"{label} = {value!r} breaks the assumption that {symbol.name} is {rule} "
+        f"({test}): the symbol was declared {rule} (ld.parameters declares positive "
+        f"symbols) and lagdyn's proofs (M positive definite, ...) hold only for such values. "
+        f"Bind a {rule} value, or declare the parameter without the assumption "
+        f"(ld.parameters(..., positive=False) or {how}) if such values are meant."
+    )
+
+
+def check_value(symbol: sp.Symbol, value: Any, *, label: str | None = None) -> float:
+    """``value`` as a float, if it may be bound to ``symbol``; else a :class:`LagdynError`.
+
+    The one rule for values of parameters, shared by every path that binds them
+    (:func:`lagdyn.numeric.lambdify` on every backend, ``to_casadi``, the exports,
+    :func:`lagdyn.simulate`, the robot builders): a finite real number that satisfies
+    the assumptions the symbol was declared with (:func:`value_rules`: ``positive``,
+    ``nonnegative``, ``negative``, ``nonpositive``, ``nonzero``, ``integer``). The message
+    names the parameter (or ``label``), the value and the assumption.
+
+    Parameters
+    ----------
+    symbol : sympy.Symbol
+        The parameter (its assumptions are the rule).
+    value : number
+        A Python, numpy or sympy number.
+    label : str, optional
+        How the message names the value (default ``params[NAME]``).
+
+    Raises
+    ------
+    LagdynError
+        Not a real number, NaN or infinite, or against an assumption of ``symbol``.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> from lagdyn.codegen.binding import check_value
+    >>> m = sp.Symbol("m", positive=True)
+    >>> check_value(m, 2)
+    2.0
+    >>> check_value(m, -1.0)
+    Traceback (most recent call last):
+    ...
+    lagdyn.errors.LagdynError: params[m] = -1.0 breaks the assumption that m is positive (> 0): ...
+    >>> check_value(sp.Symbol("n", integer=True), 1.5, label="link 2: n")
+    Traceback (most recent call last):
+    ...
+    lagdyn.errors.LagdynError: link 2: n = 1.5 breaks the assumption that n is integer ...
+    """
+    label = f"params[{symbol.name}]" if label is None else label
+    v = _real(label, value)
+    for rule in value_rules(symbol):
+        if _breaks(rule, v):
+            raise _refusal(symbol, label, value, rule)
+    return v
+
+
+def _stacklevel() -> int:
+    """The ``stacklevel`` of the first frame outside lagdyn, seen from the caller."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+    frame = sys._getframe(1)
+    level = 1
+    while frame is not None and frame.f_code.co_filename.startswith(root):
+        frame = frame.f_back
+        level += 1
+    return level
+
+
+def _suggestion(name: str, candidates: Sequence[str]) -> str | None:
+    """The candidate closest to ``name`` (case-insensitive first), or ``None``."""
+    lower = {c.lower(): c for c in reversed(candidates)}
+    if name.lower() in lower:
+        return lower[name.lower()]
+    close = difflib.get_close_matches(name, candidates, n=1, cutoff=0.6)
+    if close:
+        return close[0]
+    close = difflib.get_close_matches(name.lower(), list(lower), n=1, cutoff=0.6)
+    return lower[close[0]] if close else None
 
 
 class Binding:
@@ -53,7 +204,11 @@ class Binding:
         Values to bind now.
     strict : bool
         Reject names that are not in ``parameters`` (default: accept and ignore
-        them, listing them in :attr:`ignored`).
+        them, listing them in :attr:`ignored` and in one :class:`~lagdyn.LagdynWarning`).
+    check : bool
+        Check the values against the symbols' assumptions (:func:`check_value`; default
+        True). ``False`` is for internal placeholders that do not enter the code (the
+        identification symbols of a regressor, bound to 0 there), never for a user's values.
 
     Attributes
     ----------
@@ -63,20 +218,35 @@ class Binding:
         In the order of ``parameters``.
     ignored : tuple of str
         Names in ``values`` that are not parameters.
+    free_rules : tuple of (str, tuple of int)
+        The assumptions per-call values are checked against (:meth:`check_free`): each
+        rule with the indices of the free parameters that have it; empty when none has.
 
     Raises
     ------
     LagdynError
-        A value that is not a finite real number, or (``strict=True``) an unknown name.
+        A value that is not a finite real number or breaks its symbol's assumptions
+        (:func:`check_value`), or (``strict=True``) an unknown name.
+
+    Warns
+    -----
+    LagdynWarning
+        Names that are not parameters (once per binding, all of them, with a "did you
+        mean" for a name close to a parameter left free).
 
     Examples
     --------
+    >>> import warnings
     >>> import sympy as sp
     >>> from lagdyn.codegen import Binding
     >>> a, b = sp.symbols("a b")
-    >>> bnd = Binding((a, b), {"b": 2, "c": 1.0})
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     bnd = Binding((a, b), {"b": 2, "A": 1.0})
     >>> bnd.bound, bnd.free, bnd.ignored
-    ({b: 2.0}, [a], ('c',))
+    ({b: 2.0}, [a], ('A',))
+    >>> print(caught[0].message)
+    params: A (did you mean a?) is not a parameter of the system and is ignored ...)
     """
 
     def __init__(
@@ -85,6 +255,7 @@ class Binding:
         values: Mapping[Any, Any] | None = None,
         *,
         strict: bool = False,
+        check: bool = True,
     ) -> None:
         if values is not None and not isinstance(values, Mapping):
             raise LagdynError(
@@ -100,7 +271,11 @@ class Binding:
             if name not in by_name:
                 unknown.append(name)
                 continue
-            given[by_name[name]] = _real(f"params[{name}]", value)
+            label = f"params[{name}]"
+            symbol = by_name[name]
+            given[symbol] = (
+                check_value(symbol, value, label=label) if check else _real(label, value)
+            )
         if unknown and strict:
             raise LagdynError(
                 f"params: {', '.join(sorted(unknown))} are not parameters of the system "
@@ -109,6 +284,40 @@ class Binding:
         self.ignored: tuple[str, ...] = tuple(sorted(unknown))
         self.bound: dict[sp.Symbol, float] = {s: given[s] for s in self.parameters if s in given}
         self.free: list[sp.Symbol] = [s for s in self.parameters if s not in given]
+        self._ignored_text = self._describe_ignored()
+        if self.ignored:
+            warnings.warn(
+                f"params: {self._ignored_text} (its parameters: "
+                f"{', '.join(by_name) or 'none'}; pass strict=True to refuse unknown names)",
+                LagdynWarning,
+                stacklevel=_stacklevel(),
+            )
+        # per-call checks (values): the free parameters' assumptions, by rule
+        groups: dict[str, list[int]] = {}
+        for i, s in enumerate(self.free):
+            for rule in value_rules(s) if check else ():
+                groups.setdefault(rule, []).append(i)
+        self.free_rules: tuple[tuple[str, tuple[int, ...]], ...] = tuple(
+            (rule, tuple(ix)) for rule, ix in groups.items()
+        )
+        nf = len(self.free)
+        self._index: dict[str, Any] = {
+            rule: (Ellipsis if list(ix) == list(range(nf)) else np.array(ix))
+            for rule, ix in self.free_rules
+        }
+
+    def _describe_ignored(self) -> str:
+        """The ignored names as a sentence, with "did you mean" for near misses."""
+        if not self.ignored:
+            return ""
+        free = [s.name for s in self.free]
+        parts = []
+        for name in self.ignored:
+            close = _suggestion(name, free)
+            parts.append(f"{name} (did you mean {close}?)" if close else name)
+        if len(parts) == 1:
+            return f"{parts[0]} is not a parameter of the system and is ignored"
+        return f"{', '.join(parts)} are not parameters of the system and are ignored"
 
     def __repr__(self) -> str:
         bound = ", ".join(f"{s}={v!r}" for s, v in self.bound.items()) or "none"
@@ -158,7 +367,9 @@ class Binding:
         if params is None or (isinstance(params, Mapping) and not params):
             if nf:
                 raise UnboundParameterError(
-                    free, advice="pass params= per call or bind them in lambdify"
+                    free,
+                    where=self._ignored_note(),
+                    advice="pass params= per call or bind them in lambdify",
                 )
             return xp.zeros((0,))
         if isinstance(params, Mapping):
@@ -182,7 +393,9 @@ class Binding:
                 raise LagdynError("params: " + "; ".join(msg))
             missing = [free[i] for i in range(nf) if i not in given]
             if missing:
-                raise UnboundParameterError(missing, advice="add them to this call's params=")
+                raise UnboundParameterError(
+                    missing, where=self._ignored_note(), advice="add them to this call's params="
+                )
             cols = [_column(xp, f"params[{free[i].name}]", given[i]) for i in range(nf)]
             try:
                 cols = list(xp.broadcast_arrays(*cols))
@@ -191,12 +404,86 @@ class Binding:
                     "params: values have incompatible batch shapes "
                     + ", ".join(f"{free[i].name}: {np.shape(given[i])}" for i in range(nf))
                 ) from None
-            return xp.concatenate(cols, axis=-1)
+            return self.check_free(xp.concatenate(cols, axis=-1))
         if nf == 0:
             if np.size(params) == 0:
                 return xp.zeros((0,))
             raise LagdynError("params: this model has no free parameters (all bound in lambdify)")
-        return check_real(xp, "params", params, nf)
+        return self.check_free(check_real(xp, "params", params, nf))
+
+    def _ignored_note(self) -> str:
+        return f"when binding, {self._ignored_text}" if self.ignored else ""
+
+    def check_free(self, p: Any) -> Any:
+        """``p`` (free parameters' values, ``(..., n_free)``) if they keep every assumption.
+
+        The per-call counterpart of :func:`check_value`, vectorised: one comparison per
+        assumption present among the free parameters (none when they have none). NaN
+        passes (per-call values follow IEEE arithmetic, as states do); jax arrays are
+        not checked (inside ``jit`` or ``grad`` their values are unknown).
+
+        Raises
+        ------
+        LagdynError
+            A value against its parameter's assumption; the message names the
+            parameter, the value, its batch index and the assumption.
+
+        Examples
+        --------
+        >>> import numpy as np, sympy as sp
+        >>> from lagdyn.codegen import Binding
+        >>> m, x = sp.Symbol("m", positive=True), sp.Symbol("x", real=True)
+        >>> Binding((m, x)).check_free(np.array([[1.0, -3.0], [2.0, 0.0]])).shape
+        (2, 2)
+        >>> Binding((m, x)).check_free(np.array([[1.0, -3.0], [0.0, 0.0]]))
+        Traceback (most recent call last):
+        ...
+        lagdyn.errors.LagdynError: params[m] (batch index (1,)) = 0.0 breaks the assumption ...
+        """
+        if not self.free_rules or type(p) is not np.ndarray:
+            return p
+        if p.ndim == 1:  # one call's values: cheaper as floats than as array operations
+            self.check_list(p.tolist())
+            return p
+        for rule, ix in self.free_rules:
+            cols = p if self._index[rule] is Ellipsis else p[..., self._index[rule]]
+            if rule == "positive":
+                bad = cols <= 0
+            elif rule == "negative":
+                bad = cols >= 0
+            elif rule == "nonnegative":
+                bad = cols < 0
+            elif rule == "nonpositive":
+                bad = cols > 0
+            elif rule == "nonzero":
+                bad = cols == 0
+            else:  # integer; NaN and inf pass (their difference is NaN)
+                with np.errstate(invalid="ignore"):
+                    bad = np.abs(cols - np.round(cols)) > 0
+            if bad.any():
+                where = np.argwhere(bad)[0]
+                batch, j = tuple(int(k) for k in where[:-1]), ix[int(where[-1])]
+                value = float(p[(*batch, j)])
+                label = f"params[{self.free[j].name}]"
+                if batch:
+                    label += f" (batch index {batch})"
+                raise _refusal(self.free[j], label, value, rule)
+        return p
+
+    def check_list(self, values: list[float]) -> None:
+        """:meth:`check_free` for one call's values as a list of floats (the one-state path).
+
+        Examples
+        --------
+        >>> import sympy as sp
+        >>> from lagdyn.codegen import Binding
+        >>> Binding((sp.Symbol("m", positive=True),)).check_list([1.0])
+        """
+        for rule, ix in self.free_rules:
+            for j in ix:
+                v = values[j]
+                if _breaks(rule, v):
+                    raise _refusal(self.free[j], f"params[{self.free[j].name}]", v, rule)
 
 
 def _column(xp: Any, label: str, value: Any) -> Any:

@@ -107,7 +107,8 @@ def generate(
     ------
     LagdynError
         An unknown target, a name that is not an identifier (or a reserved word of
-        the target), a value that is not a finite real number.
+        the target), a value that is not a finite real number or breaks its symbol's
+        assumptions (a ``positive`` mass bound to ``-1``; as :func:`lagdyn.numeric.lambdify`).
     SingularMassMatrixError
         Bound values that make M singular.
 

@@ -119,7 +119,7 @@ class CasadiRegressor:
         unknown = {s for p in params for s in p.free_symbols}
         values: dict[Any, float] = dict(model.bound)
         values.update({s: 0.0 for s in unknown if s not in values})  # Y does not contain them
-        binding = Binding((*system.parameters, *acc), values)
+        binding = Binding((*system.parameters, *acc), values, check=False)  # zeros: placeholders
         prog = expression_program(system, {"Y": list(rows)}, {"Y": (n, k)}, binding)
         kern = prog.kernels["Y"]
         if prog.t in kern.used_symbols():  # pragma: no cover - a known force is not linear in π

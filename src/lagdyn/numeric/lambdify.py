@@ -45,8 +45,11 @@ def lambdify(
         Parameter values to bind now (folded into the generated code). Parameters
         not given stay free: pass them per call with ``params=`` (see
         :attr:`NumericModel.free_parameters`). Defaults (``system.defaults``) are
-        never bound implicitly. Names that are not parameters of the system are
-        ignored (see :class:`lagdyn.codegen.Binding`) unless ``strict=True``.
+        never bound implicitly. Every value must be a finite real number that keeps its
+        symbol's assumptions (``positive``, ``nonnegative``, ``integer``, ...: the proofs
+        used them; :func:`lagdyn.codegen.binding.check_value`). Names that are not
+        parameters of the system are ignored with one :class:`~lagdyn.LagdynWarning`
+        naming them (see :class:`lagdyn.codegen.Binding`) unless ``strict=True``.
     backend : {"numpy", "c", "numba", "jax"}
         Where the kernels run (see :mod:`lagdyn.numeric.backends`).
     route : {"recursive", "closed"}, optional
@@ -77,8 +80,9 @@ def lambdify(
     Raises
     ------
     LagdynError
-        A value in ``params`` that is not a finite real number (or, with
-        ``strict=True``, a name that is not a parameter of ``system``); an unknown
+        A value in ``params`` that is not a finite real number or breaks its symbol's
+        assumptions (the message names the parameter, the value and the assumption), or,
+        with ``strict=True``, a name that is not a parameter of ``system``; an unknown
         ``route``, or ``route="recursive"`` for a system that is not a robot chain.
     SingularMassMatrixError
         Bound values that make M singular (e.g. every mass zero); the message names them.
@@ -94,6 +98,10 @@ def lambdify(
     (g,)
     >>> num.g([0.5, 0.0], params={"g": 9.81}).round(3)
     array([9.406, 0.   ])
+    >>> ld.numeric.lambdify(sys, {"m1": -1.0})
+    Traceback (most recent call last):
+    ...
+    lagdyn.errors.LagdynError: params[m1] = -1.0 breaks the assumption that m1 is positive ...
     """
     binding = Binding(system.parameters, params, strict=strict)
     be = backends.get(backend)

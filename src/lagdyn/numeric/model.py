@@ -14,6 +14,13 @@ a function leaves its domain gives ``inf``/``nan`` in the outputs that depend on
 Bound parameter values that make M singular everywhere are refused by ``lambdify``
 (:class:`~lagdyn.SingularMassMatrixError`).
 
+Per-call parameter values (``params=``) are checked against their symbols'
+assumptions, as bound ones are at ``lambdify``: a ``positive`` mass passed as ``-1``
+raises :class:`~lagdyn.LagdynError` naming the parameter, the value (and its batch
+index) and the assumption. The check is vectorised (one comparison per assumption
+present, none when the free parameters have none); NaN passes and propagates, like a
+NaN state; jax arrays are not checked (inside ``jit`` their values are unknown).
+
 Dask arrays (chunked along batch axes) are accepted by every method and give lazy
 dask arrays back (``map_blocks``), so huge state sets run chunk by chunk.
 """
@@ -83,6 +90,7 @@ class _KernelModel:
         self._shape1 = (self.n,)
         self._nfree = len(self.free_parameters)
         self._pshape = (self._nfree,)
+        self._checked = bool(binding.free_rules)  # per-call values to check (Binding.check_free)
 
     @property
     def source(self) -> str:
@@ -187,7 +195,10 @@ class _KernelModel:
         if self._nfree:
             if type(params) is not _ND or params.shape != self._pshape or params.dtype is not _F8:
                 return None
-            x += params.tolist()
+            values = params.tolist()
+            if self._checked:
+                self._binding.check_list(values)
+            x += values
         elif params is not None:
             return None
         if type(t) is float:

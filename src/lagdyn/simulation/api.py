@@ -132,7 +132,10 @@ def simulate(
     dt : float, optional
         Step of the grid when ``t`` is a scalar final time.
     params : mapping, optional
-        Parameter values overriding ``system.defaults`` when ``model`` is a system.
+        Parameter values overriding ``system.defaults`` when ``model`` is a system. Every
+        bound value is checked against its symbol's assumptions (a ``positive`` mass bound
+        to ``-1`` is refused; :func:`lagdyn.codegen.binding.check_value`); names that are
+        not parameters are ignored with a :class:`~lagdyn.LagdynWarning`.
     tol, max_iter : float, int
         Convergence of the implicit midpoint Newton (or fixed-point) iteration (per-component
         change ≤ ``tol · (1 + |value|)``).
@@ -155,7 +158,8 @@ def simulate(
         ``x0`` not of shape ``(..., 2n)``, a tau of the wrong shape, a ``t`` that is not 1-D.
     LagdynError
         Non-increasing or non-finite ``t``, an unknown method, a midpoint iteration that
-        does not converge.
+        does not converge; a parameter value that is not a finite real number or breaks
+        its symbol's assumptions (``positive``, ``nonnegative``, ``integer``, ...).
     BackendUnavailableError
         A scipy method without scipy installed.
 
