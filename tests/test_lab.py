@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+import subprocess
+from pathlib import Path
 
+import numpy as np
 import pytest
 import sympy as sp
 
@@ -154,3 +158,134 @@ def test_write_never_overwrites(tmp_path):
     assert out.read_text() == "keep me"
     ld.lab.write(out, dp, force=True)
     assert out.read_text().startswith("<!DOCTYPE html>")
+
+
+# ----------------------------------------------------------------- labels (issue 21, item 10)
+
+LAB_DIR = Path(ld.lab.__file__).parent
+LAB_JS = (LAB_DIR / "lab.js").read_text(encoding="utf-8")
+TEMPLATE = (LAB_DIR / "template.html").read_text(encoding="utf-8")
+
+
+def test_labels_show_greek_letters_and_dotted_rates():
+    """No combining dot anywhere (Chromium's fonts drop it: "ḃ" showed as "b"); rates are
+    MathML with the dot over the whole symbol; Greek names are letters (θ₁, not theta1)."""
+    text = ld.lab.page(ld.zoo.n_link_pendulum(4))
+    assert "\u0307" not in text  # COMBINING DOT ABOVE
+    assert "\u0307" not in LAB_JS
+    cfg = config_of(text)
+    lab = cfg["labels"]
+    assert lab["coordinates"] == ["θ₁", "θ₂", "θ₃", "θ₄"]
+    assert lab["coordinates_html"][0] == '<span class="sym"><i>θ</i><sub>1</sub></span>'
+    assert lab["rates_html"][0] == (
+        '<span class="sym"><span class="dotted"><i>θ</i>'
+        '<span class="dot" aria-hidden="true"></span></span><sub>1</sub></span>'
+    )
+    assert lab["parameters"][:2] == ["g", "l₁"]
+    # nothing the page displays spells a Greek letter's name
+    shown = json.dumps(lab, ensure_ascii=False) + json.dumps(
+        [c["label"] for c in cfg["conventions"]], ensure_ascii=False
+    )
+    assert "theta" not in shown and "phi" not in shown
+    assert "(t)" not in shown
+
+
+def test_symbol_text_and_html():
+    from lagdyn.lab.page import symbol_html, symbol_text
+
+    assert [symbol_text(s) for s in ("theta1", "b", "lc2", "phi", "x_cart")] == [
+        "θ₁",
+        "b",
+        "lc₂",
+        "φ",
+        "x_cart",
+    ]
+    assert symbol_html("b", dot=True) == (
+        '<span class="sym"><span class="dotted"><i>b</i>'
+        '<span class="dot" aria-hidden="true"></span></span></span>'
+    )
+    assert symbol_html("q1", prefix="δ") == '<span class="sym">δ<i>q</i><sub>1</sub></span>'
+    assert symbol_html("x_cart") == '<span class="sym"><i>x</i><sub>cart</sub></span>'
+    assert symbol_html("a<b") == '<span class="sym"><span>a&lt;b</span></span>'
+
+
+def _js_table(lang: str) -> dict[str, str]:
+    block = re.search(rf"\n    {lang}: \{{\n(.*?)\n    \}},\n", LAB_JS, re.S)
+    assert block is not None, lang
+    return dict(re.findall(r'^      (\w+):\s*\n?\s*"((?:[^"\\]|\\.)*)",?$', block.group(1), re.M))
+
+
+def test_korean_table_covers_every_english_string():
+    """Every key of the English table has a Korean entry (and the reverse), every key the
+    page uses exists in both, and no English text is displayed outside the tables."""
+    en, ko = _js_table("en"), _js_table("ko")
+    assert len(en) > 40
+    assert set(en) == set(ko), set(en) ^ set(ko)
+    untranslated = [k for k in en if en[k] == ko[k] and re.search("[A-Za-z]{3,}", en[k])]
+    assert not untranslated
+    used = set(re.findall(r'\btr\("(\w+)"\)', LAB_JS))
+    used |= set(re.findall(r'data-i18n="(\w+)"', LAB_JS + TEMPLATE))
+    assert used and used <= set(en), used - set(en)
+    # the template: every element with text carries data-i18n (placeholders aside)
+    body = re.sub(r"<(script|style)\b.*?</\1>", "", TEMPLATE, flags=re.S)
+    words = re.findall(r">([^<>]*[A-Za-z]{2,}[^<>]*)<", body)
+    assert [w for w in words if re.search("[A-Za-z]{2,}", re.sub(r"@\w+@", "", w))] == []
+    # lab.js: template literals (captions, labels) hold symbols and tr() calls only
+    code = LAB_JS[LAB_JS.index("let lang =") :]
+    code = re.sub(r"new Error\(`[^`]*`\)", "", code)  # console API errors, never displayed
+    for lit in re.findall(r"`((?:[^`\\]|\\.)*)`", code, re.S):
+        shown = re.sub(r"\$\{[^{}]*(\{[^{}]*\}[^{}]*)*\}", " ", lit)
+        if re.fullmatch(r"[\w=-]*", shown.strip()):
+            continue  # an element id, a row key or a fragment key
+        shown = re.sub(r"<[^>]*>", " ", shown)
+        english = [w for w in re.findall(r"[A-Za-z]{3,}", shown) if w != "lagdyn"]
+        assert not english, (lit, english)
+
+
+def test_summary_and_convention_labels_are_translated_in_the_page():
+    text = ld.lab.page(ld.zoo.double_pendulum(), lang="ko")
+    assert not re.search(r"\d+ coordinates \(|\d+ particles", text)  # built by the page, in ko
+    cfg = config_of(text)
+    assert [c.get("i18n") for c in cfg["conventions"]] == ["absolute", "relative"]
+    ko = _js_table("ko")
+    assert ko["absolute"] != "absolute" and ko["relative"] != "relative"
+
+
+# ----------------------------------------------------------------- n > 8: forward dynamics
+
+
+NODE = shutil.which("node")
+
+FD_RUNNER = """
+const mod = require(process.argv[2]);
+const args = JSON.parse(require("fs").readFileSync(process.argv[3], "utf8"));
+process.stdout.write(JSON.stringify(mod.forward_dynamics(...args)));
+"""
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not installed (apt-get install nodejs)")
+def test_nine_link_page_module_has_forward_dynamics(tmp_path):
+    """Above the unrolled solve size (n > 8) the page's module still has forward dynamics
+    (the Cholesky fallback of model_source), so the swing mode runs; checked under Node."""
+    from lagdyn.lab.js import page_modules
+
+    system = ld.zoo.n_link_pendulum(9)
+    (src,) = page_modules(system, model_geometry(system), [])
+    assert "function forward_dynamics(" in src
+    rng = np.random.default_rng(9)
+    q, qd, tau = (rng.uniform(-1, 1, 9).tolist() for _ in range(3))
+    p = [float(system.defaults[s]) for s in system.parameters]
+    (tmp_path / "mod.js").write_text(src, encoding="utf-8")
+    (tmp_path / "args.json").write_text(json.dumps([q, qd, tau, p]))
+    (tmp_path / "run.js").write_text(FD_RUNNER)
+    proc = subprocess.run(
+        [NODE, str(tmp_path / "run.js"), str(tmp_path / "mod.js"), str(tmp_path / "args.json")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    num = system.lambdify(system.defaults, backend="numpy", cache=False)
+    np.testing.assert_allclose(
+        json.loads(proc.stdout), num.forward_dynamics(q, qd, tau), rtol=1e-9, atol=1e-9
+    )

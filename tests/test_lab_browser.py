@@ -8,9 +8,11 @@ Screenshots of each page are saved under a temporary directory whose path is pri
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import os
+import re
 import shutil
 import tempfile
 
@@ -41,6 +43,9 @@ def pages(tmp_path_factory):
     return {
         "double_pendulum": ld.lab.write(out / "double_pendulum.html", ld.zoo.double_pendulum()),
         "cart_pole": ld.lab.write(out / "cart_pole.html", ld.zoo.cart_pole()),
+        "n_link_pendulum4": ld.lab.write(
+            out / "n_link_pendulum4.html", ld.zoo.n_link_pendulum(4), label="n_link_pendulum"
+        ),
     }
 
 
@@ -328,3 +333,180 @@ def test_no_network_requests(driver, pages):
             urls.append(msg["params"]["request"]["url"])
     assert urls, "the performance log recorded no request at all"
     assert all(u.startswith("file://") for u in urls), urls
+
+
+# ----------------------------------------------------------------- issue 21, item 10
+
+RATE_LABEL = """
+const lab = document.querySelector(`label[for="in-${arguments[0]}"]`);
+const dot = lab && lab.querySelector(".dotted > .dot");
+if (!dot) return { text: lab && lab.textContent };
+const sub = lab.querySelector("sub");
+return { base: dot.previousElementSibling.textContent, sub: sub ? sub.textContent : null };
+"""
+
+
+def ink_runs(png: bytes) -> list[tuple[int, int, int]]:
+    """(first row, last row, ink width) of each vertical run of rows holding dark pixels."""
+    from PIL import Image
+
+    img = np.asarray(Image.open(io.BytesIO(png)).convert("L")) < 128
+    rows = np.flatnonzero(img.any(axis=1))
+    runs, start = [], rows[0]
+    for a, b in zip(rows, [*rows[1:], None]):
+        if b is None or b > a + 1:
+            cols = np.flatnonzero(img[start : a + 1].any(axis=0))
+            runs.append((int(start), int(a), int(cols[-1] - cols[0] + 1)))
+            start = b
+    return runs
+
+
+@pytest.mark.parametrize(
+    "name, key, base, sub",
+    [("double_pendulum", "v_b", "b", None), ("n_link_pendulum4", "v_theta1", "θ", "1")],
+)
+def test_rate_labels_carry_a_dot_over_the_whole_symbol(
+    driver, pages, screenshots, name, key, base, sub
+):
+    """The rendered rate label is its symbol with a visible dot above it, apart from the
+    letter (no font's combining dot: "ḃ" showed as "b" in Chromium)."""
+    pytest.importorskip("PIL")
+    load(driver, pages[name])
+    got = driver.execute_script(RATE_LABEL, key)
+    assert got is not None and "base" in got, got
+    assert (got["base"], got["sub"]) == (base, sub)
+    label = driver.find_element("css selector", f'label[for="in-{key}"]')
+    png = label.screenshot_as_png
+    with open(os.path.join(screenshots, f"{name}-{key}.png"), "wb") as fh:
+        fh.write(png)
+    runs = ink_runs(png)
+    # the top run of ink is the dot: small, and a blank row apart from the letter below
+    (top, bottom, width), (below, _, letter) = runs[0], runs[1]
+    assert 2 <= bottom - top + 1 <= 5 and 2 <= width <= 5, runs
+    assert below > bottom + 1 and letter > width, runs
+    # Greek names are letters everywhere on the page
+    shown = driver.find_element("tag name", "body").text + driver.title
+    assert "theta" not in shown
+
+
+def test_rejected_input_is_marked_and_explained(driver, pages):
+    """m2 = −1, letters or trailing junk: the field is marked invalid with a message next to
+    it and the page keeps (and says) the value it computes with; a valid value clears it."""
+    from selenium.webdriver.common.keys import Keys
+
+    load(driver, pages["double_pendulum"])
+    m2 = driver.find_element("id", "in-m2-num")
+    msg = driver.find_element("id", "in-m2-msg")
+
+    def type_into(box, s):
+        box.send_keys(Keys.CONTROL, "a")
+        box.send_keys(s)
+        box.send_keys(Keys.TAB)
+
+    type_into(m2, "-1")
+    assert m2.get_attribute("value") == "-1"
+    assert m2.get_attribute("aria-invalid") == "true"
+    assert msg.is_displayed() and "m₂" in msg.text and "positive" in msg.text
+    assert "-1" in msg.text and "1" in msg.text
+    assert driver.execute_script(
+        "return arguments[0].parentElement === arguments[1].parentElement", m2, msg
+    )
+    state = driver.execute_script("return lagdynLab.state()")
+    assert state["p"][4] == 1.0 and text(driver, "metric11", 0) == "2"  # m1 + m2, m2 kept
+
+    l1 = driver.find_element("id", "in-l1-num")
+    for bad in ("abc", "2x"):  # typed live: "2" is taken on its way to "2x", and said so
+        type_into(l1, bad)
+        assert l1.get_attribute("aria-invalid") == "true", bad
+        l1_msg = driver.find_element("id", "in-l1-msg").text
+        used = driver.execute_script("return lagdynLab.state()")["p"][1]
+        assert "not a number" in l1_msg and bad in l1_msg and f"l₁ = {used:g}" in l1_msg
+        assert used == {"abc": 1.0, "2x": 2.0}[bad]
+    # the messages follow the language
+    driver.find_element("id", "btn-lang").click()
+    assert "positive" not in msg.text and "m₂" in msg.text
+    driver.find_element("id", "btn-lang").click()
+
+    type_into(m2, "3")
+    assert m2.get_attribute("aria-invalid") != "true" and not msg.is_displayed()
+    assert text(driver, "metric11", 0) == "16"  # (m1 + m2) l1² with m2 = 3, l1 = 2
+    assert driver.find_element("id", "in-l1-num").get_attribute("aria-invalid") == "true"
+    # a rejected value in the URL fragment is reported the same way
+    load(driver, pages["double_pendulum"], "#m2=-2")
+    assert driver.find_element("id", "in-m2-num").get_attribute("aria-invalid") == "true"
+    assert "-2" in driver.find_element("id", "in-m2-msg").text
+    assert driver.execute_script("return lagdynLab.state()")["p"][4] == 1.0
+
+
+ENUMERATE_TEXT = """
+const out = [document.title];
+const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+while (walk.nextNode()) {
+  const node = walk.currentNode;
+  if (node.parentElement.closest("script, style")) continue;
+  if (node.textContent.trim()) out.push(node.textContent);
+}
+for (const e of document.querySelectorAll("[title], [aria-label], [placeholder], [alt]"))
+  for (const a of ["title", "aria-label", "placeholder", "alt"]) if (e.getAttribute(a)) out.push(e.getAttribute(a));
+return out.concat(window.__canvasText);
+"""
+
+RECORD_CANVAS = """
+window.__canvasText = [];
+const fill = CanvasRenderingContext2D.prototype.fillText;
+CanvasRenderingContext2D.prototype.fillText = function (s, ...rest) {
+  window.__canvasText.push(String(s));
+  return fill.call(this, s, ...rest);
+};
+lagdynLab.set({});
+const box = document.getElementById("in-eps-num");
+box.value = "oops";
+box.dispatchEvent(new Event("input"));
+"""
+
+
+@pytest.mark.parametrize("name", ["double_pendulum", "cart_pole"])
+def test_korean_mode_translates_every_string(driver, pages, name):
+    """In Korean mode, every text node, attribute text and canvas label of the page
+    (including a rejection message) holds no English word beyond symbols, units and names."""
+    load(driver, pages[name], "#lang=ko")
+    driver.execute_script(RECORD_CANVAS)
+    texts = driver.execute_script(ENUMERATE_TEXT)
+    assert any("운동에너지" in t for t in texts)
+    cfg = driver.execute_script("return LAB_CONFIG")
+    # symbols, units, the language button, and "oops", the rejected text typed above
+    allowed = {"lagdyn", "English", "RK", "dt", "rad", "kg", "MA", "Fx", "Fy", "oops"}
+    for nm in [*cfg["coordinates"], *cfg["parameters"], name]:
+        allowed |= set(re.findall(r"[A-Za-z]{2,}", nm))
+    english = sorted({w for t in texts for w in re.findall(r"[A-Za-z]{2,}", t)} - allowed)
+    assert not english, [t for t in texts if set(re.findall(r"[A-Za-z]{2,}", t)) & set(english)]
+
+
+def test_layout_uses_the_window_width(driver, pages, screenshots):
+    """At a 1600-px window the panels fill the row, the table spans the section and the
+    canvases draw at their displayed width (no fixed narrow column)."""
+    driver.set_window_size(1600, 1200)
+    try:
+        load(driver, pages["double_pendulum"])
+        got = driver.execute_script(
+            """
+            const sec = document.querySelector("main > section").getBoundingClientRect();
+            const panels = [...document.querySelectorAll(".panel")].map((p) => p.getBoundingClientRect());
+            return {
+              inner: document.documentElement.clientWidth,
+              sec: [sec.left, sec.right],
+              right: Math.max(...panels.map((r) => r.right)),
+              table: document.getElementById("lab-table").getBoundingClientRect().width,
+              canvases: [...document.querySelectorAll("canvas")].map((c) => [c.width, c.getBoundingClientRect().width]),
+            };
+            """
+        )
+        driver.save_screenshot(os.path.join(screenshots, "double_pendulum-1600.png"))
+    finally:
+        driver.set_window_size(1400, 1800)
+    left, right = got["sec"]
+    assert got["inner"] >= 1550 and right >= got["inner"] - 24
+    assert got["right"] >= right - 12, got  # the panels reach the section's right edge
+    assert got["table"] >= 0.95 * (right - left), got
+    for drawn, shown in got["canvases"]:
+        assert shown > 362 and abs(drawn - shown) <= 1, got["canvases"]

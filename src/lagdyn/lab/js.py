@@ -3,7 +3,8 @@ coordinates.
 
 Builders over :mod:`lagdyn.codegen.javascript` (which only prints): every function is a
 :class:`~lagdyn.codegen.javascript.JsFunction` of a codegen program, printed by
-:func:`~lagdyn.codegen.javascript.js_source`.
+:func:`~lagdyn.codegen.javascript.model_source` (``js_source`` with forward dynamics
+for any n).
 
 * :func:`model_functions` — the functions of the ``js`` export
   (:func:`~lagdyn.codegen.javascript.model_program`: M, C, g, h, forces, bias, energy,
@@ -29,7 +30,6 @@ from ..codegen.build import bound_number, full_precision_floats
 from ..codegen.javascript import (
     JsFunction,
     JsModule,
-    js_source,
     kernel_function,
     model_program,
     model_source,
@@ -62,8 +62,9 @@ def model_functions(
     ``C(q, qd, p)``, ``g(q, p)``, ``h(q, qd, p, t)``, ``forces(q, qd, p, t)``,
     ``bias(q, qd, p, t)``, ``energy(q, qd, p)``, ``inverse_dynamics(q, qd, qdd, p, t)``
     and ``forward_dynamics(q, qd, tau, p, t)`` (absent above the unrolled size:
-    :func:`export_js` then adds a Cholesky solve in JS, the lab page does not). ``p`` holds the free
-    parameters in the order of ``PARAMETERS``; ``t`` defaults to 0.
+    :func:`export_js` and :func:`page_modules` then add a Cholesky solve in JS through
+    :func:`~lagdyn.codegen.javascript.model_source`). ``p`` holds the free parameters in
+    the order of ``PARAMETERS``; ``t`` defaults to 0.
 
     Parameters
     ----------
@@ -276,7 +277,10 @@ def page_modules(system: Any, geo: Geometry, convs: Sequence[Convention]) -> lis
     ``lab_m0`` holds the dynamics of :func:`model_functions`, the positions and their
     Jacobian, the constraints ``h(z)`` and ``C = ∂h/∂z`` in ambient coordinates and the
     point masses (when the geometry has them); each convention's module holds its
-    dynamics, positions and ``to_primary(u, p)`` (the primary q) with its Jacobian.
+    dynamics, positions and ``to_primary(u, p)`` (the primary q) with its Jacobian. Every
+    module has ``forward_dynamics`` however large n is (above the unrolled solve size, a
+    Cholesky solve in JS: :func:`~lagdyn.codegen.javascript.model_source`), so the page's
+    swing runs for any model.
 
     Parameters
     ----------
@@ -325,7 +329,7 @@ def page_modules(system: Any, geo: Geometry, convs: Sequence[Convention]) -> lis
         )
     if geo.masses is not None:
         fns += map_functions(system, {"point_masses": (list(geo.masses), (len(geo.masses),))})
-    sources.append(js_source(JsModule("lab_m0", tuple(fns), consts)))
+    sources.append(model_source(JsModule("lab_m0", tuple(fns), consts)))
     for k, c in enumerate(convs, start=1):
         other = change_coordinates(system, list(c.new_q), c.mapping)
         other_pts = [tuple(sp.sympify(e).xreplace(dict(c.mapping)) for e in p) for p in geo.points]
@@ -345,5 +349,5 @@ def page_modules(system: Any, geo: Geometry, convs: Sequence[Convention]) -> lis
                 "to_primary_jacobian": (A, (system.n, other.n)),
             },
         )
-        sources.append(js_source(JsModule(f"lab_m{k}", tuple(f2), c2)))
+        sources.append(model_source(JsModule(f"lab_m{k}", tuple(f2), c2)))
     return sources

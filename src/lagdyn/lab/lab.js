@@ -65,6 +65,30 @@
       swing_note: "free swing: gravity only, RK4 with dt = {dt} s; the end force is not applied",
       note:
         "Absolute and relative coordinates describe the same physical state: kinetic energy, power and work agree, the eigenvalues of M do not. Virtual tangents satisfy C J = 0, finite tangent steps leave the constraints.",
+      absolute: "absolute",
+      relative: "relative",
+      mixed: "mixed",
+      ambient_dof: "ambient DOF",
+      n_constraints: "constraints",
+      dof: "DOF",
+      diagonal: "diagonal",
+      coupling: "coupling",
+      mapped_h: "mapped h",
+      tangent_h: "tangent h",
+      err_short: "error",
+      finite_work: "finite work",
+      linear_work: "linear work",
+      virtual_work: "virtual work",
+      power_short: "power",
+      rate_of: "rate of {name}",
+      probe_of: "probe direction {name}",
+      value_of: "{name}: value",
+      slider_of: "{name}: slider",
+      rejected_number: "not a number: “{text}” rejected; the page uses {name} = {value}",
+      rejected_positive: "{name} must be positive: “{text}” rejected; the page uses {name} = {value}",
+      rejected_nonnegative: "{name} must not be negative: “{text}” rejected; the page uses {name} = {value}",
+      summary: "{n} coordinates ({names}); parameters {params}; {points} particles, {constraints} constraints",
+      none: "none",
     },
     ko: {
       title: "일반화 좌표 실험실",
@@ -90,7 +114,7 @@
       error: "배치 선형화 오차",
       error_legend: "모든 질점 위치의 유클리드 오차",
       work: "유한 외력 일과 가상 일의 일차 예측",
-      work_legend: "파랑 유한 일 · 주황 epsilon × 가상 일",
+      work_legend: "파랑 유한 일 · 주황 ε × 가상 일",
       table: "두 좌표의 수치 질량 행렬·에너지·일과 구속 잔차",
       quantity: "양",
       unit: "단위",
@@ -119,10 +143,38 @@
       swing_note: "자유 흔들기: 중력만, RK4 dt = {dt} s; 끝점 힘은 적용하지 않습니다",
       note:
         "절대각과 상대각은 같은 물리 상태를 뜻합니다: 운동에너지·일률·일은 같고 M의 고유값은 다릅니다. 가상 접선은 C J = 0을 만족하지만 유한 접선 걸음은 구속을 벗어납니다.",
+      absolute: "절대각",
+      relative: "상대각",
+      mixed: "혼합",
+      ambient_dof: "주변 공간 자유도",
+      n_constraints: "구속",
+      dof: "자유도",
+      diagonal: "대각",
+      coupling: "결합",
+      mapped_h: "사상 h",
+      tangent_h: "접선 h",
+      err_short: "오차",
+      finite_work: "유한 일",
+      linear_work: "선형 일",
+      virtual_work: "가상 일",
+      power_short: "일률",
+      rate_of: "{name}의 시간 변화율",
+      probe_of: "탐침 방향 {name}",
+      value_of: "{name}: 값",
+      slider_of: "{name}: 슬라이더",
+      rejected_number: "숫자가 아닙니다: “{text}”은(는) 거부되었습니다; 페이지는 {name} = {value}을(를) 씁니다",
+      rejected_positive: "{name}은(는) 양수여야 합니다: “{text}”은(는) 거부되었습니다; 페이지는 {name} = {value}을(를) 씁니다",
+      rejected_nonnegative: "{name}은(는) 음수일 수 없습니다: “{text}”은(는) 거부되었습니다; 페이지는 {name} = {value}을(를) 씁니다",
+      summary: "좌표 {n}개 ({names}); 매개변수 {params}; 질점 {points}개, 구속 {constraints}개",
+      none: "없음",
     },
   };
   let lang = CFG.lang === "ko" ? "ko" : "en";
   const tr = (key) => T[lang][key] || T.en[key] || key;
+  // tr(key) with {name} placeholders filled
+  const trf = (key, vals) => tr(key).replace(/\{(\w+)\}/g, (m, k) => (k in vals ? String(vals[k]) : m));
+  const LBL = CFG.labels;
+  const convLabel = (c) => (c.i18n ? tr(c.i18n) : c.label);
 
   // ------------------------------------------------------------------ state
   const S = {
@@ -350,7 +402,7 @@
       coord: (kind, i) => base(kind, i),
       rate: (kind, i) => base(kind, i) + "/s",
       metric,
-      eig: (kind) => (same(kind) ? metric(kind, 0, 0) : "mixed"),
+      eig: (kind) => (same(kind) ? metric(kind, 0, 0) : tr("mixed")),
       force: (kind, i) => (kind[i] === "angle" ? "N m" : "N"),
     };
     const U = {};
@@ -406,6 +458,13 @@
   // ------------------------------------------------------------------ drawing
   function setupCanvas(id) {
     const cv = el(id);
+    // draw at the displayed width (the panels share the window's width), keep the height
+    const w = Math.round(cv.getBoundingClientRect().width);
+    if (w > 0 && cv.width !== w) {
+      const h = cv.height;
+      cv.width = w;
+      cv.style.height = `${h}px`;
+    }
     const ctx = cv.getContext("2d");
     ctx.clearRect(0, 0, cv.width, cv.height);
     ctx.font = "11px sans-serif";
@@ -494,8 +553,8 @@
       ctx.fillRect(X(0) - 3, Y(0) - 3, 6, 6);
     }
     el("cap-config").textContent =
-      `ε = ${fmt(S.eps)} · ${tr("perr")} = ${fmt(R.step.err)} m · ambient DOF = ${2 * NPT} · ` +
-      `constraints = ${CFG.n_constraints} · DOF = ${n}`;
+      `ε = ${fmt(S.eps)} · ${tr("perr")} = ${fmt(R.step.err)} m · ${tr("ambient_dof")} = ${2 * NPT} · ` +
+      `${tr("n_constraints")} = ${CFG.n_constraints} · ${tr("dof")} = ${n}`;
   }
   function drawVelocities(R) {
     const [cv, ctx] = setupCanvas("cv-velocities");
@@ -526,8 +585,8 @@
       ctx.fillRect(X(i + 0.2), Math.min(y0, y1), X(i + 0.8) - X(i + 0.2), Math.abs(y1 - y0));
     });
     el("cap-kinetic").textContent =
-      `diagonal = ${fmt(c0.diag)} J · coupling = ${fmt(c0.coupling)} J · K = ${fmt(c0.K)} J` +
-      R.conv.slice(1).map((c) => ` · K (${CFG.conventions[R.conv.indexOf(c)].label}) = ${fmt(c.K)} J`).join("");
+      `${tr("diagonal")} = ${fmt(c0.diag)} J · ${tr("coupling")} = ${fmt(c0.coupling)} J · K = ${fmt(c0.K)} J` +
+      R.conv.slice(1).map((c, k) => ` · K (${convLabel(CFG.conventions[k + 1])}) = ${fmt(c.K)} J`).join("");
   }
   function plotLines(id, series, ylabel) {
     const [cv, ctx] = setupCanvas(id);
@@ -543,7 +602,7 @@
     }
     line(ctx, X(S.eps), Y(range(ys)[0]), X(S.eps), Y(range(ys)[1]), COLORS.grey);
     ctx.fillStyle = "#555";
-    ctx.fillText(`epsilon · ${ylabel}`, 40, cv.height - 4);
+    ctx.fillText(`ε · ${ylabel}`, 40, cv.height - 4);
   }
   function drawCurves(R) {
     const box = el("residual-panels");
@@ -569,11 +628,11 @@
         `h${k + 1}`
       );
       el(`cap-h${k + 1}`).textContent =
-        `ε = ${fmt(S.eps)} · mapped h = ${fmt(R.step.he[k])} · tangent h = ${fmt(R.step.ht[k])} · ` +
+        `ε = ${fmt(S.eps)} · ${tr("mapped_h")} = ${fmt(R.step.he[k])} · ${tr("tangent_h")} = ${fmt(R.step.ht[k])} · ` +
         `C ż = ${fmt(R.cvel[k])}`;
     }
     plotLines("cv-error", [{ ys: R.curve.map((c) => c.err), color: COLORS.blue }], "m");
-    el("cap-error").textContent = `ε = ${fmt(S.eps)} · error = ${fmt(R.step.err)} m`;
+    el("cap-error").textContent = `ε = ${fmt(S.eps)} · ${tr("err_short")} = ${fmt(R.step.err)} m`;
     plotLines(
       "cv-work",
       [
@@ -583,20 +642,56 @@
       "J"
     );
     el("cap-work").textContent =
-      `finite work = ${fmt(R.step.fwork)} J · linear work = ${fmt(R.step.lwork)} J · ` +
-      `virtual work = ${fmt(R.conv[0].vwork)} J · power = ${fmt(R.conv[0].power)} W`;
+      `${tr("finite_work")} = ${fmt(R.step.fwork)} J · ${tr("linear_work")} = ${fmt(R.step.lwork)} J · ` +
+      `${tr("virtual_work")} = ${fmt(R.conv[0].vwork)} J · ${tr("power_short")} = ${fmt(R.conv[0].power)} W`;
   }
 
   // ------------------------------------------------------------------ controls and URL
-  const controls = []; // {key, get, set, min, max, step}
-  function addControl(box, key, label, get, set, min, max, step) {
+  // {key, get, set, id, name (text), rule, rejected: {text, reason, value} | null}
+  const controls = [];
+  function addControl(box, key, spec) {
     const id = `in-${key}`;
     box.insertAdjacentHTML(
       "beforeend",
-      `<label class="ctl"><span>${label}</span><input type="range" id="${id}" min="${min}" max="${max}" step="${step}">` +
-        `<input type="number" id="${id}-num" step="any"></label>`
+      `<div class="ctl"><label for="${id}">${spec.html}</label>` +
+        `<input type="range" id="${id}" min="${spec.min}" max="${spec.max}" step="${spec.step}">` +
+        `<input type="text" id="${id}-num" inputmode="decimal" autocomplete="off" spellcheck="false" aria-describedby="${id}-msg">` +
+        `<span class="msg" id="${id}-msg" role="alert" hidden></span></div>`
     );
-    controls.push({ key, get, set, id });
+    controls.push({ key, id, rejected: null, rule: "number", ...spec });
+  }
+  // the value a typed text stands for, or the reason it is rejected
+  function parseValue(c, text) {
+    const s = String(text).trim().replace(/^\u2212/, "-"); // a typographic minus reads as "-"
+    const v = s === "" ? NaN : Number(s);
+    if (!isFinite(v)) return { reason: "rejected_number" };
+    if (c.rule === "positive" && !(v > 0)) return { reason: "rejected_positive" };
+    if (c.rule === "nonnegative" && !(v >= 0)) return { reason: "rejected_nonnegative" };
+    return { value: v };
+  }
+  function showRejection(c) {
+    const num = el(`${c.id}-num`);
+    const msg = el(`${c.id}-msg`);
+    if (c.rejected) {
+      num.setAttribute("aria-invalid", "true");
+      msg.textContent = trf(c.rejected.reason, { name: c.name(), text: c.rejected.text, value: fmt(c.get()) });
+      msg.hidden = false;
+    } else {
+      num.removeAttribute("aria-invalid");
+      msg.textContent = "";
+      msg.hidden = true;
+    }
+  }
+  function reject(c, text, reason) {
+    c.rejected = { text: String(text), reason, value: c.get() };
+    showRejection(c);
+  }
+  function accept(c, v) {
+    c.set(v);
+    if (c.rejected) {
+      c.rejected = null;
+      showRejection(c);
+    }
   }
   function buildControls() {
     const st = el("ctl-state");
@@ -604,41 +699,93 @@
     const pr = el("ctl-params");
     const fo = el("ctl-force");
     const tg = el("ctl-probe");
+    const plain = (s) => () => s;
     CFG.coordinates.forEach((name, i) => {
       const lim = CFG.coord_kinds[i] === "angle" ? 3.1416 : 3;
-      addControl(st, name, name, () => S.q[i], (v) => (S.q[i] = v), -lim, lim, 0.01);
-      addControl(rt, `v_${name}`, `${name}̇`, () => S.qd[i], (v) => (S.qd[i] = v), -6, 6, 0.01);
-      addControl(tg, `dq_${name}`, `δ${name}`, () => S.dq[i], (v) => (S.dq[i] = v), -2, 2, 0.01);
+      const text = LBL.coordinates[i];
+      addControl(st, name, {
+        html: LBL.coordinates_html[i],
+        name: plain(text),
+        get: () => S.q[i],
+        set: (v) => (S.q[i] = v),
+        min: -lim,
+        max: lim,
+        step: 0.01,
+      });
+      addControl(rt, `v_${name}`, {
+        html: LBL.rates_html[i],
+        name: () => trf("rate_of", { name: text }),
+        get: () => S.qd[i],
+        set: (v) => (S.qd[i] = v),
+        min: -6,
+        max: 6,
+        step: 0.01,
+      });
+      addControl(tg, `dq_${name}`, {
+        html: LBL.probe_html[i],
+        name: () => trf("probe_of", { name: `δ${text}` }),
+        get: () => S.dq[i],
+        set: (v) => (S.dq[i] = v),
+        min: -2,
+        max: 2,
+        step: 0.01,
+      });
     });
     CFG.parameters.forEach((name, i) => {
       const v0 = CFG.param_values[i];
       const lo = v0 > 0 ? +(v0 / 10).toPrecision(2) : -10;
       const hi = v0 > 0 ? +(v0 * 3).toPrecision(2) : 10;
-      addControl(pr, name, name, () => S.p[i], (v) => (S.p[i] = v), lo, hi, 0.001);
+      const rule = CFG.positive.includes(name) ? "positive" : (CFG.nonnegative || []).includes(name) ? "nonnegative" : "number";
+      addControl(pr, name, {
+        html: LBL.parameters_html[i],
+        name: plain(LBL.parameters[i]),
+        get: () => S.p[i],
+        set: (v) => (S.p[i] = v),
+        min: lo,
+        max: hi,
+        step: 0.001,
+        rule,
+      });
     });
-    addControl(fo, "Fx", "Fx", () => S.F[0], (v) => (S.F[0] = v), -10, 10, 0.1);
-    addControl(fo, "Fy", "Fy", () => S.F[1], (v) => (S.F[1] = v), -10, 10, 0.1);
-    addControl(tg, "eps", "ε", () => S.eps, (v) => (S.eps = v), 0, 1, 0.01);
+    const F = (k, sub) => ({
+      html: `<span class="sym"><i>F</i><sub>${sub}</sub></span>`,
+      name: plain(`F${sub}`),
+      get: () => S.F[k],
+      set: (v) => (S.F[k] = v),
+      min: -10,
+      max: 10,
+      step: 0.1,
+    });
+    addControl(fo, "Fx", F(0, "x"));
+    addControl(fo, "Fy", F(1, "y"));
+    addControl(tg, "eps", { html: '<span class="sym"><i>ε</i></span>', name: plain("ε"), get: () => S.eps, set: (v) => (S.eps = v), min: 0, max: 1, step: 0.01 });
     for (const c of controls) {
       const onInput = (src) => {
-        const v = parseFloat(src.value);
-        if (!isFinite(v)) return;
-        if (CFG.positive.includes(c.key) && !(v > 0)) return; // masses and lengths stay positive
-        c.set(v);
+        const r = parseValue(c, src.value);
+        if (r.reason) {
+          reject(c, src.value, r.reason); // the page keeps computing with c.get(), and says so
+          return;
+        }
+        accept(c, r.value);
         stopSwing(true);
         update(true);
       };
       el(c.id).addEventListener("input", (e) => onInput(e.target));
+      el(`${c.id}-num`).addEventListener("input", (e) => onInput(e.target));
       el(`${c.id}-num`).addEventListener("change", (e) => onInput(e.target));
     }
   }
   function syncControls() {
     for (const c of controls) {
       const v = c.get();
+      if (c.rejected && c.rejected.value !== v) {
+        c.rejected = null; // the value changed elsewhere (swing, reset, link): the box follows it
+        showRejection(c);
+      }
       const slider = el(c.id);
       if (document.activeElement !== slider) slider.value = v;
       const num = el(`${c.id}-num`);
-      if (document.activeElement !== num) num.value = +v.toPrecision(12);
+      if (document.activeElement !== num && !c.rejected) num.value = +v.toPrecision(12);
     }
   }
   function writeHash() {
@@ -656,17 +803,36 @@
         continue;
       }
       const c = controls.find((x) => x.key === k);
-      const x = parseFloat(v);
-      if (c && isFinite(x) && !(CFG.positive.includes(k) && !(x > 0))) c.set(x);
+      if (!c) continue;
+      const r = parseValue(c, v === undefined ? "" : v);
+      if (r.reason) {
+        reject(c, v === undefined ? "" : v, r.reason);
+        el(`${c.id}-num`).value = v === undefined ? "" : v;
+      } else accept(c, r.value);
     }
   }
   function applyLabels() {
     document.documentElement.lang = lang;
     for (const node of document.querySelectorAll("[data-i18n]")) node.textContent = tr(node.dataset.i18n);
+    document.title = CFG.title || `${tr("title")} — ${CFG.model}`;
     el("swing-note").textContent = tr("swing_note").replace("{dt}", String(DT));
     el("btn-swing").textContent = swing.on ? tr("stop") : tr("swing");
-    el("th-primary").textContent = CFG.conventions[0].label;
-    el("th-alt").textContent = CFG.conventions[1] ? CFG.conventions[1].label : tr("comparison");
+    el("th-primary").textContent = convLabel(CFG.conventions[0]);
+    el("th-alt").textContent = CFG.conventions[1] ? convLabel(CFG.conventions[1]) : tr("comparison");
+    el("footer").textContent =
+      `lagdyn ${CFG.version} · ` +
+      trf("summary", {
+        n,
+        names: LBL.coordinates.join(", "),
+        params: LBL.parameters.join(", ") || tr("none"),
+        points: NPT,
+        constraints: CFG.n_constraints,
+      });
+    for (const c of controls) {
+      el(c.id).setAttribute("aria-label", trf("slider_of", { name: c.name() }));
+      el(`${c.id}-num`).setAttribute("aria-label", trf("value_of", { name: c.name() }));
+      showRejection(c);
+    }
   }
 
   // ------------------------------------------------------------------ main loop
@@ -730,7 +896,12 @@
       S.F = CFG.state.F.slice();
       S.eps = CFG.state.eps;
       S.dq = CFG.state.dq.slice();
+      for (const c of controls) c.rejected = null;
+      applyLabels();
       update(false);
+    });
+    window.addEventListener("resize", () => {
+      if (!swing.on) update(false); // redraw the canvases at their new width
     });
     window.addEventListener("hashchange", () => {
       readHash();
@@ -748,7 +919,9 @@
       for (const [k, v] of Object.entries(values)) {
         const c = controls.find((x) => x.key === k);
         if (!c) throw new Error(`unknown lab control ${k}`);
-        c.set(v);
+        const r = parseValue(c, v);
+        if (r.reason) throw new Error(trf(r.reason, { name: c.name(), text: v, value: fmt(c.get()) }));
+        accept(c, r.value);
       }
       stopSwing(true);
       update(true);

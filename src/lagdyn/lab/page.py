@@ -10,12 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import sympy as sp
+from sympy.printing.conventions import split_super_sub
 
 from ..errors import LagdynError
 from .geometry import Convention, Geometry, default_conventions, model_geometry
 from .js import page_modules
 
-__all__ = ["page", "write"]
+__all__ = ["page", "symbol_html", "symbol_text", "write"]
 
 #: Time step of the page's RK4 swing (s).
 SWING_DT = 1e-3
@@ -49,6 +50,74 @@ SEED_STATE: dict[str, dict[str, float]] = {
 
 def _names(q: Sequence[Any]) -> list[str]:
     return [str(s)[:-3] if str(s).endswith("(t)") else str(s) for s in q]
+
+
+def symbol_text(name: str) -> str:
+    """A symbol's name as the page shows it in text: Greek letters and subscript digits.
+
+    Examples
+    --------
+    >>> from lagdyn.lab.page import symbol_text
+    >>> [symbol_text(s) for s in ("theta1", "b", "lc2", "phi")]
+    ['θ₁', 'b', 'lc₂', 'φ']
+    """
+    return str(sp.pretty(sp.Symbol(name), use_unicode=True))
+
+
+def symbol_html(name: str, *, dot: bool = False, prefix: str = "") -> str:
+    """A symbol's name as the page's HTML label: a rate's dot drawn over the whole symbol.
+
+    The dot is an element the page's CSS draws as a filled circle above the base symbol
+    (``<span class="dot">``), not a character: a combining dot (U+0307) is dropped or
+    misplaced by Chromium's fonts ("ḃ" showed as "b"), and a spacing dot stacked by
+    MathML overlaps the ascender of b. Subscripts stay outside the dot (θ̇₁ as θ-dot, then 1).
+
+    Parameters
+    ----------
+    name : str
+        The symbol's name (``theta1``, ``b``, ``x_cart``).
+    dot : bool
+        A time derivative: a dot over the base symbol.
+    prefix : str, optional
+        An operator letter in front (``"δ"``).
+
+    Examples
+    --------
+    >>> from lagdyn.lab.page import symbol_html
+    >>> symbol_html("theta1", dot=True).replace('<span class="dot" aria-hidden="true">', "<D>")
+    '<span class="sym"><span class="dotted"><i>θ</i><D></span></span><sub>1</sub></span>'
+    >>> symbol_html("lc2")
+    '<span class="sym"><span>lc</span><sub>2</sub></span>'
+    """
+    base, supers, subs = split_super_sub(name)
+    if not base:
+        base, supers, subs = name, [], []
+
+    def shown(text: str) -> str:
+        return html.escape(symbol_text(text) if text.isalpha() else text, quote=False)
+
+    b = shown(base)
+    core = f"<i>{b}</i>" if len(html.unescape(b)) == 1 else f"<span>{b}</span>"
+    if dot:
+        core = f'<span class="dotted">{core}<span class="dot" aria-hidden="true"></span></span>'
+    if subs:
+        core += f"<sub>{','.join(shown(x) for x in subs)}</sub>"
+    if supers:
+        core += f"<sup>{','.join(shown(x) for x in supers)}</sup>"
+    pre = html.escape(prefix, quote=False)
+    return f'<span class="sym">{pre}{core}</span>'
+
+
+def _labels(names: Sequence[str], pnames: Sequence[str]) -> dict[str, list[str]]:
+    """Display forms of the coordinates, rates, probe directions and parameters."""
+    return {
+        "coordinates": [symbol_text(x) for x in names],
+        "coordinates_html": [symbol_html(x) for x in names],
+        "rates_html": [symbol_html(x, dot=True) for x in names],
+        "probe_html": [symbol_html(x, prefix="δ") for x in names],
+        "parameters": [symbol_text(x) for x in pnames],
+        "parameters_html": [symbol_html(x) for x in pnames],
+    }
 
 
 def _coord_kinds(q: Sequence[Any], points: Sequence[Sequence[Any]]) -> list[str]:
@@ -142,7 +211,10 @@ def page(
     computed in the browser by the JavaScript of :mod:`lagdyn.lab.js` (printed by
     :mod:`lagdyn.codegen.javascript`);
     the page loads nothing from the network. The state lives in the URL fragment
-    (``lab.html#a=0&b=1.5708&v_a=1&...``) and labels switch between English and Korean.
+    (``lab.html#a=0&b=1.5708&v_a=1&...``) and every string switches between English and
+    Korean. Symbols show as letters (θ₁, not theta1; :func:`symbol_html`), rates with a
+    drawn dot over the whole symbol; a typed value the page cannot use (m₂ = −1, letters)
+    is marked invalid with a message naming the value still in use.
 
     Parameters
     ----------
@@ -212,6 +284,7 @@ def page(
     _apply_state(st, names, pnames, pv, state)
     hs = geo.constraints(system.q)
     positive = [s.name for s in system.parameters if s.is_positive]
+    nonnegative = [s.name for s in system.parameters if s.is_nonnegative and not s.is_positive]
     config = {
         "n": system.n,
         "coordinates": names,
@@ -219,11 +292,23 @@ def page(
         "parameters": pnames,
         "param_values": pv,
         "positive": positive,
+        "nonnegative": nonnegative,
+        "labels": _labels(names, pnames),
         "conventions": [
-            {"label": _primary_label(geo, system.q), "module": "lab_m0", "kinds": kinds}
+            {
+                "label": _primary_label(geo, system.q),
+                "i18n": _convention_key(_primary_label(geo, system.q)),
+                "module": "lab_m0",
+                "kinds": kinds,
+            }
         ]
         + [
-            {"label": c.label, "module": f"lab_m{k}", "kinds": alt_kinds[k - 1]}
+            {
+                "label": c.label,
+                "i18n": _convention_key(c.label),
+                "module": f"lab_m{k}",
+                "kinds": alt_kinds[k - 1],
+            }
             for k, c in enumerate(convs, start=1)
         ],
         "n_points": len(geo.points),
@@ -235,19 +320,16 @@ def page(
         "state": st,
         "swing_dt": SWING_DT,
         "lang": lang,
+        "model": label or geo.name,
+        "title": title,
+        "version": __version__,
     }
     model_label = label or geo.name
-    summary = (
-        f"{system.n} coordinates ({', '.join(names)}), parameters {', '.join(pnames) or 'none'}; "
-        f"{len(geo.points)} particles, {len(hs)} constraints"
-    )
     text = resources.files(__package__).joinpath("template.html").read_text(encoding="utf-8")
     js = resources.files(__package__).joinpath("lab.js").read_text(encoding="utf-8")
     replacements = {
         "@TITLE@": html.escape(title or f"lagdyn lab — {model_label}"),
         "@MODEL@": html.escape(model_label),
-        "@VERSION@": html.escape(__version__),
-        "@SUMMARY@": html.escape(summary),
         "@MODELS@": _script_safe("\n".join(sources)),
         "@CONFIG@": _script_safe(json.dumps(config, ensure_ascii=False)),
         "@LAB_JS@": _script_safe(js),
@@ -262,7 +344,12 @@ def _primary_label(geo: Geometry, q: Sequence[Any]) -> str:
         return "relative"
     if geo.name in ("double_pendulum", "n_link_pendulum"):
         return "absolute"
-    return "q = (" + ", ".join(_names(q)) + ")"
+    return "q = (" + ", ".join(symbol_text(x) for x in _names(q)) + ")"
+
+
+def _convention_key(label: str) -> str | None:
+    """The page's translation key of lagdyn's own convention labels (None for a user's)."""
+    return label if label in ("absolute", "relative") else None
 
 
 def _script_safe(text: str) -> str:
