@@ -19,7 +19,7 @@ import lagdyn as ld
 MOVED = [
     ("lagdyn.casadi_model", "lagdyn.numeric.casadi"),
     ("lagdyn.robot.chain", "lagdyn.recursive.chain"),
-    ("lagdyn.robot.programs", "lagdyn.recursive.program"),
+    ("lagdyn.robot.programs", "lagdyn.recursive"),
     ("lagdyn.robot.proofs", "lagdyn.recursive.proofs"),
     ("lagdyn.robot.route", "lagdyn.recursive.route"),
     ("lagdyn.robot.regressor", "lagdyn.recursive.regressor"),
@@ -51,9 +51,9 @@ def test_robot_programs_attribute_warns() -> None:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         mod = ld.robot.programs
-    assert mod is ld.recursive.program
+    assert mod is ld.recursive
     assert any(
-        issubclass(w.category, DeprecationWarning) and "lagdyn.recursive.program" in str(w.message)
+        issubclass(w.category, DeprecationWarning) and "lagdyn.recursive" in str(w.message)
         for w in caught
     )
 

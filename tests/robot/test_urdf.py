@@ -202,7 +202,7 @@ def test_massless_link_carrying_a_massive_child_is_fine():
         (
             '<inertial><mass value="-1"/>'
             '<inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial>',
-            r"link 'l1': negative mass -1",
+            r"link 'l1': mass = -1 breaks the assumption that mass is nonnegative",
         ),
         (  # not positive semidefinite (eigenvalues -1, 1, 1)
             '<inertial><mass value="1"/>'

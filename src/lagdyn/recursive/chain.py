@@ -452,22 +452,24 @@ def standard_parameters(index: int) -> dict[str, sp.Symbol]:
     """The ten symbolic barycentric parameters of link ``index`` (1-based), SYMORO names.
 
     ``XX, XY, XZ, YY, YZ, ZZ`` (inertia about the link frame origin), ``MX, MY, MZ``
-    (first moment m·c) and ``M`` (mass, positive); diagonal inertias are positive.
+    (first moment m·c) and ``M`` (mass); mass and diagonal inertias are nonnegative.
 
     Examples
     --------
     >>> from lagdyn.robot import standard_parameters
     >>> list(standard_parameters(1))
     ['XX', 'XY', 'XZ', 'YY', 'YZ', 'ZZ', 'MX', 'MY', 'MZ', 'M']
-    >>> standard_parameters(2)["M"].is_positive
+    >>> standard_parameters(2)["M"].is_nonnegative
     True
     """
     out: dict[str, sp.Symbol] = {}
     for key in ("XX", "XY", "XZ", "YY", "YZ", "ZZ", "MX", "MY", "MZ", "M"):
-        positive = key in ("XX", "YY", "ZZ", "M")
+        # a massless link (URDF without <inertial>) and a thin rod (XX = 0) are legitimate
+        # values, so mass and diagonal inertias are nonnegative, not positive
+        nonnegative = key in ("XX", "YY", "ZZ", "M")
         out[key] = (
-            sp.Symbol(f"{key}{index}", positive=True)
-            if positive
+            sp.Symbol(f"{key}{index}", nonnegative=True)
+            if nonnegative
             else sp.Symbol(f"{key}{index}", real=True)
         )
     return out

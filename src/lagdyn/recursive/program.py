@@ -187,8 +187,12 @@ class Program:
         (('q', 'qd', 'qdd'), (3,))
         """
         given = dict(params or {})
-        values: dict[Any, Any] = {sp.Symbol(str(k), **_assumptions(k)): v for k, v in given.items()}
-        values.update(given)
+        by_name = {str(k): v for k, v in given.items()}  # a symbol or its name
+        values: dict[Any, Any] = {
+            s: given[s] if s in given else by_name[s.name]
+            for s in self.parameters
+            if s in given or s.name in by_name
+        }
         missing = [s for s in self.parameters if s not in values]
         if missing:
             raise UnboundParameterError(missing, f"program {self.name!r}")
@@ -244,10 +248,6 @@ class Program:
         (5, 3, 3)
         """
         return _python.batch_function(self.kernel_program(params), self.name)
-
-
-def _assumptions(sym: Any) -> dict[str, bool]:
-    return {"positive": True} if getattr(sym, "is_positive", False) else {"real": True}
 
 
 # ---------------------------------------------------------------------- program builder

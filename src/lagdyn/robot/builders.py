@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
+from ..codegen.binding import check_value
 from ..errors import LagdynError, ShapeError
 from ..recursive.chain import (
     Chain,
@@ -34,6 +35,9 @@ from ..recursive.chain import (
 )
 from ..symbols import coordinates
 from .system import RobotSystem, build
+
+#: The assumption every mass keeps (the rule of :func:`lagdyn.codegen.binding.check_value`).
+_MASS = sp.Symbol("mass", nonnegative=True)
 
 __all__ = ["exact", "exact_angle", "from_dh", "from_screws", "make_chain"]
 
@@ -136,6 +140,7 @@ def _inertia_entry(
         if unknown:
             raise LagdynError(f"link {index}: unknown inertia keys {sorted(unknown)}")
         m = exact(spec.get("m", 0))
+        check_value(_MASS, m, label=f"link {index}: mass")
         c = Mat([exact(x) for x in _entries(spec.get("com", (0, 0, 0)))])
         Ic = _entries(spec.get("I", (0, 0, 0, 0, 0, 0)))
         if isinstance(Ic, sp.MatrixBase):
@@ -173,6 +178,7 @@ def _inertia_entry(
             (*_flat_inertia(numeric[2]), *numeric[1], numeric[0]),
             standard_parameters(index).values(),
         ):
+            check_value(s, value, label=f"link {index}: {s.name}")
             defaults[s] = float(value)
     return sym
 

@@ -44,10 +44,14 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
+from ..codegen.binding import check_value
 from ..errors import LagdynError, SingularMassMatrixError
 from ..recursive.chain import Link, inertia_about_origin, rpy, standard_parameters, symbolic_inertia
 from .builders import exact, exact_angle, make_chain
 from .system import RobotSystem, build
+
+#: The assumption every mass keeps (the rule of :func:`lagdyn.codegen.binding.check_value`).
+_MASS = sp.Symbol("mass", nonnegative=True)
 
 __all__ = ["from_urdf", "transform_inertia"]
 
@@ -143,8 +147,7 @@ def _inertial(link: ET.Element) -> tuple[Any, Any, Any, Any] | None:
     if mass is None or mass.get("value") is None:
         raise LagdynError(f"{where} has no <mass value=...> (urdfdom refuses it too)")
     m = _number(str(mass.get("value")), f"link {name!r}: mass")
-    if m < 0:
-        raise LagdynError(f"link {name!r}: negative mass {m}")
+    check_value(_MASS, m, label=f"link {name!r}: mass")
     R, c = _origin(inertial.find("origin"), f"link {name!r} inertial origin")
     ie = inertial.find("inertia")
     if ie is None:
