@@ -94,7 +94,7 @@ def tiny_system() -> ld.LagrangianSystem:
 
 def cache_worker(args: tuple[str, str]) -> list[float]:
     """Generate (writer) and load again (reader) the tiny system in ``cache_dir``; run in
-    spawned processes by tests/test_numeric_cache.py, so it must live in an importable
+    spawned processes by tests/codegen/test_cache.py, so it must live in an importable
     module."""
     from lagdyn.numeric import lambdify
 

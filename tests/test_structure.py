@@ -9,7 +9,7 @@ import lagdyn as ld
 from lagdyn import structure
 from lagdyn.zoo.robots import LARGE
 
-ZOO = [n for n in ld.zoo.names() if n not in LARGE]  # robot arms: tests/test_robot.py
+ZOO = [n for n in ld.zoo.names() if n not in LARGE]  # robot arms: tests/robot/test_robot.py
 
 
 @pytest.mark.parametrize("name", ZOO)

@@ -44,12 +44,30 @@ def test_subprocesses_inherit_the_session_cache(lagdyn_cache_dir):
     assert Path(out.strip()).resolve() == lagdyn_cache_dir.resolve()
 
 
+def _sources() -> list[Path]:
+    """Every Python file of the suite, in every folder (not the generated golden files)."""
+    return sorted(p for p in TESTS.rglob("*.py") if "golden" not in p.relative_to(TESTS).parts)
+
+
 def _modules() -> list[tuple[Path, ast.Module]]:
-    return [(p, ast.parse(p.read_text(encoding="utf-8"))) for p in sorted(TESTS.glob("*.py"))]
+    return [(p, ast.parse(p.read_text(encoding="utf-8"))) for p in _sources()]
+
+
+def test_the_walk_reaches_the_folders():
+    folders = {p.parent.name for p in _sources()}
+    assert {"trig", "recursive", "codegen", "numeric", "robot"} <= folders
+
+
+def test_tests_mirror_the_source_folders():
+    """Every test folder is named after a folder of src/lagdyn (the tests mirror the layers)."""
+    src = TESTS.parent / "src" / "lagdyn"
+    packages = {p.name for p in src.iterdir() if (p / "__init__.py").exists()}
+    folders = {p.name for p in TESTS.iterdir() if p.is_dir() and any(p.glob("test_*.py"))}
+    assert folders <= packages, f"test folders without a source folder: {folders - packages}"
 
 
 def test_no_test_module_imports_another():
-    test_modules = {p.stem for p in TESTS.glob("test_*.py")}
+    test_modules = {p.stem for p in _sources() if p.stem.startswith("test_")}
     bad = []
     for path, tree in _modules():
         for node in ast.walk(tree):

@@ -37,8 +37,7 @@ def test_unbound_parameter_error_says_its_advice_once():
 def test_unbound_parameter_error_where_and_advice():
     plain = str(ld.UnboundParameterError(["m"], "equilibrium"))
     assert plain == (
-        "no value for parameter(s) m (equilibrium): bind them in params={...} or pass them "
-        "per call"
+        "no value for parameter(s) m (equilibrium): bind them in params={...} or pass them per call"
     )
     told = str(ld.UnboundParameterError(["m"], advice="pass params= per call"))
     assert told == "no value for parameter(s) m: pass params= per call"

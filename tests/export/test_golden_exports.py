@@ -10,7 +10,7 @@ intended change to code generation, regenerate and review the diff::
     LAGDYN_UPDATE_GOLDEN=1 pytest tests/export/test_golden_exports.py
 
 (which also deletes stale golden files). The source targets need no compiler and no
-numba/jax/Julia/Octave/Node: they are compared as text (``tests/test_export_code.py``
+numba/jax/Julia/Octave/Node: they are compared as text (``tests/export/test_code.py``
 runs them).
 
 CasADi: the ``NAME_<function>.casadi`` files are casadi's own serialization, whose

@@ -37,7 +37,7 @@ def test_every_option_renders_offline():
         ld.zoo.two_link_planar(), what=ITEMS, group_parameters=True, trig="short", html=True
     )
     _assert_offline(page)
-    assert "<mover accent=\"true\"><mi>q</mi><mo>˙</mo></mover>" in page  # q̇ as MathML
+    assert '<mover accent="true"><mi>q</mi><mo>˙</mo></mover>' in page  # q̇ as MathML
 
 
 @pytest.mark.parametrize(

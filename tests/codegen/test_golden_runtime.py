@@ -1,6 +1,6 @@
 """Golden files for the generated numeric source of the double pendulum.
 
-Regenerate with ``LAGDYN_UPDATE_GOLDEN=1 pytest tests/test_numeric_golden.py`` (or
+Regenerate with ``LAGDYN_UPDATE_GOLDEN=1 pytest tests/codegen/test_golden_runtime.py`` (or
 ``--update-golden``) after an intended change to code generation, and review the diff.
 """
 
@@ -13,7 +13,7 @@ import pytest
 import lagdyn as ld
 from lagdyn.codegen import Binding, Program, c, python, system_program
 
-GOLDEN = Path(__file__).parent / "golden"
+GOLDEN = Path(__file__).parents[1] / "golden"
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import sympy as sp
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "seed_lab.py"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "seed_lab.py"
 
 
 @pytest.fixture(scope="module")

@@ -20,10 +20,9 @@ from hypothesis import strategies as st
 
 import lagdyn as ld
 from lagdyn import recursive as programs
-from lagdyn.codegen import Binding
 from lagdyn.robot.system import closed_form_symengine
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parents[1] / "data"
 TREE = DATA / "rrp_tree.urdf"
 FEW = settings(max_examples=5, deadline=None)
 
@@ -141,46 +140,6 @@ def test_recursive_programs_match_closed_form_numerically(name):
         np.testing.assert_allclose(N + N.T, 0, atol=1e-11)
 
 
-def test_batched_program_evaluation():
-    arm = ld.zoo.get("spatial_3r")
-    M = compiled(arm, "M")
-    q = np.random.default_rng(1).uniform(-2, 2, (4, 2, 3))
-    out = M(q=q)
-    assert out.shape == (4, 2, 3, 3)
-    np.testing.assert_allclose(out[3, 1], M(q=q[3, 1]), rtol=0, atol=0)
-
-
-def test_program_evaluates_through_codegen():
-    """A program's lambdify is a one-kernel codegen program printed by codegen.python."""
-    arm = ld.robot.from_dh(
-        [(0, 1, 0)], parameters="numeric", inertia=[{"m": 2, "com": (-0.5, 0, 0)}]
-    )
-    prog = arm.program("M")
-    kernel = prog.kernel_program(arm.defaults).kernels["M"]
-    assert kernel.shape == prog.shape == (1, 1)  # a 1 × 1 matrix stays a matrix
-    M = prog.lambdify(arm.defaults)
-    assert M(q=np.zeros(1)).shape == (1, 1) and M(q=np.zeros((4, 1))).shape == (4, 1, 1)
-    assert "def M_batch(" in prog.source(arm.defaults)
-    f = arm.program("qdd").lambdify(arm.defaults)
-    with pytest.raises(ld.LagdynError, match="reads tau"):
-        f(q=np.zeros(1), qd=np.zeros(1))
-    out = f(q=np.zeros(1) + 1e-30j, qd=np.zeros(1), tau=np.ones(1))  # complex step
-    assert out.dtype == np.complex128
-    with pytest.raises(ld.UnboundParameterError):
-        ld.zoo.get("puma560", parameters="symbolic").program("g").lambdify({})
-
-
-def test_recursive_model_is_a_deprecated_alias():
-    arm = ld.zoo.get("planar_3r")
-    with pytest.warns(DeprecationWarning, match="recursive_model"):
-        model = arm.recursive_model()
-    assert model.route == "recursive"
-    q = np.array([0.1, 0.2, 0.3])
-    np.testing.assert_allclose(
-        model.g(q), arm.program("g").lambdify(arm.defaults)(q=q), rtol=1e-13, atol=1e-13
-    )
-
-
 _TREE = {}
 
 
@@ -229,51 +188,6 @@ def test_tree_branches_decouple():
 
 
 # ---------------------------------------------------------------------- customization
-def test_programs_have_no_dead_code_and_no_trivial_terms():
-    for name in ("planar_3r", "puma560"):
-        arm = zoo(name)
-        for key in ("tau", "M", "qdd", "C") if name == "planar_3r" else ("tau", "M"):
-            prog = arm.program(key)
-            used: set = set()
-            for e in prog.outputs:
-                used |= e.free_symbols
-            for s, e in reversed(prog.body):
-                assert s in used, f"{name} {key}: {s} = {e} is never used"
-                used |= e.free_symbols
-                assert not e.is_Number
-                assert not e.has(sp.pi)  # cos(π/2) and friends are folded away
-    planar = ld.zoo.get("planar_3r").program("tau")
-    assert not any(e.has(sp.Symbol("_ldq0", real=True)) and e.is_Add for _, e in planar.body[:1])
-    # a planar arm about z needs no rotation about x or y: every sin/cos is of one joint angle
-    funcs = {f for _, e in planar.body for f in e.atoms(sp.sin, sp.cos)}
-    assert len(funcs) == 6
-
-
-def test_numeric_parameters_shrink_the_program():
-    sym = programs.rnea(ld.zoo.get("puma560", parameters="symbolic").chain)
-    num = zoo("puma560").program("tau")
-    assert len(num.body) < len(sym.body)
-    assert num.parameters == (sp.Symbol("g", positive=True),)
-    # link 1 turns about its own z axis at the base: only ZZ1 of its ten parameters remains
-    assert len(sym.parameters) == 52
-
-
-def test_symbolic_defaults_reproduce_numeric_chain():
-    sym = ld.robot.from_urdf(TREE)
-    num = ld.robot.from_urdf(TREE, parameters="numeric")
-    assert sym.defaults.keys() >= set(sym.parameters)
-    for q, v, a, _ in states(4, 3, 2):
-        np.testing.assert_allclose(
-            compiled(sym, "tau")(q=q, qd=v, qdd=a),
-            compiled(num, "tau")(q=q, qd=v, qdd=a),
-            rtol=1e-12,
-        )
-
-
-def test_unbound_parameter_is_named():
-    arm = ld.robot.from_dh([(0, 1, 0)])
-    with pytest.raises(ld.UnboundParameterError, match="M1"):
-        arm.program("M").lambdify({})
 
 
 # ---------------------------------------------------------------------- builders agree
@@ -528,216 +442,10 @@ def _rel(a, b):
     return float(np.max(np.abs(a - b)) / max(np.max(np.abs(b)), 1e-300))
 
 
-@pytest.mark.parametrize(
-    ("name", "backend"),
-    # the tree: prismatic, continuous and fixed joints, a branch; C compiles one arm, the
-    # planar one (the spatial closed form takes 10 s more to compile; its kernels are
-    # compared on numpy)
-    [("planar_3r", "numpy"), ("spatial_3r", "numpy"), ("planar_3r", "c"), ("tree", "numpy")],
-)
-def test_recursive_route_matches_closed_route(name, backend):
-    arm = tree_model()["tree"] if name == "tree" else zoo(name)
-    n = arm.n
-    rec = _route_model(arm, "recursive", backend)
-    closed = _route_model(arm, "closed", backend)
-    assert (rec.route, closed.route) == ("recursive", "closed")
-    assert rec.key != closed.key
-    rng = np.random.default_rng(7)
-    x = {k: rng.uniform(-2, 2, (4, n)) for k in ("q", "qd", "u")}
-    for kernel, names in _KERNEL_ARGS.items():
-        args = [x[k] for k in names]
-        a, b = getattr(rec, kernel)(*args), getattr(closed, kernel)(*args)
-        assert _rel(a, b) < 1e-12, kernel
-        one = getattr(rec, kernel)(*(v[0] for v in args))  # one-state entry point
-        assert _rel(one, b[0]) < 1e-12, kernel
-
-
-def test_recursive_route_is_default_from_four_joints_and_puma_gravity():
-    puma = zoo("puma560")
-    assert puma.defaults == {sp.Symbol("g", positive=True): 9.81}
-    num = recursive("puma560")
-    default = puma.numeric_plan(Binding(puma.parameters, {"g": 9.81}), "numpy")
-    assert default[:2] == ("recursive", num.key)  # the default route, same kernels
-    assert num.free_parameters == ()
-    np.testing.assert_allclose(num.g(np.zeros(6)), [0, 37.4837, 0.2489, 0, 0, 0], atol=5e-5)
-    M_closed, g_closed, U_closed = closed_numeric(puma)
-    for q, qd, _qdd, _ in states(6, 11, count=2):
-        assert _rel(num.g(q), g_closed(q)) < 1e-12
-        assert _rel(num.M(q), M_closed(q)) < 1e-12
-        # energy at rest is the potential of the closed form
-        assert abs(num.energy(q, 0 * qd) - U_closed(q)) < 1e-12 * (1 + abs(U_closed(q)))
-    assert zoo("planar_3r").lambdify(zoo("planar_3r").defaults).route == "closed"
-
-
-def test_recursive_route_ur5_is_consistent_with_the_closed_form():
-    ur5 = zoo("ur5")
-    num = recursive("ur5")
-    M_closed, g_closed, U_closed = closed_numeric(ur5)
-    for q, qd, qdd, _ in states(6, 12, count=2):
-        M = M_closed(q)
-        assert _rel(num.M(q), M) < 1e-12
-        assert _rel(num.g(q), g_closed(q)) < 1e-12
-        E = 0.5 * qd @ M @ qd + U_closed(q)
-        assert abs(num.energy(q, qd) - E) < 1e-12 * (1 + abs(E))
-        # RNEA τ against CRBA M, bias and the recursive C: τ = M q̈ + C q̇ + g
-        tau = num.inverse_dynamics(q, qd, qdd)
-        assert _rel(tau, M @ qdd + num.bias(q, qd)) < 1e-12
-        assert _rel(num.bias(q, qd), num.C(q, qd) @ qd + num.g(q)) < 1e-12
-        assert _rel(num.forward_dynamics(q, qd, tau), qdd) < 1e-10
-
-
-def test_recursive_route_skew_symmetry_along_a_trajectory():
-    """Ṁ from central differences of the generated M along q(t) = a + b sin t; Ṁ − 2C skew."""
-    num = recursive("ur5")
-    rng = np.random.default_rng(3)
-    a, b = rng.uniform(-1.5, 1.5, 6), rng.uniform(-1, 1, 6)
-    dt = 1e-5
-    for t in (0.0, 0.7, 1.9):
-        q, qd = a + b * np.sin(t), b * np.cos(t)
-        Mdot = (num.M(a + b * np.sin(t + dt)) - num.M(a + b * np.sin(t - dt))) / (2 * dt)
-        N = Mdot - 2 * num.C(q, qd)
-        scale = np.max(np.abs(Mdot))
-        assert scale > 1e-2  # the test would notice a wrong C
-        assert np.max(np.abs(N + N.T)) < 1e-7 * scale
-        # and C is the C of the dynamics: Ṁ = C + Cᵀ
-        assert np.max(np.abs(Mdot - num.C(q, qd) - num.C(q, qd).T)) < 1e-7 * scale
-
-
-def test_recursive_route_free_parameters_friction_and_cache(tmp_path):
-    sym = ld.zoo.get("planar_3r", parameters="symbolic")
-    num = sym.lambdify({"g": 9.81}, route="recursive", cache_dir=tmp_path)
-    assert "g" not in {s.name for s in num.free_parameters}
-    values = {s: sym.defaults[s] for s in num.free_parameters}
-    ref = _route_model(zoo("planar_3r"), "recursive", "numpy")
-    q, qd, qdd, _ = states(3, 5, count=1)[0]
-    assert _rel(num.M(q, params=values), ref.M(q)) < 1e-12
-    assert (
-        _rel(num.inverse_dynamics(q, qd, qdd, params=values), ref.inverse_dynamics(q, qd, qdd))
-        < 1e-12
-    )
-    again = sym.lambdify({"g": 9.81}, route="recursive", cache_dir=tmp_path)  # from the cache
-    assert again.key == num.key and _rel(again.C(q, qd, params=values), ref.C(q, qd)) < 1e-12
-    spec = {"m": 1, "com": (-0.5, 0, 0), "armature": 0.3, "viscous": 0.2, "coulomb": 0.1}
-    arm = ld.robot.from_dh([(0, 1, 0)] * 2, inertia=[spec] * 2, parameters="numeric", friction=True)
-    rec = arm.lambdify({"g": 9.81}, route="recursive", cache=False)
-    closed = arm.lambdify({"g": 9.81}, route="closed", cache=False)
-    v = np.array([0.5, -0.7])
-    for kernel in ("bias", "inverse_dynamics", "forward_dynamics"):
-        args = (q[:2], v) + ((qdd[:2],) if kernel != "bias" else ())
-        assert _rel(getattr(rec, kernel)(*args), getattr(closed, kernel)(*args)) < 1e-12
-
-
-def test_route_errors():
-    dp = ld.zoo.double_pendulum()
-    with pytest.raises(ld.LagdynError, match="robot chain"):
-        dp.lambdify(dp.defaults, route="recursive")
-    assert dp.lambdify(dp.defaults, route="closed").route == "closed"
-    with pytest.raises(ld.LagdynError, match="unknown route 'fast'"):
-        zoo("planar_3r").lambdify(route="fast")
-    with pytest.raises(ld.LagdynError, match="unknown route"):
-        dp.lambdify(dp.defaults, route="Recursive")
-    sym = ld.zoo.get("planar_3r", parameters="symbolic")
-    zeros = {s: 0 for s in sym.parameters if s.name != "g"}  # no inertia at all
-    with pytest.raises(ld.SingularMassMatrixError, match="singular"):
-        sym.lambdify(zeros, route="recursive", cache=False)
-
-
 # ---------------------------------------------------------------------- ABA, joint frames, CSE
-@pytest.mark.parametrize("name", ["ur5", "panda", "puma560", "tree"])
-def test_aba_equals_crba_ldlt(name):
-    """Featherstone's ABA against CRBA + RNEA + LDLᵀ (different algorithms, same chain)."""
-    arm = tree_model()["tree"] if name == "tree" else zoo(name)
-    aba = programs.forward_dynamics(arm.chain, method="aba")
-    crba = programs.forward_dynamics(arm.chain, method="crba")
-    # ABA holds no mass matrix: no LDLᵀ pivot 1/D_j of an n × n factorization
-    assert aba.count_ops() != crba.count_ops()
-    fa, fc = aba.lambdify(arm.defaults), crba.lambdify(arm.defaults)
-    rng = np.random.default_rng(21)
-    Q, V, U = rng.uniform(-2, 2, (3, 20, arm.n))
-    a, c = fa(q=Q, qd=V, tau=U), fc(q=Q, qd=V, tau=U)
-    for x, y in zip(a, c):
-        assert _rel(x, y) < 1e-12
 
 
-def test_aba_with_armature_friction_and_prismatic_joints():
-    spec = {"m": 1, "com": (-0.5, 0.1, 0), "armature": 0.3, "viscous": 0.2, "coulomb": 0.1}
-    arm = ld.robot.from_dh([(0, 1, 0)] * 3, inertia=[spec] * 3, parameters="numeric", friction=True)
-    tree = tree_model()["tree"]  # prismatic and revolute joints, a branch
-    for system in (arm, tree):
-        fa = programs.forward_dynamics(system.chain, method="aba", friction=True)
-        fc = programs.forward_dynamics(system.chain, method="crba", friction=True)
-        fa, fc = fa.lambdify(system.defaults), fc.lambdify(system.defaults)
-        for q, v, _, u in states(system.n, 4, count=3):
-            assert _rel(fa(q=q, qd=v, tau=u), fc(q=q, qd=v, tau=u)) < 1e-12
-
-
-def test_forward_method_default_and_errors():
-    assert programs.choose_forward(programs.ABA_FROM) == "aba"
-    assert programs.choose_forward(programs.ABA_FROM - 1) == "crba"
-    with pytest.raises(ld.LagdynError, match="unknown forward-dynamics method 'lu'"):
-        programs.forward_dynamics(zoo("planar_3r").chain, method="lu")
-
-
-def test_recursive_route_forward_by_aba_and_cse_agree():
-    """The route with ABA or CRBA, with and without the joint CSE: the same numbers; the
-    CSE'd body defines every name before its use and is no larger."""
-    from lagdyn.recursive.route import recursive_program
-
-    arm = zoo("spatial_3r")
-    binding = Binding(arm.parameters, arm.defaults)
-    progs = {
-        (f, c): recursive_program(arm, binding, forward=f, cse=c)
-        for f in ("aba", "crba")
-        for c in (True, False)
-    }
-    ref = progs["crba", False]
-    rng = np.random.default_rng(5)
-    point = {s: rng.uniform(-2, 2) for v in ref.vectors.values() for s in v}
-    for key, prog in progs.items():
-        for name, kernel in prog.kernels.items():
-            defined = set(point)
-            for s, e in kernel.body:
-                assert e.free_symbols <= defined, (key, name, s)
-                defined.add(s)
-            val = dict(point)
-            for s, e in kernel.body:
-                val[s] = float(e.xreplace(val))
-            got = [float(sp.sympify(e).xreplace(val)) for e in kernel.outputs]
-            refk = ref.kernels[name]
-            rval = dict(point)
-            for s, e in refk.body:
-                rval[s] = float(e.xreplace(rval))
-            want = [float(sp.sympify(e).xreplace(rval)) for e in refk.outputs]
-            np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
-    ops = {
-        k: sum(sp.count_ops(e) for _, e in p.kernels["C"].body)
-        + sum(sp.count_ops(e) for e in p.kernels["C"].outputs)
-        for k, p in progs.items()
-    }
-    assert ops["crba", True] < ops["crba", False]
-
-
-def test_joint_frames_keep_the_dynamics_and_bare_the_axes():
-    """Standard-DH PUMA moved to its joint frames: every motion subspace is (±e_k, 0), the
-    mass matrix and gravity are unchanged (against the closed form of the original chain),
-    and the programs are smaller."""
-    from lagdyn.recursive.chain import in_joint_frames
-
-    puma = zoo("puma560")
-    moved = in_joint_frames(puma.chain)
-    assert in_joint_frames(moved) is moved
-    for link in moved.links:
-        sw, sv = link.motion_subspace
-        assert sv == sp.zeros(3, 1) and sorted(abs(x) for x in sw) == [0, 0, 1]
-    M_closed, g_closed, _ = closed_numeric(puma)
-    from lagdyn.robot.system import build
-
-    other = build(moved)
-    f = {k: other.program(k).lambdify(puma.defaults) for k in ("M", "g")}
-    for q, *_ in states(6, 9, count=2):
-        assert _rel(f["M"](q=q), M_closed(q)) < 1e-12
-        assert _rel(f["g"](q=q), g_closed(q)) < 1e-12
-    # exactness: test_recursive_equals_closed_form_exactly runs the (joint-frame) programs
+# exactness: test_recursive_equals_closed_form_exactly runs the (joint-frame) programs
 
 
 # ---------------------------------------------------------------------- UR5: DH against URDF
@@ -836,22 +544,3 @@ def test_panda_inertials_reproduce_gaz_gravity_model():
         got, ref = g(q=np.array(q, dtype=float)), np.array(ref)
         assert np.max(np.abs(got - ref)) < 0.02 * np.max(np.abs(ref))
         assert np.all(np.sign(got[np.abs(ref) > 0.1]) == np.sign(ref[np.abs(ref) > 0.1]))
-
-
-def test_lambdify_forward_keyword_chooses_the_algorithm():
-    """``lambdify(forward=...)`` selects ABA or CRBA + LDLᵀ for the recursive route: different
-    kernels (so different cache entries), the same q̈; refused where it means nothing."""
-    arm = zoo("ur5")
-    aba = arm.lambdify(arm.defaults, route="recursive", forward="aba")
-    crba = arm.lambdify(arm.defaults, route="recursive", forward="crba")
-    assert aba.key != crba.key and aba.source != crba.source
-    rng = np.random.default_rng(11)
-    q, qd, tau = rng.uniform(-1.5, 1.5, (3, 4, arm.n))
-    a, c = aba.forward_dynamics(q, qd, tau), crba.forward_dynamics(q, qd, tau)
-    np.testing.assert_allclose(a, c, rtol=1e-11, atol=1e-11 * np.abs(c).max())
-    with pytest.raises(ld.LagdynError, match="unknown forward-dynamics method 'lu'"):
-        arm.lambdify(arm.defaults, route="recursive", forward="lu")
-    with pytest.raises(ld.LagdynError, match="closed route"):
-        zoo("planar_3r").lambdify(zoo("planar_3r").defaults, route="closed", forward="aba")
-    with pytest.raises(ld.LagdynError, match="need a robot chain"):
-        ld.zoo.double_pendulum().lambdify(forward="aba")

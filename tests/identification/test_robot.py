@@ -99,7 +99,9 @@ def test_a_symbol_in_several_entries_sums_their_columns():
     links = list(base.chain.links)
     XX3, M2 = sp.Symbol("XX3", nonnegative=True), sp.Symbol("M2", nonnegative=True)
     I3 = links[2].inertia
-    links[2] = replace(links[2], inertia=I3.subs(sp.Symbol("YY3", nonnegative=True), XX3))  # XX = YY
+    links[2] = replace(
+        links[2], inertia=I3.subs(sp.Symbol("YY3", nonnegative=True), XX3)
+    )  # XX = YY
     links[2] = replace(links[2], mass=M2)  # links 2 and 3 share their mass
     defaults = {k: v for k, v in base.defaults.items() if k.name not in ("YY3", "M3")}
     defaults[XX3] = defaults[M2] = 0.7

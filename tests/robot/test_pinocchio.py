@@ -20,7 +20,7 @@ from lagdyn import recursive as programs
 
 pin = pytest.importorskip("pinocchio", reason="Pinocchio (pip install pin) is not installed")
 
-TREE = Path(__file__).parent / "data" / "rrp_tree.urdf"
+TREE = Path(__file__).parents[1] / "data" / "rrp_tree.urdf"
 RTOL = 1e-10
 
 

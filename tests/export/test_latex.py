@@ -1,6 +1,6 @@
 """LaTeX and Markdown export: golden files, sympy printing regressions, parameter groups.
 
-Regenerate the golden files with ``LAGDYN_UPDATE_GOLDEN=1 pytest tests/test_latex.py``
+Regenerate the golden files with ``LAGDYN_UPDATE_GOLDEN=1 pytest tests/export/test_latex.py``
 (or ``--update-golden``) and review the diff; a missing golden file fails.
 """
 
@@ -17,7 +17,7 @@ import lagdyn as ld
 from lagdyn.export import LagdynLatexPrinter, latex, markdown, parameter_groups
 from lagdyn.zoo.robots import LARGE
 
-GOLDEN = Path(__file__).parent / "golden"
+GOLDEN = Path(__file__).parents[1] / "golden"
 GOLDEN_WHAT = ("M", "C", "G", "g", "christoffel", "equations")
 
 

@@ -37,7 +37,7 @@ from strategies import random_lagrangians
 needs_casadi = pytest.mark.skipif(
     ca is None, reason="casadi is not installed (pip install 'lagdyn[casadi]')"
 )
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "casadi_swingup.py"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "casadi_swingup.py"
 #: zoo models checked function by function: closed route, and chains on both routes
 MODELS = ["cart_pole", "double_pendulum", "acrobot", "planar_3r", "spatial_3r", "ur5"]
 

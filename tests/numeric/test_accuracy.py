@@ -26,7 +26,7 @@ SINGULAR = {
     "spherical_pendulum": (0, [1e-8, -1e-8, 1e-9, 1e-12, math.pi - 1e-8]),
     "elastic_pendulum": (0, [1e-8, -1e-9]),
 }
-# the large robot arms are checked route against route in test_robot.py
+# the large robot arms are checked route against route in robot/test_robot.py
 MODELS = [
     name
     for name in ld.zoo.names()
