@@ -4,7 +4,7 @@ fixed-point iteration it replaced, and RK4 for scale, in one process.
 The fixed-point figures come from the same NumericModel seen without its system (only
 ``n``, ``M``, ``C``, ``forward_dynamics``, ``energy``), which is the path such models
 still take; both solve the same equations to ``tol = 1e-12`` (the trajectories agree to
-1e-10, ``tests/test_simulate.py``). Run: ``python benchmarks/bench_simulate.py``.
+1e-10, ``tests/simulation/test_simulate.py``). Run: ``python benchmarks/bench_simulate.py``.
 """
 
 from __future__ import annotations

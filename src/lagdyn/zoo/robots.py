@@ -26,7 +26,7 @@ from ..robot.system import RobotSystem
 from ..robot.urdf import from_urdf
 
 # Arms whose closed form (M by the trig-polynomial path, C, proofs, generated numerics) takes
-# tens of seconds each: the zoo-wide contract tests skip them; tests/test_robot*.py cover them
+# tens of seconds each: the zoo-wide contract tests skip them; tests/robot/ cover them
 # through the recursive route and numeric closed-form cross-checks.
 LARGE = ("panda", "puma560", "ur5")
 
@@ -256,7 +256,7 @@ def ur5(*, parameters: str = "numeric", frames: str = "urdf") -> RobotSystem:
     Both have the same joint angles (q = 0 is the arm stretched horizontally, no offsets)
     and the same kinematics: for every link,
     :math:`T^{urdf}_i(q) = R_z(\pi)\, T^{dh}_i(q)\, K_i` with constant :math:`K_i`
-    (``tests/test_robot.py`` checks it and that M and g agree once the URDF inertials are
+    (``tests/robot/test_robot.py`` checks it and that M and g agree once the URDF inertials are
     moved into the DH frames). Their inertial parameters differ (the forearm mass, the COMs),
     so the dynamics of the two variants differ by a few per cent.
 
@@ -340,7 +340,7 @@ def panda(*, parameters: str = "numeric") -> RobotSystem:
     them (link 1's COM height, −0.04762 m there and 0 in the paper's table, has no effect on
     the dynamics: link 1 only turns about the vertical). Gaz et al.'s own gravity model is
     built from the identified coefficients these parameters approximate; the two gravity
-    vectors agree to about 1.5 % (``tests/test_robot.py``). q = 0 is Franka's zero (arm
+    vectors agree to about 1.5 % (``tests/robot/test_robot.py``). q = 0 is Franka's zero (arm
     straight up). Gravity −z of the base.
 
     Examples
