@@ -442,18 +442,27 @@ HUMANOIDS = [
 
 
 @pytest.mark.parametrize(("package", "filename"), HUMANOIDS)
-def test_humanoids_load_in_pinocchio_order_and_agree_with_pinocchio(pin, package, filename):
-    """simple_humanoid and iCub list joints children first; they load, their coordinates are
-    Pinocchio's, and M (CRBA) and τ (RNEA) agree with pin.crba / pin.rnea to 1e-9 relative
-    at random states. The recursive programs are compiled one by one (numpy), which is what
-    lambdify's default route (n ≥ 4) assembles; the full lambdify is the slow test below."""
+def test_humanoids_load_in_pinocchio_order(pin, package, filename):
+    """simple_humanoid and iCub list joints children first; they load and their coordinates
+    are Pinocchio's, joint by joint."""
     path = _robot_path(package, filename)
     with pytest.warns(UserWarning, match="floating bases are not supported"):
         arm = ld.robot.from_urdf(path, parameters="numeric")
     model = pin.buildModelFromUrdf(str(path))
-    data = model.createData()
     assert arm.chain.joint_names == tuple(model.names[i] for i in range(1, model.njoints))
     assert model.nq == model.nv == arm.n  # no continuous joints: q is Pinocchio's q
+
+
+def test_simple_humanoid_agrees_with_pinocchio(pin):
+    """M (CRBA) and τ (RNEA) of the 29-joint simple_humanoid agree with pin.crba / pin.rnea
+    to 1e-9 relative at random states. The recursive programs are compiled one by one
+    (numpy), which is what lambdify's default route (n ≥ 4) assembles; iCub's 32 joints
+    took 30 s of CPU and add nothing the order test and this one do not cover."""
+    path = _robot_path(*HUMANOIDS[0])
+    with pytest.warns(UserWarning, match="floating bases are not supported"):
+        arm = ld.robot.from_urdf(path, parameters="numeric")
+    model = pin.buildModelFromUrdf(str(path))
+    data = model.createData()
     fM = arm.program("M").lambdify(arm.defaults)
     ftau = arm.program("tau").lambdify(arm.defaults)
     rng = np.random.default_rng(21)
@@ -464,28 +473,6 @@ def test_humanoids_load_in_pinocchio_order_and_agree_with_pinocchio(pin, package
         np.testing.assert_allclose(fM(q=q), Mp, rtol=0, atol=1e-9 * np.abs(Mp).max())
         tp = pin.rnea(model, data, q, v, a)
         np.testing.assert_allclose(ftau(q=q, qd=v, qdd=a), tp, rtol=0, atol=1e-9 * np.abs(tp).max())
-
-
-@pytest.mark.slow
-def test_simple_humanoid_lambdify_agrees_with_pinocchio(pin):
-    """The user's route: from_urdf → lambdify → M, inverse_dynamics. Marked slow: compiling
-    every kernel of a 29-joint tree takes about 20 s of CPU (a minute on a busy machine)."""
-    path = _robot_path(*HUMANOIDS[0])
-    with pytest.warns(UserWarning, match="floating bases"):
-        arm = ld.robot.from_urdf(path, parameters="numeric")
-    num = arm.lambdify({"g": 9.81})
-    model = pin.buildModelFromUrdf(str(path))
-    data = model.createData()
-    rng = np.random.default_rng(5)
-    for _ in range(3):
-        q, v, a = (rng.uniform(-2, 2, arm.n) for _ in range(3))
-        Mp = pin.crba(model, data, q)
-        Mp = np.triu(Mp) + np.triu(Mp, 1).T
-        np.testing.assert_allclose(num.M(q), Mp, rtol=0, atol=1e-9 * np.abs(Mp).max())
-        tp = pin.rnea(model, data, q, v, a)
-        np.testing.assert_allclose(
-            num.inverse_dynamics(q, v, a), tp, rtol=0, atol=1e-9 * np.abs(tp).max()
-        )
 
 
 LIMIT = '<limit effort="1" lower="-3" upper="3" velocity="1"/>'  # urdfdom needs it
