@@ -9,6 +9,7 @@ and are marked slow.
 
 from __future__ import annotations
 
+import ast
 import runpy
 import sys
 from pathlib import Path
@@ -39,6 +40,17 @@ def _param(path: Path) -> object:
 def test_examples_exist():
     names = {p.name for p in SCRIPTS}
     assert set(GALLERY_OUTPUTS) <= names
+    # issue 21: four first sessions written from the docs alone
+    users = ("roboticist", "control_engineer", "paper_author", "teacher")
+    assert {f"user_{who}.py" for who in users} <= names
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.name)
+def test_example_opens_with_a_docstring(script: Path):
+    """Every example says what it shows before it does anything."""
+    module = ast.parse(script.read_text(encoding="utf-8"))
+    doc = ast.get_docstring(module)
+    assert doc and len(doc.split()) >= 8, f"{script.name} has no docstring saying what it shows"
 
 
 @pytest.mark.parametrize("script", [_param(p) for p in SCRIPTS])

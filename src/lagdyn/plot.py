@@ -29,6 +29,7 @@ array([[ 0.,  0.],
 from __future__ import annotations
 
 import math
+import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -45,6 +46,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "animate",
     "chain_positions",
+    "coordinate_label",
     "frame_indices",
     "plot_chain",
     "plot_chaos",
@@ -52,6 +54,7 @@ __all__ = [
     "plot_phase",
     "plot_timeseries",
     "positions_for",
+    "rate_label",
 ]
 
 Positions = Callable[[np.ndarray], Any]
@@ -185,6 +188,54 @@ def positions_for(model: str, system: Any = None) -> Positions:
     return drawing.positions(system.q, dict(getattr(system, "defaults", {}) or {}))
 
 
+# --------------------------------------------------------------------------- labels
+_GREEK = {
+    "alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa",
+    "lambda", "mu", "nu", "xi", "pi", "rho", "sigma", "tau", "upsilon", "phi", "chi", "psi",
+    "omega", "Gamma", "Delta", "Theta", "Lambda", "Xi", "Pi", "Sigma", "Phi", "Psi", "Omega",
+}  # fmt: skip
+
+
+def _math_name(name: str) -> str | None:
+    """Mathtext of a one-letter or Greek name with an optional index, else None."""
+    m = re.fullmatch(r"([A-Za-z]+)_?(\d*)", name)
+    if m is None or not (len(m.group(1)) == 1 or m.group(1) in _GREEK):
+        return None
+    letter = m.group(1) if len(m.group(1)) == 1 else "\\" + m.group(1)
+    return letter + (f"_{{{m.group(2)}}}" if m.group(2) else "")
+
+
+def coordinate_label(name: str) -> str:
+    r"""A coordinate's name for a legend or an axis: ``a``, ``θ₁`` (as mathtext), ``x_cart``.
+
+    Examples
+    --------
+    >>> from lagdyn.plot import coordinate_label, rate_label
+    >>> coordinate_label("a"), coordinate_label("theta1"), coordinate_label("cart")
+    ('$a$', '$\\theta_{1}$', 'cart')
+    >>> rate_label("a"), rate_label("theta1"), rate_label("cart")
+    ('$\\dot{a}$', '$\\dot{\\theta}_{1}$', 'rate of cart')
+    """
+    math = _math_name(name)
+    return f"${math}$" if math else name
+
+
+def rate_label(name: str) -> str:
+    r"""A coordinate's rate: ȧ, θ̇₁ (mathtext, the dot over the whole letter), else "rate of x".
+
+    Examples
+    --------
+    >>> from lagdyn.plot import rate_label
+    >>> rate_label("q2"), rate_label("th")
+    ('$\\dot{q}_{2}$', 'rate of th')
+    """
+    math = _math_name(name)
+    if math is None:
+        return f"rate of {name}"
+    letter, _, index = math.partition("_")
+    return f"$\\dot{{{letter}}}{'_' + index if index else ''}$"
+
+
 # --------------------------------------------------------------------------- static plots
 def plot_timeseries(
     result: SimulationResult,
@@ -193,7 +244,7 @@ def plot_timeseries(
     title: str | None = None,
     units: tuple[str, str, str] = ("s", "SI", "J"),
 ) -> Any:
-    """Three panels against time: q, q̇, and E(t) − E(0) with the passivity residual.
+    r"""Three panels against time: q, q̇, and E(t) − E(0) with the passivity residual.
 
     Batched results draw every member (thin lines). ``title`` (e.g. the model name) heads
     the figure; ``units`` are those of time, of the coordinates and of energy, shown on the
@@ -205,8 +256,9 @@ def plot_timeseries(
     >>> from lagdyn.simulation import simulate
     >>> from lagdyn.plot import plot_timeseries
     >>> res = simulate(ld.zoo.double_pendulum(), [1.0, 0.0, 0.0, 0.0], np.linspace(0, 1, 51))
-    >>> len(plot_timeseries(res).axes)
-    3
+    >>> fig = plot_timeseries(res)
+    >>> len(fig.axes), [t.get_text() for t in fig.axes[1].get_legend().get_texts()]
+    (3, ['$\\dot{a}$', '$\\dot{b}$'])
     """
     fig = _figure(figsize, layout="constrained")
     ax_q, ax_v, ax_e = fig.subplots(3, 1, sharex=True)
@@ -215,11 +267,10 @@ def plot_timeseries(
     for m, res in enumerate(members):
         for i, name in enumerate(res.names):
             color = f"C{i % 10}"
-            label = name if m == 0 else None
+            label = coordinate_label(name) if m == 0 else None
             ax_q.plot(res.t, res.q[:, i], color=color, lw=lw, label=label)
-            ax_v.plot(
-                res.t, res.qd[:, i], color=color, lw=lw, label=f"{name}_d" if m == 0 else None
-            )
+            rate = rate_label(name) if m == 0 else None
+            ax_v.plot(res.t, res.qd[:, i], color=color, lw=lw, label=rate)
         ax_e.plot(
             res.t, res.energy_drift, color="C0", lw=lw, label="E(t) − E(0)" if m == 0 else None
         )
@@ -233,13 +284,18 @@ def plot_timeseries(
                 label="E − E(0) − ∫q̇ᵀ(τ + Q) dt" if m == 0 else None,
             )
     t_unit, q_unit, e_unit = units
-    ax_q.set_ylabel(f"q [{q_unit}]")
-    ax_v.set_ylabel(f"q̇ [{q_unit}/{t_unit}]")
+    # q̇ as mathtext: a combining dot after "q" is lost in DejaVu Sans at small sizes
+    if q_unit == "SI":  # each coordinate in rad or m, as the model defines it
+        ax_q.set_ylabel("$q$ [rad, m]")
+        ax_v.set_ylabel(f"$\\dot{{q}}$ [rad/{t_unit}, m/{t_unit}]")
+    else:
+        ax_q.set_ylabel(f"$q$ [{q_unit}]")
+        ax_v.set_ylabel(f"$\\dot{{q}}$ [{q_unit}/{t_unit}]")
     ax_e.set_ylabel(f"energy [{e_unit}]")
     ax_e.set_xlabel(f"t [{t_unit}]")
-    for ax in (ax_q, ax_v, ax_e):
+    for ax, size in ((ax_q, "medium"), (ax_v, "medium"), (ax_e, "small")):
         ax.grid(alpha=0.3)
-        ax.legend(loc="upper right", fontsize="small")
+        ax.legend(loc="upper right", fontsize=size)  # medium: the dots of ȧ stay visible
     head = f"{title}: " if title else ""
     ax_q.set_title(f"{head}{result.method}, {result.t.shape[0]} samples")
     return fig
@@ -341,8 +397,8 @@ def plot_phase(result: SimulationResult, coordinate: int | None = None, *, ax: A
             if len(members) <= 20:
                 a.scatter([res.q[0, c]], [res.qd[0, c]], s=9, color=color, zorder=3)
         name = result.names[c] if result.names else f"q{c}"
-        a.set_xlabel(name)
-        a.set_ylabel(f"{name}_d")
+        a.set_xlabel(coordinate_label(name))
+        a.set_ylabel(rate_label(name))
         a.grid(alpha=0.3)
     return fig
 
@@ -380,6 +436,8 @@ def plot_chain(
 ) -> Any:
     """A stroboscopic picture: the chain at ``count`` evenly spaced times, fading in.
 
+    Pivots are marked (a triangle): the drawing's, or the points that never move.
+
     Examples
     --------
     >>> import numpy as np, lagdyn as ld
@@ -387,8 +445,12 @@ def plot_chain(
     >>> from lagdyn.plot import plot_chain, positions_for
     >>> res = simulate(ld.zoo.double_pendulum(), [1.0, 0.0, 0.0, 0.0], np.linspace(0, 1, 51))
     >>> fig = plot_chain(res, positions_for("double_pendulum"), count=4)
-    >>> len(fig.axes[0].lines)
-    5
+    >>> len(fig.axes[0].lines)  # the trace, 4 poses, the pivot
+    6
+    >>> from lagdyn.plot import chain_positions
+    >>> fig = plot_chain(res, lambda q: chain_positions(q), count=4)  # no drawing
+    >>> len(fig.axes[0].lines)  # the point that never moves is still marked as the pivot
+    6
     """
     pts = _member_positions(result, positions)
     if ax is None:
@@ -404,12 +466,22 @@ def plot_chain(
         for j, k in enumerate(idx):
             alpha = 0.15 + 0.85 * (j + 1) / len(idx)
             ax.plot(pts[m, k, :, 0], pts[m, k, :, 1], "-o", color=color, alpha=alpha, lw=2, ms=4)
+    for i in _pivots(pts, getattr(positions, "drawing", None)):
+        ax.plot(pts[0, 0, i, 0], pts[0, 0, i, 1], marker="^", ms=10, color="0.25", zorder=3)
     x0, x1, y0, y1 = _limits(pts.reshape(-1, 2))
     ax.set_xlim(x0, x1)
     ax.set_ylim(y0, y1)
     ax.set_aspect("equal")
     ax.grid(alpha=0.3)
     return fig
+
+
+def _pivots(pts: np.ndarray, drawing: Any) -> tuple[int, ...]:
+    """The points drawn as pivots: the drawing's, else every point that never moves."""
+    if drawing is not None:
+        return tuple(drawing.pivots)
+    still = np.all(np.abs(pts - pts[:1, :1]) <= 1e-12 * (1 + np.abs(pts[:1, :1])), axis=(0, 1, 3))
+    return tuple(int(i) for i in np.flatnonzero(still))
 
 
 # --------------------------------------------------------------------------- animation
@@ -494,7 +566,8 @@ def animate(
     -----
     When ``positions`` carries a :class:`lagdyn.geometry.Drawing` (as the functions from
     :func:`positions_for` do), its links are drawn, its pivots marked and its carts drawn
-    as boxes on a rail; otherwise consecutive points are joined.
+    as boxes on a rail; otherwise consecutive points are joined and every point that never
+    moves (the pivot of :func:`chain_positions`) is marked as a pivot.
 
     Examples
     --------
@@ -545,7 +618,7 @@ def animate(
     drawing = getattr(positions, "drawing", None)
     k_pts = pts.shape[2]
     links = drawing.links if drawing is not None else [(i, i + 1) for i in range(k_pts - 1)]
-    pivots = drawing.pivots if drawing is not None else ()
+    pivots = _pivots(pts, drawing)
     carts = drawing.carts if drawing is not None else ()
     # one polyline per member: the links, separated by NaN breaks
     order = [i for a, b in links for i in (a, b, -1)] or list(range(k_pts))
