@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import functools
 import numbers
+from pathlib import Path
 
 import numpy as np
+import symengine as se
 import sympy as sp
 from sympy.physics.mechanics import LagrangesMethod
 
 import lagdyn as ld
+from lagdyn import recursive as recursive_programs
+from lagdyn.robot.system import closed_form_symengine
 
 
 def numeric_subs(system, q, qd, params, tau=None):
@@ -102,3 +107,75 @@ def cache_worker(args: tuple[str, str]) -> list[float]:
     num = lambdify(tiny_system(), backend=backend, cache_dir=cache_dir)
     again = lambdify(tiny_system(), backend=backend, cache_dir=cache_dir)
     return [float(num.forward_dynamics([0.5], [0.0])[0]), float(again.g([2.0])[0])]
+
+
+# ---------------------------------------------------------------------- robot chains
+# Shared by tests/robot and tests/recursive: closed forms evaluated without a derivation,
+# zoo arms and their compiled programs cached once per worker, the rrp tree of tests/data.
+DATA = Path(__file__).parent / "data"
+TREE = DATA / "rrp_tree.urdf"
+
+
+def closed_numeric(system):
+    """Closed-form M(q), ∂U/∂q and U(q) evaluated by symengine substitution (no derivation path)."""
+    M, U, qs = closed_form_symengine(system.chain)
+    n = system.n
+    bind = {se.Symbol(s.name): v for s, v in system.defaults.items()}
+    Mb = M.subs(bind)
+    gb = [U.subs(bind).diff(s) for s in qs]
+
+    def at(q):
+        return {s: float(x) for s, x in zip(qs, q)}
+
+    return (
+        lambda q: np.array([float(x) for x in Mb.subs(at(q))]).reshape(n, n),
+        lambda q: np.array([float(e.subs(at(q))) for e in gb]),
+        lambda q: float(U.subs(bind).subs(at(q))),
+    )
+
+
+@functools.cache
+def zoo(name):
+    """Zoo arms shared by the tests of this module (their programs are cached on them)."""
+    return ld.zoo.get(name)
+
+
+_COMPILED: dict = {}
+
+
+def compiled(system, name):
+    key = (id(system), name)
+    if key not in _COMPILED:
+        _COMPILED[key] = (system, system.program(name).lambdify(system.defaults))
+    return _COMPILED[key][1]
+
+
+def states(n, seed, count=4):
+    rng = np.random.default_rng(seed)
+    return [tuple(rng.uniform(-2, 2, n) for _ in range(4)) for _ in range(count)]
+
+
+_TREE = {}
+
+
+def tree_model():
+    if not _TREE:
+        tree = ld.robot.from_urdf(TREE, parameters="numeric")
+        _TREE["tree"] = tree
+        _TREE["closed"] = closed_numeric(tree)
+        _TREE["f"] = {k: compiled(tree, k) for k in ("M", "g", "C", "h", "tau")}
+        aba = recursive_programs.forward_dynamics(tree.chain, method="aba")
+        _TREE["f"]["aba"] = aba.lambdify(tree.defaults)
+        _TREE["E"] = tree.lambdify(tree.defaults, route="recursive").energy
+    return _TREE
+
+
+@functools.cache
+def recursive(name):
+    """The recursive-route NumericModel (numpy) of a zoo arm with its defaults, shared."""
+    return zoo(name).lambdify(zoo(name).defaults, route="recursive")
+
+
+def rel(a, b):
+    """Largest absolute difference relative to the largest entry of ``b``."""
+    return float(np.max(np.abs(a - b)) / max(np.max(np.abs(b)), 1e-300))

@@ -2,87 +2,14 @@
 
 from __future__ import annotations
 
-import functools
-from pathlib import Path
-
 import numpy as np
 import pytest
-import symengine as se
 import sympy as sp
 
 import lagdyn as ld
+from helpers import closed_numeric, rel, states, tree_model, zoo
 from lagdyn import recursive as programs
 from lagdyn.codegen import Binding
-from lagdyn.robot.system import closed_form_symengine
-
-DATA = Path(__file__).parents[1] / "data"
-
-
-TREE = DATA / "rrp_tree.urdf"
-
-
-def closed_numeric(system):
-    """Closed-form M(q), ∂U/∂q and U(q) evaluated by symengine substitution (no derivation path)."""
-    M, U, qs = closed_form_symengine(system.chain)
-    n = system.n
-    bind = {se.Symbol(s.name): v for s, v in system.defaults.items()}
-    Mb = M.subs(bind)
-    gb = [U.subs(bind).diff(s) for s in qs]
-
-    def at(q):
-        return {s: float(x) for s, x in zip(qs, q)}
-
-    return (
-        lambda q: np.array([float(x) for x in Mb.subs(at(q))]).reshape(n, n),
-        lambda q: np.array([float(e.subs(at(q))) for e in gb]),
-        lambda q: float(U.subs(bind).subs(at(q))),
-    )
-
-
-@functools.cache
-def zoo(name):
-    """Zoo arms shared by the tests of this module (their programs are cached on them)."""
-    return ld.zoo.get(name)
-
-
-_COMPILED: dict = {}
-
-
-def compiled(system, name):
-    key = (id(system), name)
-    if key not in _COMPILED:
-        _COMPILED[key] = (system, system.program(name).lambdify(system.defaults))
-    return _COMPILED[key][1]
-
-
-def states(n, seed, count=4):
-    rng = np.random.default_rng(seed)
-    return [tuple(rng.uniform(-2, 2, n) for _ in range(4)) for _ in range(count)]
-
-
-_TREE = {}
-
-
-def tree_model():
-    if not _TREE:
-        tree = ld.robot.from_urdf(TREE, parameters="numeric")
-        _TREE["tree"] = tree
-        _TREE["closed"] = closed_numeric(tree)
-        _TREE["f"] = {k: compiled(tree, k) for k in ("M", "g", "C", "h", "tau")}
-        aba = programs.forward_dynamics(tree.chain, method="aba")
-        _TREE["f"]["aba"] = aba.lambdify(tree.defaults)
-        _TREE["E"] = tree.lambdify(tree.defaults, route="recursive").energy
-    return _TREE
-
-
-@functools.cache
-def recursive(name):
-    """The recursive-route NumericModel (numpy) of a zoo arm with its defaults, shared."""
-    return zoo(name).lambdify(zoo(name).defaults, route="recursive")
-
-
-def _rel(a, b):
-    return float(np.max(np.abs(a - b)) / max(np.max(np.abs(b)), 1e-300))
 
 
 @pytest.mark.parametrize("name", ["ur5", "panda", "puma560", "tree"])
@@ -98,7 +25,7 @@ def test_aba_equals_crba_ldlt(name):
     Q, V, U = rng.uniform(-2, 2, (3, 20, arm.n))
     a, c = fa(q=Q, qd=V, tau=U), fc(q=Q, qd=V, tau=U)
     for x, y in zip(a, c):
-        assert _rel(x, y) < 1e-12
+        assert rel(x, y) < 1e-12
 
 
 def test_aba_with_armature_friction_and_prismatic_joints():
@@ -110,7 +37,7 @@ def test_aba_with_armature_friction_and_prismatic_joints():
         fc = programs.forward_dynamics(system.chain, method="crba", friction=True)
         fa, fc = fa.lambdify(system.defaults), fc.lambdify(system.defaults)
         for q, v, _, u in states(system.n, 4, count=3):
-            assert _rel(fa(q=q, qd=v, tau=u), fc(q=q, qd=v, tau=u)) < 1e-12
+            assert rel(fa(q=q, qd=v, tau=u), fc(q=q, qd=v, tau=u)) < 1e-12
 
 
 def test_forward_method_default_and_errors():
@@ -177,8 +104,8 @@ def test_joint_frames_keep_the_dynamics_and_bare_the_axes():
     other = build(moved)
     f = {k: other.program(k).lambdify(puma.defaults) for k in ("M", "g")}
     for q, *_ in states(6, 9, count=2):
-        assert _rel(f["M"](q=q), M_closed(q)) < 1e-12
-        assert _rel(f["g"](q=q), g_closed(q)) < 1e-12
+        assert rel(f["M"](q=q), M_closed(q)) < 1e-12
+        assert rel(f["g"](q=q), g_closed(q)) < 1e-12
 
 
 def test_lambdify_forward_keyword_chooses_the_algorithm():

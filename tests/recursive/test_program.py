@@ -2,47 +2,13 @@
 
 from __future__ import annotations
 
-import functools
-from pathlib import Path
-
 import numpy as np
 import pytest
 import sympy as sp
 
 import lagdyn as ld
+from helpers import TREE, compiled, states, zoo
 from lagdyn import recursive as programs
-
-DATA = Path(__file__).parents[1] / "data"
-
-
-TREE = DATA / "rrp_tree.urdf"
-
-
-@functools.cache
-def zoo(name):
-    """Zoo arms shared by the tests of this module (their programs are cached on them)."""
-    return ld.zoo.get(name)
-
-
-_COMPILED: dict = {}
-
-
-def compiled(system, name):
-    key = (id(system), name)
-    if key not in _COMPILED:
-        _COMPILED[key] = (system, system.program(name).lambdify(system.defaults))
-    return _COMPILED[key][1]
-
-
-def states(n, seed, count=4):
-    rng = np.random.default_rng(seed)
-    return [tuple(rng.uniform(-2, 2, n) for _ in range(4)) for _ in range(count)]
-
-
-@functools.cache
-def recursive(name):
-    """The recursive-route NumericModel (numpy) of a zoo arm with its defaults, shared."""
-    return zoo(name).lambdify(zoo(name).defaults, route="recursive")
 
 
 def test_batched_program_evaluation():

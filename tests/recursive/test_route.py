@@ -2,78 +2,13 @@
 
 from __future__ import annotations
 
-import functools
-from pathlib import Path
-
 import numpy as np
 import pytest
-import symengine as se
 import sympy as sp
 
 import lagdyn as ld
-from lagdyn import recursive as programs
+from helpers import closed_numeric, recursive, rel, states, tree_model, zoo
 from lagdyn.codegen import Binding
-from lagdyn.robot.system import closed_form_symengine
-
-DATA = Path(__file__).parents[1] / "data"
-
-
-TREE = DATA / "rrp_tree.urdf"
-
-
-def closed_numeric(system):
-    """Closed-form M(q), ∂U/∂q and U(q) evaluated by symengine substitution (no derivation path)."""
-    M, U, qs = closed_form_symengine(system.chain)
-    n = system.n
-    bind = {se.Symbol(s.name): v for s, v in system.defaults.items()}
-    Mb = M.subs(bind)
-    gb = [U.subs(bind).diff(s) for s in qs]
-
-    def at(q):
-        return {s: float(x) for s, x in zip(qs, q)}
-
-    return (
-        lambda q: np.array([float(x) for x in Mb.subs(at(q))]).reshape(n, n),
-        lambda q: np.array([float(e.subs(at(q))) for e in gb]),
-        lambda q: float(U.subs(bind).subs(at(q))),
-    )
-
-
-@functools.cache
-def zoo(name):
-    """Zoo arms shared by the tests of this module (their programs are cached on them)."""
-    return ld.zoo.get(name)
-
-
-_COMPILED: dict = {}
-
-
-def compiled(system, name):
-    key = (id(system), name)
-    if key not in _COMPILED:
-        _COMPILED[key] = (system, system.program(name).lambdify(system.defaults))
-    return _COMPILED[key][1]
-
-
-def states(n, seed, count=4):
-    rng = np.random.default_rng(seed)
-    return [tuple(rng.uniform(-2, 2, n) for _ in range(4)) for _ in range(count)]
-
-
-_TREE = {}
-
-
-def tree_model():
-    if not _TREE:
-        tree = ld.robot.from_urdf(TREE, parameters="numeric")
-        _TREE["tree"] = tree
-        _TREE["closed"] = closed_numeric(tree)
-        _TREE["f"] = {k: compiled(tree, k) for k in ("M", "g", "C", "h", "tau")}
-        aba = programs.forward_dynamics(tree.chain, method="aba")
-        _TREE["f"]["aba"] = aba.lambdify(tree.defaults)
-        _TREE["E"] = tree.lambdify(tree.defaults, route="recursive").energy
-    return _TREE
-
 
 _KERNEL_ARGS = {
     "M": ("q",),
@@ -96,16 +31,6 @@ def _route_model(system, route, backend, params=None, **kw):
         pytest.skip(str(exc))
 
 
-@functools.cache
-def recursive(name):
-    """The recursive-route NumericModel (numpy) of a zoo arm with its defaults, shared."""
-    return zoo(name).lambdify(zoo(name).defaults, route="recursive")
-
-
-def _rel(a, b):
-    return float(np.max(np.abs(a - b)) / max(np.max(np.abs(b)), 1e-300))
-
-
 @pytest.mark.parametrize(
     ("name", "backend"),
     # the tree: prismatic, continuous and fixed joints, a branch; C compiles one arm, the
@@ -125,9 +50,9 @@ def test_recursive_route_matches_closed_route(name, backend):
     for kernel, names in _KERNEL_ARGS.items():
         args = [x[k] for k in names]
         a, b = getattr(rec, kernel)(*args), getattr(closed, kernel)(*args)
-        assert _rel(a, b) < 1e-12, kernel
+        assert rel(a, b) < 1e-12, kernel
         one = getattr(rec, kernel)(*(v[0] for v in args))  # one-state entry point
-        assert _rel(one, b[0]) < 1e-12, kernel
+        assert rel(one, b[0]) < 1e-12, kernel
 
 
 def test_recursive_route_is_default_from_four_joints_and_puma_gravity():
@@ -140,8 +65,8 @@ def test_recursive_route_is_default_from_four_joints_and_puma_gravity():
     np.testing.assert_allclose(num.g(np.zeros(6)), [0, 37.4837, 0.2489, 0, 0, 0], atol=5e-5)
     M_closed, g_closed, U_closed = closed_numeric(puma)
     for q, qd, _qdd, _ in states(6, 11, count=2):
-        assert _rel(num.g(q), g_closed(q)) < 1e-12
-        assert _rel(num.M(q), M_closed(q)) < 1e-12
+        assert rel(num.g(q), g_closed(q)) < 1e-12
+        assert rel(num.M(q), M_closed(q)) < 1e-12
         # energy at rest is the potential of the closed form
         assert abs(num.energy(q, 0 * qd) - U_closed(q)) < 1e-12 * (1 + abs(U_closed(q)))
     assert zoo("planar_3r").lambdify(zoo("planar_3r").defaults).route == "closed"
@@ -153,15 +78,15 @@ def test_recursive_route_ur5_is_consistent_with_the_closed_form():
     M_closed, g_closed, U_closed = closed_numeric(ur5)
     for q, qd, qdd, _ in states(6, 12, count=2):
         M = M_closed(q)
-        assert _rel(num.M(q), M) < 1e-12
-        assert _rel(num.g(q), g_closed(q)) < 1e-12
+        assert rel(num.M(q), M) < 1e-12
+        assert rel(num.g(q), g_closed(q)) < 1e-12
         E = 0.5 * qd @ M @ qd + U_closed(q)
         assert abs(num.energy(q, qd) - E) < 1e-12 * (1 + abs(E))
         # RNEA τ against CRBA M, bias and the recursive C: τ = M q̈ + C q̇ + g
         tau = num.inverse_dynamics(q, qd, qdd)
-        assert _rel(tau, M @ qdd + num.bias(q, qd)) < 1e-12
-        assert _rel(num.bias(q, qd), num.C(q, qd) @ qd + num.g(q)) < 1e-12
-        assert _rel(num.forward_dynamics(q, qd, tau), qdd) < 1e-10
+        assert rel(tau, M @ qdd + num.bias(q, qd)) < 1e-12
+        assert rel(num.bias(q, qd), num.C(q, qd) @ qd + num.g(q)) < 1e-12
+        assert rel(num.forward_dynamics(q, qd, tau), qdd) < 1e-10
 
 
 def test_recursive_route_skew_symmetry_along_a_trajectory():
@@ -188,13 +113,13 @@ def test_recursive_route_free_parameters_friction_and_cache(tmp_path):
     values = {s: sym.defaults[s] for s in num.free_parameters}
     ref = _route_model(zoo("planar_3r"), "recursive", "numpy")
     q, qd, qdd, _ = states(3, 5, count=1)[0]
-    assert _rel(num.M(q, params=values), ref.M(q)) < 1e-12
+    assert rel(num.M(q, params=values), ref.M(q)) < 1e-12
     assert (
-        _rel(num.inverse_dynamics(q, qd, qdd, params=values), ref.inverse_dynamics(q, qd, qdd))
+        rel(num.inverse_dynamics(q, qd, qdd, params=values), ref.inverse_dynamics(q, qd, qdd))
         < 1e-12
     )
     again = sym.lambdify({"g": 9.81}, route="recursive", cache_dir=tmp_path)  # from the cache
-    assert again.key == num.key and _rel(again.C(q, qd, params=values), ref.C(q, qd)) < 1e-12
+    assert again.key == num.key and rel(again.C(q, qd, params=values), ref.C(q, qd)) < 1e-12
     spec = {"m": 1, "com": (-0.5, 0, 0), "armature": 0.3, "viscous": 0.2, "coulomb": 0.1}
     arm = ld.robot.from_dh([(0, 1, 0)] * 2, inertia=[spec] * 2, parameters="numeric", friction=True)
     rec = arm.lambdify({"g": 9.81}, route="recursive", cache=False)
@@ -202,7 +127,7 @@ def test_recursive_route_free_parameters_friction_and_cache(tmp_path):
     v = np.array([0.5, -0.7])
     for kernel in ("bias", "inverse_dynamics", "forward_dynamics"):
         args = (q[:2], v) + ((qdd[:2],) if kernel != "bias" else ())
-        assert _rel(getattr(rec, kernel)(*args), getattr(closed, kernel)(*args)) < 1e-12
+        assert rel(getattr(rec, kernel)(*args), getattr(closed, kernel)(*args)) < 1e-12
 
 
 def test_route_errors():

@@ -7,63 +7,19 @@ real cross-check; Christoffel symbols come from LagrangianSystem's own derivatio
 
 from __future__ import annotations
 
-import functools
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import numpy as np
 import pytest
-import symengine as se
 import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lagdyn as ld
+from helpers import TREE, closed_numeric, compiled, rel, states, tree_model, zoo
 from lagdyn import recursive as programs
-from lagdyn.robot.system import closed_form_symengine
 
-DATA = Path(__file__).parents[1] / "data"
-TREE = DATA / "rrp_tree.urdf"
 FEW = settings(max_examples=5, deadline=None)
-
-
-def closed_numeric(system):
-    """Closed-form M(q), ∂U/∂q and U(q) evaluated by symengine substitution (no derivation path)."""
-    M, U, qs = closed_form_symengine(system.chain)
-    n = system.n
-    bind = {se.Symbol(s.name): v for s, v in system.defaults.items()}
-    Mb = M.subs(bind)
-    gb = [U.subs(bind).diff(s) for s in qs]
-
-    def at(q):
-        return {s: float(x) for s, x in zip(qs, q)}
-
-    return (
-        lambda q: np.array([float(x) for x in Mb.subs(at(q))]).reshape(n, n),
-        lambda q: np.array([float(e.subs(at(q))) for e in gb]),
-        lambda q: float(U.subs(bind).subs(at(q))),
-    )
-
-
-@functools.cache
-def zoo(name):
-    """Zoo arms shared by the tests of this module (their programs are cached on them)."""
-    return ld.zoo.get(name)
-
-
-_COMPILED: dict = {}
-
-
-def compiled(system, name):
-    key = (id(system), name)
-    if key not in _COMPILED:
-        _COMPILED[key] = (system, system.program(name).lambdify(system.defaults))
-    return _COMPILED[key][1]
-
-
-def states(n, seed, count=4):
-    rng = np.random.default_rng(seed)
-    return [tuple(rng.uniform(-2, 2, n) for _ in range(4)) for _ in range(count)]
 
 
 # ---------------------------------------------------------------------- the required figure
@@ -138,21 +94,6 @@ def test_recursive_programs_match_closed_form_numerically(name):
         Mdot = M(q=q + 1e-30j * v).imag / 1e-30  # complex step through CRBA: exact Ṁ
         N = Mdot - 2 * Cq
         np.testing.assert_allclose(N + N.T, 0, atol=1e-11)
-
-
-_TREE = {}
-
-
-def tree_model():
-    if not _TREE:
-        tree = ld.robot.from_urdf(TREE, parameters="numeric")
-        _TREE["tree"] = tree
-        _TREE["closed"] = closed_numeric(tree)
-        _TREE["f"] = {k: compiled(tree, k) for k in ("M", "g", "C", "h", "tau")}
-        aba = programs.forward_dynamics(tree.chain, method="aba")
-        _TREE["f"]["aba"] = aba.lambdify(tree.defaults)
-        _TREE["E"] = tree.lambdify(tree.defaults, route="recursive").energy
-    return _TREE
 
 
 @FEW
@@ -432,16 +373,6 @@ def _route_model(system, route, backend, params=None, **kw):
         pytest.skip(str(exc))
 
 
-@functools.cache
-def recursive(name):
-    """The recursive-route NumericModel (numpy) of a zoo arm with its defaults, shared."""
-    return zoo(name).lambdify(zoo(name).defaults, route="recursive")
-
-
-def _rel(a, b):
-    return float(np.max(np.abs(a - b)) / max(np.max(np.abs(b)), 1e-300))
-
-
 # ---------------------------------------------------------------------- ABA, joint frames, CSE
 
 
@@ -506,12 +437,12 @@ def test_ur5_dh_table_against_urdf():
         for k, c in (("u", urdf), ("d", moved))
     }
     for q in rng.uniform(-3, 3, (3, 6)):
-        assert _rel(f["d"](q=q), f["u"](q=q)) < 1e-12
-        assert _rel(g["d"](q=q), g["u"](q=q)) < 1e-12
+        assert rel(f["d"](q=q), f["u"](q=q)) < 1e-12
+        assert rel(g["d"](q=q), g["u"](q=q)) < 1e-12
     # and UR's own inertials (forearm 2.33 kg, COMs of UR's table) give a different arm
     g_ur = programs.rnea(dh.chain, qd=False, qdd=False).lambdify(dh.defaults)
     q = np.array([0.3, -0.8, 1.1, 0.2, 0.5, 0.1])
-    assert 1e-3 < _rel(g_ur(q=q), g["u"](q=q)) < 0.3
+    assert 1e-3 < rel(g_ur(q=q), g["u"](q=q)) < 0.3
     with pytest.raises(ld.LagdynError, match="frames must be"):
         ld.zoo.get("ur5", frames="world")
 
