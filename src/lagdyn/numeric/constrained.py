@@ -101,8 +101,15 @@ class ConstrainedNumericModel:
         self.n = system.n
         self.m = system.m
         self.redundant = system.redundant
-        # the dynamics' Binding ignores the names only the constraints contain
-        self.dynamics = system.system.lambdify(params, backend=backend, **options)
+        # the dynamics take the values of their own parameters; the kinematics (Φ, J, J̇q̇)
+        # take every value, so a name neither knows is warned about once, by them
+        own = {str(s) for s in system.system.parameters}
+        dyn_params = (
+            {k: v for k, v in params.items() if str(k) in own}
+            if isinstance(params, Mapping)
+            else params
+        )
+        self.dynamics = system.system.lambdify(dyn_params, backend=backend, **options)
         self.kinematics = lambdify_expressions(
             system.system,
             {"phi": system.constraints, "J": system.J, "Jdot_qd": system.Jdot_qd},
