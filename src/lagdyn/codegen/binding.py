@@ -27,6 +27,7 @@ import os
 import sys
 import warnings
 from collections.abc import Mapping, Sequence
+from types import FrameType
 from typing import Any
 
 import numpy as np
@@ -173,7 +174,7 @@ def check_value(symbol: sp.Symbol, value: Any, *, label: str | None = None) -> f
 def _stacklevel() -> int:
     """The ``stacklevel`` of the first frame outside lagdyn, seen from the caller."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     level = 1
     while frame is not None and frame.f_code.co_filename.startswith(root):
         frame = frame.f_back
@@ -463,7 +464,8 @@ class Binding:
             if bad.any():
                 where = np.argwhere(bad)[0]
                 batch, j = tuple(int(k) for k in where[:-1]), ix[int(where[-1])]
-                value = float(p[(*batch, j)])
+                index = (*batch, j)
+                value = float(p[index])
                 label = f"params[{self.free[j].name}]"
                 if batch:
                     label += f" (batch index {batch})"

@@ -458,8 +458,8 @@ def from_urdf(
         )
     _warn_floating_base(rname, root_link, welded_to_root, masses, base)
     if check_inertia:  # the links that move (those welded to the world do not enter M)
-        moving = [name for group in members for name in group if masses[name] is not None]
-        odd = [c for c in (_check_inertia(name, masses[name][3]) for name in moving) if c]
+        moving = [(name, m) for group in members for name in group if (m := masses[name])]
+        odd = [c for c in (_check_inertia(name, m[3]) for name, m in moving) if c]
         if odd:
             warnings.warn(
                 f"URDF {rname!r}: the inertia of link {', '.join(odd)} violates the triangle "
