@@ -24,12 +24,32 @@ r"""The numeric routes of a :class:`~lagdyn.robot.RobotSystem`: recursive or clo
     :class:`~lagdyn.LagrangianSystem` gets).
 
 Both routes go through the same backends, :class:`~lagdyn.codegen.Binding` and sealed
-cache; their cache keys differ. The default (``route=None``) is ``"recursive"`` from
-:data:`RECURSIVE_FROM` joints on and ``"closed"`` below (measured in
-``benchmarks/RESULTS.md``: for the 6-DOF UR5 and PUMA 560 the closed route takes
-19–33 s and gives about twice the operations of the recursive one, which builds in a few
-seconds; the 7-DOF Panda's closed form had not finished after 44 minutes; at 3 joints the
-closed form is shorter and as fast to derive; at 4–5 joints it depends on the arm).
+cache; their cache keys differ.
+
+The default (``route=None``) is chosen by the expected size of the closed form, measured
+by :func:`closed_size` before anything is built: along the path from the base to each
+link, the number of joints plus the number of distinct constant angles in the link
+placements and inertias (``cos(123/1000)`` from a URDF ``rpy="0.123 …"``; multiples of
+π/2 are exact and count nothing), the largest over the links. The closed form's
+expansion gives every such angle a frequency of its own, so its size grows like a
+power of this number, joints and angles alike (measured: size ≤ 5 builds in a few
+seconds, 6 — the UR5 and PUMA 560 — in 5–35 s, 7 from 18 s to more than 44 minutes
+(the Panda), 8 — a 2-joint URDF with generic rotations on both joint origins — in
+minutes and gigabytes). The default is ``"recursive"`` when the chain has
+:data:`RECURSIVE_FROM` joints or more *or* its size is at least :data:`RECURSIVE_FROM`,
+and ``"closed"`` below (the zoo's 3-joint arms; measured in ``benchmarks/RESULTS.md``:
+for the 6-DOF UR5 and PUMA 560 the closed route takes 19–33 s and gives about twice the
+operations of the recursive one, which builds in a few seconds; the 7-DOF Panda's closed
+form had not finished after 44 minutes; at 3 joints the closed form is shorter and as
+fast to derive).
+
+The closed route is bounded: a :class:`~lagdyn.robot.RobotSystem` whose size exceeds its
+``closed_limit`` (default :data:`CLOSED_LIMIT`) refuses to build its closed form — for
+``route="closed"``, ``system.M``, the closed-form proofs and LaTeX alike — with a
+:class:`~lagdyn.LagdynError` that names the recursive route, at once instead of after
+minutes and gigabytes. The recursive route's programs hold the chain's irrational
+constants (``cos(123/1000)``, ``sqrt(2)``) as 40-digit Floats, so they stay as short as
+those of a chain with plain numbers.
 
 Examples
 --------
@@ -38,6 +58,8 @@ Examples
 >>> num = puma.lambdify({"g": 9.81}, route="recursive")
 >>> num.route, np.round(num.g(np.zeros(6)), 4) + 0.0
 ('recursive', array([ 0.    , 37.4837,  0.2489,  0.    ,  0.    ,  0.    ]))
+>>> closed_size(puma)
+ClosedSize(size=6, link='link6', joints=6, angles=0)
 """
 
 from __future__ import annotations
@@ -46,7 +68,7 @@ import math
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import sympy as sp
 
@@ -64,21 +86,142 @@ from .forward import _ldlt_solve, choose_forward
 from .program import joint_cse
 from .rnea import _rnea_into
 
-__all__ = ["RECURSIVE_FROM", "ROUTES", "choose_route", "plan", "recursive_program"]
+__all__ = [
+    "CLOSED_LIMIT",
+    "RECURSIVE_FROM",
+    "ROUTES",
+    "ClosedSize",
+    "check_closed_size",
+    "choose_route",
+    "closed_size",
+    "plan",
+    "recursive_program",
+]
 
 #: The routes of :func:`lagdyn.numeric.lambdify` for robot chains.
 ROUTES = ("recursive", "closed")
-#: Smallest number of joints whose default route is ``"recursive"``.
+#: Smallest number of joints, or :func:`closed_size`, whose default route is ``"recursive"``.
 RECURSIVE_FROM = 4
+#: Largest :func:`closed_size` whose closed form a :class:`~lagdyn.robot.RobotSystem`
+#: builds (its ``closed_limit`` overrides it); larger ones are refused with a
+#: :class:`~lagdyn.LagdynError` naming the recursive route. At 6 the closed form takes up
+#: to about half a minute (UR5, PUMA 560); at 7 up to hours (Panda); at 8 minutes and
+#: gigabytes for two joints.
+CLOSED_LIMIT = 6
 #: Bumped whenever the recursive programs change shape (part of the cache key).
-RECURSIVE_VERSION = "2"
+RECURSIVE_VERSION = "3"
 #: The forward-dynamics algorithm of the recursive route: ``"aba"``, ``"crba"`` or ``None``
 #: (by size, :func:`lagdyn.recursive.forward.choose_forward`).
 FORWARD: str | None = None
 
 
+class ClosedSize(NamedTuple):
+    """The expected size of a chain's closed form (:func:`closed_size`).
+
+    ``size = joints + angles`` on the path from the base to ``link``, the largest over the
+    links.
+
+    Examples
+    --------
+    >>> from lagdyn.recursive.route import ClosedSize
+    >>> ClosedSize(4, "l1", 1, 3).size
+    4
+    """
+
+    size: int
+    link: str
+    joints: int
+    angles: int
+
+
+def _constant_angles(link: Any) -> set[sp.Expr]:
+    """Arguments of the sines and cosines in a link's constant data (placements, inertia)."""
+    found: set[sp.Expr] = set()
+    parts = [link.axis, *link.pre, *link.post, link.first_moment, link.inertia]
+    exprs = [x for m in parts for x in m] + [link.mass, link.armature]
+    for e in exprs:
+        for atom in sp.sympify(e).atoms(sp.sin, sp.cos):
+            found.add(atom.args[0])
+    return found
+
+
+def closed_size(system: Any) -> ClosedSize:
+    """The expected size of the closed form of a robot system (or :class:`Chain`).
+
+    Along the path from the base to each link: the number of joints plus the number of
+    distinct constant angles in those links' placements and inertias (the arguments of
+    ``cos``/``sin`` free of the coordinates: ``123/1000`` from ``rpy="0.123 0 0"``, a
+    symbolic DH twist ``alpha1``; multiples of π/2 are exact and do not count); the
+    largest over the links. The closed form's canonical expansion gives each such angle a
+    frequency of its own, so its cost grows like a power of this number. It reads only
+    the chain (milliseconds); :func:`choose_route` and the closed route's limit
+    (:data:`CLOSED_LIMIT`) are decided on it.
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> from lagdyn.recursive.route import closed_size
+    >>> closed_size(ld.zoo.get("planar_3r"))
+    ClosedSize(size=3, link='link3', joints=3, angles=0)
+    >>> arm = ld.robot.from_dh([dict(a=1, alpha=0.3), dict(a=1)])  # one twist of 0.3 rad
+    >>> closed_size(arm).size
+    3
+    """
+    chain: Chain = getattr(system, "chain", system)
+    angles = [_constant_angles(link) for link in chain.links]
+    best = ClosedSize(0, "", 0, 0)
+    for i, link in enumerate(chain.links):
+        path = set(chain.ancestors(i)) | {i}
+        found: set[sp.Expr] = set().union(*(angles[j] for j in path))
+        size = len(path) + len(found)
+        if size > best.size:
+            best = ClosedSize(size, link.name, len(path), len(found))
+    return best
+
+
+def check_closed_size(system: Any, limit: float | None = None) -> None:
+    """Refuse a closed form larger than ``limit`` (default :data:`CLOSED_LIMIT`).
+
+    Raises
+    ------
+    LagdynError
+        :func:`closed_size` exceeds the limit: the message gives the size, names the
+        recursive route and says how to lift the limit.
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> from lagdyn.recursive.route import check_closed_size
+    >>> check_closed_size(ld.zoo.get("planar_3r"))  # size 3: nothing to say
+    >>> try:
+    ...     check_closed_size(ld.zoo.get("planar_3r"), limit=2)
+    ... except ld.LagdynError as exc:
+    ...     print(str(exc)[:60])
+    the closed form of this robot is too large to build: size 3
+    """
+    limit = CLOSED_LIMIT if limit is None else limit
+    found = closed_size(system)
+    if found.size <= limit:
+        return
+    angles = f" and {found.angles} distinct constant angles" if found.angles else ""
+    raise LagdynError(
+        f"the closed form of this robot is too large to build: size {found.size} "
+        f"({found.joints} joints{angles} on the path to link {found.link!r}) exceeds the "
+        f"closed route's limit {limit:g} (lagdyn.recursive.route.CLOSED_LIMIT); expanding it "
+        "would take minutes to hours and gigabytes. Use the recursive route, which builds "
+        "no closed form: lambdify(params, route='recursive') (also to_casadi and "
+        "regressor), and for proofs is_skew_symmetric(route='recursive') or "
+        "lagdyn.recursive.proofs.prove on the recursive programs (exact where the chain's "
+        "constants allow); or raise system.closed_limit to build it anyway"
+    )
+
+
 def choose_route(system: Any, route: str | None) -> str:
     """The route ``lambdify`` takes for ``system``: ``route``, or the default by size.
+
+    The default is ``"recursive"`` from :data:`RECURSIVE_FROM` joints on, or when the
+    expected size of the closed form (:func:`closed_size`) reaches :data:`RECURSIVE_FROM`
+    (a short chain whose joint origins carry generic rotations), and ``"closed"`` below.
 
     Raises
     ------
@@ -91,9 +234,14 @@ def choose_route(system: Any, route: str | None) -> str:
     >>> from lagdyn.recursive.route import choose_route
     >>> choose_route(ld.zoo.get("planar_3r"), None), choose_route(ld.zoo.get("ur5"), None)
     ('closed', 'recursive')
+    >>> tilted = ld.robot.from_dh([dict(a=1, alpha=0.3), dict(a=1, alpha=0.5)])
+    >>> choose_route(tilted, None)  # 2 joints and 2 constant angles
+    'recursive'
     """
     if route is None:
-        return "recursive" if system.n >= RECURSIVE_FROM else "closed"
+        if system.n >= RECURSIVE_FROM or closed_size(system).size >= RECURSIVE_FROM:
+            return "recursive"
+        return "closed"
     if route not in ROUTES:
         raise LagdynError(f"unknown route {route!r}; choose 'recursive', 'closed' or None")
     return route
@@ -255,7 +403,7 @@ def recursive_program(
     # bound values and the code symbols of free parameters go into the chain itself
     values: dict[sp.Basic, sp.Expr] = {s: _number(v) for s, v in binding.bound.items()}
     values.update(zip(binding.free, code["params"]))
-    chain = in_joint_frames(_bind_chain(system.chain, values))
+    chain = _numeric_constants(_bind_chain(in_joint_frames(system.chain), values))
     qd, zero = code["qd"], [sp.Integer(0)] * n
     b = _Builder("w")
     kin = _kinematics(chain, b, code["q"])
@@ -322,6 +470,48 @@ def recursive_program(
     for _, e in body:
         _check_symbols("an intermediate", [e], known)
     return prog
+
+
+#: Digits of the Floats that stand for the chain's irrational constants in the programs.
+CONSTANT_DIGITS = 40
+
+
+def _constant(e: Any) -> Any:
+    """``e`` with every numeric, non-rational part (``cos(123/1000)``, ``sqrt(2)``) a Float."""
+    e = sp.sympify(e)
+    if e.is_Rational or e.is_Atom:
+        return e
+    if e.is_number:
+        return sp.Float(e.evalf(CONSTANT_DIGITS), CONSTANT_DIGITS)
+    return e.func(*[_constant(a) for a in e.args])
+
+
+def _numeric_constants(chain: Chain) -> Chain:
+    """``chain`` with its irrational constants as 40-digit Floats (rationals stay exact)."""
+
+    def mat(m: Any) -> Any:
+        return sp.ImmutableMatrix(m.rows, m.cols, [_constant(x) for x in m])
+
+    def sym(m: Any) -> Any:
+        upper = {(i, j): _constant(m[i, j]) for i in range(3) for j in range(i, 3)}
+        return sp.ImmutableMatrix(3, 3, lambda i, j: upper[min(i, j), max(i, j)])
+
+    links = [
+        replace(
+            link,
+            axis=mat(link.axis),
+            pre=(mat(link.pre[0]), mat(link.pre[1])),
+            post=(mat(link.post[0]), mat(link.post[1])),
+            mass=_constant(link.mass),
+            first_moment=mat(link.first_moment),
+            inertia=sym(link.inertia),
+            armature=_constant(link.armature),
+            viscous=_constant(link.viscous),
+            coulomb=_constant(link.coulomb),
+        )
+        for link in chain.links
+    ]
+    return replace(chain, links=tuple(links), gravity=mat(sp.ImmutableMatrix(chain.gravity)))
 
 
 def _clean(e: sp.Expr) -> sp.Expr:

@@ -41,12 +41,22 @@ class RobotSystem(LagrangianSystem):
     holds the links; :meth:`program` builds the recursive programs of
     :mod:`lagdyn.recursive` (cached).
 
+    The closed form is bounded: when its expected size
+    (:func:`lagdyn.recursive.route.closed_size`) exceeds ``closed_limit``, everything that
+    needs it (``M``, ``C``, ``g``, ``lambdify(route="closed")``, the closed-form proofs,
+    LaTeX) raises a :class:`~lagdyn.LagdynError` at once that names the recursive route,
+    instead of expanding for minutes and gigabytes.
+
     Parameters
     ----------
     chain : Chain
         The links, coordinates, gravity and defaults.
     friction : bool
         Include the joints' viscous and Coulomb friction as generalized forces.
+    closed_limit : float, optional
+        The largest closed-form size built; default (None)
+        :data:`lagdyn.recursive.route.CLOSED_LIMIT`. Also settable on the system
+        (``arm.closed_limit = 8``) before the closed form is first used.
 
     Examples
     --------
@@ -54,11 +64,16 @@ class RobotSystem(LagrangianSystem):
     >>> arm = ld.zoo.get("planar_3r")
     >>> arm.program("M").shape
     (3, 3)
+    >>> arm.closed_limit is None
+    True
     """
 
-    def __init__(self, chain: Chain, *, friction: bool = False) -> None:
+    def __init__(
+        self, chain: Chain, *, friction: bool = False, closed_limit: float | None = None
+    ) -> None:
         self.chain = chain
         self.friction = friction
+        self.closed_limit = closed_limit
         q = _validate_coordinates(chain.q)
         self._q = q
         self.defaults = dict(chain.defaults)
@@ -95,6 +110,10 @@ class RobotSystem(LagrangianSystem):
 
     @cached_property
     def _closed(self) -> tuple[sp.ImmutableMatrix, sp.Expr]:
+        # every closed-form use (M, C, g, U, proofs, LaTeX, the closed route) starts here
+        from ..recursive.route import check_closed_size
+
+        check_closed_size(self, self.closed_limit)
         return closed_form(self.chain)
 
     @property
@@ -174,20 +193,23 @@ class RobotSystem(LagrangianSystem):
 
         return plan(self, binding, backend, route, forward)
 
-    def is_skew_symmetric(self, C: sp.MatrixBase | None = None, *, route: str = "closed") -> bool:
+    def is_skew_symmetric(
+        self, C: sp.MatrixBase | None = None, *, route: str = "closed"
+    ) -> bool | None:
         """Ṁ − 2C skew: on the closed form (exact, expands M and C) or the recursive programs.
 
         ``route="closed"`` is :func:`lagdyn.structure.is_skew_symmetric` on the closed-form M
         and C (or a user's ``C``). ``route="recursive"`` proves it for the CRBA M and the
         recursive Coriolis C that the generated code runs, by exact evaluation at random
         points (:mod:`lagdyn.recursive.proofs`): ``False`` is certain, ``True`` wrong with
-        probability below 2⁻¹⁰⁰, and no closed form is built.
+        probability below 2⁻¹⁰⁰, and no closed form is built. ``None``: undecided.
 
         Raises
         ------
         LagdynError
-            An unknown route, a user ``C`` with the recursive route, or programs the
-            recursive route cannot decide (floating-point rotations: use the closed route).
+            An unknown route, a user ``C`` with the recursive route, programs the
+            recursive route cannot decide (floating-point rotations: use the closed route),
+            or a closed form above the system's ``closed_limit`` (see :class:`RobotSystem`).
 
         Examples
         --------
@@ -207,10 +229,20 @@ class RobotSystem(LagrangianSystem):
 
         verdict = is_skew_symmetric(self)
         if verdict is None:
+            from ..recursive.route import CLOSED_LIMIT, closed_size
+
+            limit = CLOSED_LIMIT if self.closed_limit is None else self.closed_limit
+            size = closed_size(self).size
+            advice = (
+                "prove skew-symmetry on the closed form (route='closed')"
+                if size <= limit
+                else f"and the closed form is too large for route='closed' (size {size} > "
+                f"closed_limit {limit:g}): neither exact route decides it for this chain"
+            )
             raise LagdynError(
                 "the recursive programs hold floating-point rotations, a constant angle such "
-                "as π/7 whose cosine may be algebraic, or functions exact evaluation cannot "
-                "take; prove skew-symmetry on the closed form (route='closed')"
+                "as π/7 or 0.123 rad whose cosine exact evaluation cannot take, or functions "
+                f"it cannot take; {advice}"
             )
         return verdict
 
@@ -247,8 +279,11 @@ class RobotSystem(LagrangianSystem):
         return cache[name]
 
 
-def build(chain: Chain, *, friction: bool = False) -> RobotSystem:
-    """The :class:`RobotSystem` of ``chain`` (closed form assembled lazily).
+def build(
+    chain: Chain, *, friction: bool = False, closed_limit: float | None = None
+) -> RobotSystem:
+    """The :class:`RobotSystem` of ``chain`` (closed form assembled lazily, bounded by
+    ``closed_limit``).
 
     Examples
     --------
@@ -257,7 +292,7 @@ def build(chain: Chain, *, friction: bool = False) -> RobotSystem:
     >>> build(ld.zoo.get("planar_3r").chain).n
     3
     """
-    return RobotSystem(chain, friction=friction)
+    return RobotSystem(chain, friction=friction, closed_limit=closed_limit)
 
 
 def closed_form(chain: Chain, *, plain: bool = False) -> tuple[sp.ImmutableMatrix, sp.Expr]:
