@@ -18,12 +18,57 @@ from collections.abc import Iterable, Sequence
 
 import sympy as sp
 
-from .errors import CoordinateError
+from .errors import CoordinateError, LagdynError
 
 __all__ = ["accelerations", "coordinates", "parameters", "t", "velocities"]
 
 #: The time symbol shared with :mod:`sympy.physics.mechanics` (``dynamicsymbols._t``).
 t: sp.Symbol = sp.Symbol("t")
+
+
+#: Name prefixes of lagdyn's internal symbols (``_ldq0``, ``_ldv0``, ``_lagdyn_z0``, ...).
+RESERVED_PREFIXES = ("_ld", "_lagdyn_")
+
+
+def reserved_message(names: Iterable[str]) -> str | None:
+    """The refusal for user symbols named like lagdyn's internal ones, or ``None``.
+
+    Examples
+    --------
+    >>> from lagdyn.symbols import reserved_message
+    >>> reserved_message(["m", "_ldq0"])
+    "symbol '_ldq0': names starting with _ld are reserved for lagdyn's internal symbols"
+    >>> reserved_message(["m", "l"]) is None
+    True
+    """
+    bad = sorted({n for n in names if n.startswith(RESERVED_PREFIXES)})
+    if not bad:
+        return None
+    which = ", ".join(repr(n) for n in bad)
+    return (
+        f"symbol{'s' if len(bad) > 1 else ''} {which}: names starting with _ld are reserved "
+        "for lagdyn's internal symbols"
+    )
+
+
+def check_names(names: Iterable[str], where: str, error: type[LagdynError]) -> None:
+    """Refuse names that are not printable identifiers or that lagdyn reserves.
+
+    A name must be a Python identifier (``str.isidentifier``; Unicode letters such as
+    θ are fine), hence without spaces, control characters or punctuation, so that it
+    can never change the meaning of generated code or of a printed formula.
+    """
+    names = list(names)
+    bad = [n for n in names if not (n.isidentifier() and n.isprintable())]
+    if bad:
+        raise error(
+            f"{where}(): {', '.join(repr(n) for n in bad)} "
+            f"{'is not an identifier' if len(bad) == 1 else 'are not identifiers'} "
+            "(letters, digits and _, not starting with a digit)"
+        )
+    msg = reserved_message(names)
+    if msg:
+        raise error(f"{where}(): {msg}")
 
 
 def _dynamic(name: str) -> sp.Expr:
@@ -50,7 +95,8 @@ def coordinates(names: str | Iterable[str]) -> tuple[sp.Function, ...]:
     Raises
     ------
     CoordinateError
-        When no name is given or a name repeats.
+        When no name is given, a name repeats, is not an identifier or starts with
+        ``_ld`` (reserved for lagdyn's internal symbols).
 
     Examples
     --------
@@ -65,11 +111,13 @@ def coordinates(names: str | Iterable[str]) -> tuple[sp.Function, ...]:
         if not text:
             raise CoordinateError("coordinates(): no coordinate names given")
         names_ = sp.symbols(text, seq=True)
+        check_names([s.name for s in names_], "coordinates", CoordinateError)
         out = tuple(_dynamic(s.name) for s in names_)
     else:
         name_list = [str(n) for n in names]
         if not name_list:
             raise CoordinateError("coordinates(): no coordinate names given")
+        check_names(name_list, "coordinates", CoordinateError)
         out = tuple(_dynamic(n) for n in name_list)
     seen: set[str] = set()
     dups = [str(s.func) for s in out if str(s.func) in seen or seen.add(str(s.func))]  # type: ignore[func-returns-value]
@@ -107,6 +155,8 @@ def parameters(names: str, *, positive: bool = True) -> tuple[sp.Symbol, ...]:
 
     Positivity is an assumption sympy uses in the proofs of positive
     definiteness; pass ``positive=False`` for parameters that may be negative.
+    Names must be identifiers not starting with ``_ld`` (else :class:`CoordinateError`,
+    a :class:`LagdynError`).
 
     Examples
     --------
@@ -119,4 +169,6 @@ def parameters(names: str, *, positive: bool = True) -> tuple[sp.Symbol, ...]:
     if not text:
         raise CoordinateError("parameters(): no parameter names given")
     syms = sp.symbols(text, positive=True) if positive else sp.symbols(text, real=True)
-    return tuple(syms) if isinstance(syms, (list, tuple)) else (syms,)
+    out = tuple(syms) if isinstance(syms, (list, tuple)) else (syms,)
+    check_names([s.name for s in out], "parameters", CoordinateError)
+    return out

@@ -61,6 +61,7 @@ from .errors import (
     ShapeError,
     SingularMassMatrixError,
 )
+from .symbols import reserved_message as _reserved_message
 from .symbols import t
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -99,6 +100,17 @@ def _scan(expr: sp.Basic) -> tuple[set[sp.Derivative], set[sp.Basic], bool]:
         elif node == t:
             explicit_t = True
     return derivs, funcs, explicit_t
+
+
+def _refuse_reserved(L: sp.Expr, forces: Any, q: Sequence[sp.Expr], defaults: Any) -> None:
+    """Refuse symbols named like lagdyn's internal ones (``_ldq0`` would merge with q_0)."""
+    exprs = [L, *(forces if forces is not None else ())]
+    names = {str(getattr(s, "name", s)) for e in exprs for s in e.free_symbols}
+    names |= {str(f.func) for e in [*exprs, *q] for f in e.atoms(AppliedUndef)}
+    names |= {str(getattr(k, "name", k)) for k in defaults}
+    msg = _reserved_message(names)
+    if msg:
+        raise LagdynError(msg)
 
 
 def _check_dependencies(expr: sp.Expr, q: Sequence[sp.Expr], what: str, *, allow_t: bool) -> None:
@@ -227,6 +239,7 @@ class LagrangianSystem:
             _validate.check_float_range("L", self._L)
         _check_dependencies(self._L, self._q, "L", allow_t=False)
         self._forces_in = self._validate_forces(forces)
+        _refuse_reserved(self._L, self._forces_in, self._q, self.defaults)
         self._qs, self._vs = _convert.state_symbols(self.n)
         self._fwd, self._bwd = _convert.substitution(self._q, self.qd, self._qs, self._vs)
         self._symtab = _convert.SymbolTable.from_symbols(

@@ -26,6 +26,40 @@ DESCRIPTIONS = {
 ARG = {"q": "q", "qd": "qd", "qdd": "qdd", "tau": "tau", "lam": "lam", "params": "p", "t": "t"}
 
 
+#: Characters besides letters and digits that a name keeps in generated comments; every
+#: other one (line breaks, ``*``, ``/``, quotes, ``#``, ``%``, ``$``, ``-``, ``=``, ``?``,
+#: backslash, control and format characters) is written as an escape.
+_COMMENT_SAFE = frozenset("_ .,:()[]{}^+~")
+
+
+def comment_text(name: object) -> str:
+    r"""``name`` as inert text for a comment, docstring or markdown line of generated code.
+
+    Letters, digits and a few harmless punctuation marks stay; every other character
+    becomes ``\uXXXX`` (``\UXXXXXXXX`` above the BMP), so the result holds no line
+    break, no comment or string delimiter of any target language (``*/``, ``//``,
+    three quotes, ``--``, ``%{``, ``#=``, ``=#``), no backslash at the end of a line,
+    no trigraph and no interpolation (``$``): a symbol name never becomes code.
+
+    Examples
+    --------
+    >>> from lagdyn.codegen.common import comment_text
+    >>> comment_text("theta_1"), comment_text("θ")
+    ('theta_1', 'θ')
+    >>> print(comment_text("x\nimport os */"))
+    x\u000aimport os \u002a\u002f
+    """
+    out = []
+    for ch in str(name):
+        if (ch.isalnum() and ch.isprintable()) or ch in _COMMENT_SAFE:
+            out.append(ch)
+        elif ord(ch) > 0xFFFF:
+            out.append(f"\\U{ord(ch):08x}")
+        else:
+            out.append(f"\\u{ord(ch):04x}")
+    return "".join(out)
+
+
 def float_text(x: Any) -> str:
     """A double as the shortest text that round-trips (``repr``); finite values only."""
     v = float(x)
@@ -98,8 +132,12 @@ def header_lines(program: Program, name: str, *, base: int = 0) -> list[str]:
     np_ = len(program.vector("params"))
     first, last = base, n - 1 + base
     comments = program.comments()
-    coords = ", ".join(f"[{i + base}] = {c}" for i, c in enumerate(program.coordinate_names))
-    free = ", ".join(f"p[{k + base}] = {s}" for k, s in enumerate(program.parameter_names))
+    coords = ", ".join(
+        f"[{i + base}] = {comment_text(c)}" for i, c in enumerate(program.coordinate_names)
+    )
+    free = ", ".join(
+        f"p[{k + base}] = {comment_text(s)}" for k, s in enumerate(program.parameter_names)
+    )
     lines = [
         HEADER,
         f"model {name}: n = {n} coordinates, {np_} free parameters",

@@ -124,14 +124,25 @@ class Program:
         return self.vectors.get(name, ())
 
     def comments(self) -> list[str]:
-        """Header lines describing the layout (coordinates, free and bound parameters)."""
+        """Header lines describing the layout (coordinates, free and bound parameters).
+
+        Names are escaped by :func:`~lagdyn.codegen.common.comment_text`: these lines go
+        into comments and docstrings of every language.
+        """
+        from .common import comment_text as txt  # common imports this module
+
         return [
             "coordinates: "
-            + (", ".join(f"q_{i} = {c}" for i, c in enumerate(self.coordinate_names)) or "none"),
+            + (
+                ", ".join(f"q_{i} = {txt(c)}" for i, c in enumerate(self.coordinate_names))
+                or "none"
+            ),
             "free parameters: "
-            + (", ".join(f"p_{k} = {s}" for k, s in enumerate(self.parameter_names)) or "none"),
+            + (
+                ", ".join(f"p_{k} = {txt(s)}" for k, s in enumerate(self.parameter_names)) or "none"
+            ),
             "bound parameters: "
-            + (", ".join(f"{s} = {v!r}" for s, v in self.bound.items()) or "none"),
+            + (", ".join(f"{txt(s)} = {v!r}" for s, v in self.bound.items()) or "none"),
         ]
 
 

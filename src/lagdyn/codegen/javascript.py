@@ -320,7 +320,11 @@ def js_source(module: JsModule) -> str:
     out.append('  "use strict";')
     for k, v in module.constants.items():
         check_identifier(k, "constant name")
-        out.append(f"  const {k} = {json.dumps(v, ensure_ascii=False)};")
+        # names as JSON strings; characters that are not printable (U+2028/9 end a
+        # line in a string before ES2019) as their \u escapes
+        text = json.dumps(v, ensure_ascii=False)
+        text = "".join(c if c.isprintable() else json.dumps(c)[1:-1] for c in text)
+        out.append(f"  const {k} = {text};")
     for fn in module.functions:
         out.append("")
         out += _function_source(fn, printer)
