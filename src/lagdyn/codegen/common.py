@@ -10,7 +10,7 @@ import sympy as sp
 from sympy.printing.precedence import PRECEDENCE
 
 from ..errors import LagdynError
-from .ir import HEADER, Kernel, Program
+from .ir import HEADER, Kernel, Program, comment_text
 
 #: One line per function of :func:`~lagdyn.codegen.build.system_program`, for headers.
 DESCRIPTIONS = {
@@ -24,40 +24,6 @@ DESCRIPTIONS = {
 }
 #: Argument names of exported functions (``params`` is spelled ``p``).
 ARG = {"q": "q", "qd": "qd", "qdd": "qdd", "tau": "tau", "lam": "lam", "params": "p", "t": "t"}
-
-
-#: Characters besides letters and digits that a name keeps in generated comments; every
-#: other one (line breaks, ``*``, ``/``, quotes, ``#``, ``%``, ``$``, ``-``, ``=``, ``?``,
-#: backslash, control and format characters) is written as an escape.
-_COMMENT_SAFE = frozenset("_ .,:()[]{}^+~")
-
-
-def comment_text(name: object) -> str:
-    r"""``name`` as inert text for a comment, docstring or markdown line of generated code.
-
-    Letters, digits and a few harmless punctuation marks stay; every other character
-    becomes ``\uXXXX`` (``\UXXXXXXXX`` above the BMP), so the result holds no line
-    break, no comment or string delimiter of any target language (``*/``, ``//``,
-    three quotes, ``--``, ``%{``, ``#=``, ``=#``), no backslash at the end of a line,
-    no trigraph and no interpolation (``$``): a symbol name never becomes code.
-
-    Examples
-    --------
-    >>> from lagdyn.codegen.common import comment_text
-    >>> comment_text("theta_1"), comment_text("θ")
-    ('theta_1', 'θ')
-    >>> print(comment_text("x\nimport os */"))
-    x\u000aimport os \u002a\u002f
-    """
-    out = []
-    for ch in str(name):
-        if (ch.isalnum() and ch.isprintable()) or ch in _COMMENT_SAFE:
-            out.append(ch)
-        elif ord(ch) > 0xFFFF:
-            out.append(f"\\U{ord(ch):08x}")
-        else:
-            out.append(f"\\u{ord(ch):04x}")
-    return "".join(out)
 
 
 def float_text(x: Any) -> str:

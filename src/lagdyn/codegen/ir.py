@@ -126,11 +126,10 @@ class Program:
     def comments(self) -> list[str]:
         """Header lines describing the layout (coordinates, free and bound parameters).
 
-        Names are escaped by :func:`~lagdyn.codegen.common.comment_text`: these lines go
+        Names are escaped by :func:`comment_text`: these lines go
         into comments and docstrings of every language.
         """
-        from .common import comment_text as txt  # common imports this module
-
+        txt = comment_text
         return [
             "coordinates: "
             + (
@@ -295,3 +294,37 @@ def propagate_constants(
             kept.append((s, e))
     outs = [sp.sympify(e).xreplace(sub) for e in outputs] if sub else list(outputs)
     return kept, outs
+
+
+#: Characters besides letters and digits that a name keeps in generated comments; every
+#: other one (line breaks, ``*``, ``/``, quotes, ``#``, ``%``, ``$``, ``-``, ``=``, ``?``,
+#: backslash, control and format characters) is written as an escape.
+_COMMENT_SAFE = frozenset("_ .,:()[]{}^+~")
+
+
+def comment_text(name: object) -> str:
+    r"""``name`` as inert text for a comment, docstring or markdown line of generated code.
+
+    Letters, digits and a few harmless punctuation marks stay; every other character
+    becomes ``\uXXXX`` (``\UXXXXXXXX`` above the BMP), so the result holds no line
+    break, no comment or string delimiter of any target language (``*/``, ``//``,
+    three quotes, ``--``, ``%{``, ``#=``, ``=#``), no backslash at the end of a line,
+    no trigraph and no interpolation (``$``): a symbol name never becomes code.
+
+    Examples
+    --------
+    >>> from lagdyn.codegen.ir import comment_text
+    >>> comment_text("theta_1"), comment_text("θ")
+    ('theta_1', 'θ')
+    >>> print(comment_text("x\nimport os */"))
+    x\u000aimport os \u002a\u002f
+    """
+    out = []
+    for ch in str(name):
+        if (ch.isalnum() and ch.isprintable()) or ch in _COMMENT_SAFE:
+            out.append(ch)
+        elif ord(ch) > 0xFFFF:
+            out.append(f"\\U{ord(ch):08x}")
+        else:
+            out.append(f"\\u{ord(ch):04x}")
+    return "".join(out)
