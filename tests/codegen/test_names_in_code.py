@@ -9,6 +9,7 @@ appears and that the generated code still runs (or a named error is raised).
 
 from __future__ import annotations
 
+import json
 import runpy
 import shutil
 import subprocess
@@ -111,7 +112,7 @@ def test_numpy_lambdify_runs_no_name(tmp_path: Path, i: int, where: str) -> None
 
 # ------------------------------------------------------------------ C backend (lambdify)
 @pytest.mark.skipif(shutil.which("cc") is None and shutil.which("gcc") is None, reason="no C")
-@pytest.mark.parametrize("i", [0, 1, 7, 8, 14, 18, 19])
+@pytest.mark.parametrize("i", [0, 14, 18])  # a line break, "*/", a trailing backslash
 def test_c_lambdify_runs_no_name(tmp_path: Path, i: int) -> None:
     marker = tmp_path / "pwned"
     sys_ = hostile_system(payloads(_c(marker))[i], "param")
@@ -173,16 +174,17 @@ def test_exported_python_loads_no_name(tmp_path: Path, target: str, where: str) 
 @pytest.mark.parametrize("where", ["param", "coord"])
 def test_exported_js_runs_no_name(tmp_path: Path, where: str) -> None:
     marker = tmp_path / "pwned"
-    for k, name in enumerate(payloads(_js(marker))):
-        (f,) = _exported(tmp_path / str(k), "js", name, where)
-        run = subprocess.run(
-            ["node", "-e", f"const m = require({str(f)!r}); console.log(JSON.stringify(m.N))"],
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-        assert run.returncode == 0, run.stderr
-        assert not marker.exists(), name
+    files = [
+        str(_exported(tmp_path / str(k), "js", name, where)[0])
+        for k, name in enumerate(payloads(_js(marker)))
+    ]
+    # one node process loads every exported module (a process per file cost seconds)
+    script = "for (const f of JSON.parse(process.argv[1])) { require(f); } console.log('ok');"
+    run = subprocess.run(
+        ["node", "-e", script, json.dumps(files)], capture_output=True, text=True, timeout=60
+    )
+    assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr
+    assert not marker.exists()
 
 
 @pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler")
