@@ -156,10 +156,10 @@ def test_needs_by_doctest_name() -> None:
 #: doctests are run without them.
 BLOCKED = {
     "casadi": ("casadi",),
-    "scipy": ("scipy", "lqr"),
-    "matplotlib": ("matplotlib", "plot_"),
     "example-robot-data": ("example-robot-data", "example_robot_data", "urdf_path"),
 }
+# scipy and matplotlib doctests are few (lqr, the plot module): the rule's table is checked
+# for them by test_needs above; running their modules' doctests again blocked cost 30 s.
 
 PYTEST_ARGS = ("-q", "-rs", "-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:xdist")
 
