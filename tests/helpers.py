@@ -179,3 +179,18 @@ def recursive(name):
 def rel(a, b):
     """Largest absolute difference relative to the largest entry of ``b``."""
     return float(np.max(np.abs(a - b)) / max(np.max(np.abs(b)), 1e-300))
+
+
+def pendulum_bodies(n, relative, positive=True):
+    """Point masses of an n-link planar pendulum (absolute or relative angles) as bodies."""
+    q = ld.coordinates(" ".join(f"q{i}" for i in range(1, n + 1)))
+    kw = {"positive": True} if positive else {}
+    m = sp.symbols(f"m1:{n + 1}", **kw)
+    lengths = sp.symbols(f"l1:{n + 1}", **kw)
+    angles = [sum(q[: k + 1]) for k in range(n)] if relative else list(q)
+    x = y = sp.Integer(0)
+    bodies = []
+    for k in range(n):
+        x, y = x + lengths[k] * sp.sin(angles[k]), y - lengths[k] * sp.cos(angles[k])
+        bodies.append(ld.kinematics.Particle(m[k], (x, y)))
+    return bodies, q, m, lengths

@@ -2,24 +2,9 @@
 
 from __future__ import annotations
 
-import sympy as sp
-
 import lagdyn as ld
+from helpers import pendulum_bodies
 from lagdyn import kinematics, structure
-
-
-def _pendulum_bodies(n, relative, positive=True):
-    q = ld.coordinates(" ".join(f"q{i}" for i in range(1, n + 1)))
-    kw = {"positive": True} if positive else {}
-    m = sp.symbols(f"m1:{n + 1}", **kw)
-    lengths = sp.symbols(f"l1:{n + 1}", **kw)
-    angles = [sum(q[: k + 1]) for k in range(n)] if relative else list(q)
-    x = y = sp.Integer(0)
-    bodies = []
-    for k in range(n):
-        x, y = x + lengths[k] * sp.sin(angles[k]), y - lengths[k] * sp.cos(angles[k])
-        bodies.append(kinematics.Particle(m[k], (x, y)))
-    return bodies, q, m, lengths
 
 
 def test_positive_definite_from_the_gram_factor_beyond_sylvester():
@@ -32,7 +17,7 @@ def test_positive_definite_from_the_gram_factor_beyond_sylvester():
 
 def test_gram_proof_refuses_when_a_premise_fails():
     # masses without assumptions: a weight is not provably positive
-    bodies, q, _, _ = _pendulum_bodies(5, True, positive=False)
+    bodies, q, _, _ = pendulum_bodies(5, True, positive=False)
     plain = kinematics.from_bodies(bodies, q)
     assert structure._gram_positive_definite(plain) is None
     # a factor that does not reproduce M is not used
