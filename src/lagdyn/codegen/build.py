@@ -383,8 +383,3 @@ def _solve_program(
     for i in reversed(range(n)):
         prog.append((x[i], y[i] * Dinv[i] - sp.Add(*[L[k, i] * x[k] for k in range(i + 1, n)])))
     return prog, list(x)
-
-
-# old private names, until recursive/route.py is updated
-_number = bound_number
-_floats_exact = full_precision_floats

@@ -73,7 +73,7 @@ from typing import Any, NamedTuple
 import sympy as sp
 
 from ..codegen import KERNELS, Binding, Kernel, Program, output_shape, system_program
-from ..codegen.build import _floats_exact, _number
+from ..codegen.build import bound_number, check_route, full_precision_floats
 from ..codegen.cache import cache_key
 from ..codegen.ir import code_symbols, prune
 from ..errors import LagdynError, SingularMassMatrixError
@@ -242,8 +242,7 @@ def choose_route(system: Any, route: str | None) -> str:
         if system.n >= RECURSIVE_FROM or closed_size(system).size >= RECURSIVE_FROM:
             return "recursive"
         return "closed"
-    if route not in ROUTES:
-        raise LagdynError(f"unknown route {route!r}; choose 'recursive', 'closed' or None")
+    check_route(route)
     return route
 
 
@@ -322,30 +321,35 @@ def _chain_parts(system: Any) -> dict[str, list[Any]]:
     return parts
 
 
+def _map_chain(chain: Chain, scalar: Any, matrix: Any = None, inertia: Any = None) -> Chain:
+    """``chain`` with ``scalar`` applied to every number-like field of every link and to
+    gravity (``matrix`` to axes, placements and first moments, ``inertia`` to inertias;
+    both default to ``scalar``)."""
+    matrix = matrix or scalar
+    inertia = inertia or matrix
+    links = [
+        replace(
+            link,
+            axis=matrix(link.axis),
+            pre=(matrix(link.pre[0]), matrix(link.pre[1])),
+            post=(matrix(link.post[0]), matrix(link.post[1])),
+            mass=scalar(link.mass),
+            first_moment=matrix(link.first_moment),
+            inertia=inertia(link.inertia),
+            armature=scalar(link.armature),
+            viscous=scalar(link.viscous),
+            coulomb=scalar(link.coulomb),
+        )
+        for link in chain.links
+    ]
+    return replace(chain, links=tuple(links), gravity=matrix(sp.ImmutableMatrix(chain.gravity)))
+
+
 def _bind_chain(chain: Chain, values: Mapping[sp.Symbol, sp.Expr]) -> Chain:
     """``chain`` with the bound parameters substituted (so their zeros vanish while building)."""
     if not values:
         return chain
-
-    def sub(x: Any) -> Any:
-        return sp.sympify(x).xreplace(values)
-
-    links = [
-        replace(
-            link,
-            axis=sub(link.axis),
-            pre=(sub(link.pre[0]), sub(link.pre[1])),
-            post=(sub(link.post[0]), sub(link.post[1])),
-            mass=sub(link.mass),
-            first_moment=sub(link.first_moment),
-            inertia=sub(link.inertia),
-            armature=sub(link.armature),
-            viscous=sub(link.viscous),
-            coulomb=sub(link.coulomb),
-        )
-        for link in chain.links
-    ]
-    return replace(chain, links=tuple(links), gravity=sub(chain.gravity))
+    return _map_chain(chain, lambda x: sp.sympify(x).xreplace(values))
 
 
 def recursive_program(
@@ -401,7 +405,7 @@ def recursive_program(
         "params": code_symbols("p", len(binding.free)),
     }
     # bound values and the code symbols of free parameters go into the chain itself
-    values: dict[sp.Basic, sp.Expr] = {s: _number(v) for s, v in binding.bound.items()}
+    values: dict[sp.Basic, sp.Expr] = {s: bound_number(v) for s, v in binding.bound.items()}
     values.update(zip(binding.free, code["params"]))
     chain = _numeric_constants(_bind_chain(in_joint_frames(system.chain), values))
     qd, zero = code["qd"], [sp.Integer(0)] * n
@@ -496,27 +500,12 @@ def _numeric_constants(chain: Chain) -> Chain:
         upper = {(i, j): _constant(m[i, j]) for i in range(3) for j in range(i, 3)}
         return sp.ImmutableMatrix(3, 3, lambda i, j: upper[min(i, j), max(i, j)])
 
-    links = [
-        replace(
-            link,
-            axis=mat(link.axis),
-            pre=(mat(link.pre[0]), mat(link.pre[1])),
-            post=(mat(link.post[0]), mat(link.post[1])),
-            mass=_constant(link.mass),
-            first_moment=mat(link.first_moment),
-            inertia=sym(link.inertia),
-            armature=_constant(link.armature),
-            viscous=_constant(link.viscous),
-            coulomb=_constant(link.coulomb),
-        )
-        for link in chain.links
-    ]
-    return replace(chain, links=tuple(links), gravity=mat(sp.ImmutableMatrix(chain.gravity)))
+    return _map_chain(chain, _constant, mat, sym)
 
 
 def _clean(e: sp.Expr) -> sp.Expr:
     """Floats at full double precision; rationals of the chain stay exact."""
-    return _floats_exact(sp.sympify(e))
+    return full_precision_floats(sp.sympify(e))
 
 
 def _check_symbols(what: str, exprs: Sequence[sp.Expr], known: set[sp.Basic]) -> None:
