@@ -1,9 +1,9 @@
 """Issue 11 item 7 (and the FIFO of item 6): a race-free, private cache.
 
 Entries are published atomically with the manifest last, never deleted while another
-process may write them, built in a private directory of the cache that is swept after
-a killed compile, and the cache directory is 0700 (a group/world-writable one is
-refused).
+process may write them, and the cache directory is 0700 (a group/world-writable one is
+refused). Build directories, their locks and sweeping, and whose cache may be trusted:
+tests/codegen/test_cache_trust.py.
 """
 
 from __future__ import annotations
@@ -63,21 +63,6 @@ def test_partial_entry_is_not_deleted(tmp_path):
     num = lambdify(sys_, backend="c", cache_dir=tmp_path)  # rebuilds and republishes
     assert manifest.exists() and so.read_bytes() != b"half-written"
     np.testing.assert_allclose(num.g([2.0]), [8.0])
-
-
-@needs_c
-def test_stale_build_directories_are_swept(tmp_path):
-    """A compile killed by SIGKILL leaves its build directory; the next compile sweeps it."""
-    build = tmp_path / ".build"
-    build.mkdir(parents=True)
-    dead = build / "999999999-abcdef"
-    (dead / "sub").mkdir(parents=True)
-    (dead / "sub" / "x.o").write_bytes(b"junk")
-    live = build / f"{os.getpid()}-mine"
-    live.mkdir()
-    lambdify(tiny_system(), backend="c", cache_dir=tmp_path)
-    assert not dead.exists()
-    assert live.exists()  # a directory of a live process is kept
 
 
 def test_cache_directory_is_private(tmp_path):

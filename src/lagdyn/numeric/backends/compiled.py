@@ -1,8 +1,10 @@
 """The C backend: the module of :mod:`lagdyn.codegen.c`, compiled through cffi (API mode).
 
-Compiles run in a private build directory of the cache (:meth:`DiskCache.build_dir`);
-the compiled module, its C source and the manifest (last) are then published
-atomically, and a cached entry is only ever replaced, never deleted.
+Compiles run in a locked build directory of the cache (:meth:`DiskCache.build_dir`,
+swept after a killed compile); the compiled module, its C source and the manifest
+(last) are then published atomically, and a cached entry is only ever replaced, never
+deleted. A failure that is not the compiler's (a full disk, a build directory removed
+by another process, an unwritable file) is a :class:`~lagdyn.LagdynError` naming it.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from ...codegen import c as ccode
-from ...codegen.cache import DiskCache, seal, sha256_bytes
+from ...codegen.cache import DISK_FULL_ERRNOS, DiskCache, build_directory, seal, sha256_bytes
 from ...errors import BackendUnavailableError, LagdynError
 from .base import Backend, Kernels, ProgramFactory, no_options
 
@@ -89,21 +91,27 @@ def _probe_flags() -> tuple[list[str], list[str], bool]:
     )
 
     def works(cflags: list[str], lflags: list[str]) -> bool:
-        with tempfile.TemporaryDirectory() as tmp:
-            src = Path(tmp) / "probe.c"
-            src.write_text(test)
-            try:
-                res = subprocess.run(
-                    [*cc, *cflags, str(src), "-o", str(Path(tmp) / "probe"), *lflags, "-lm"],
-                    capture_output=True,
-                    timeout=60,
-                )
-            except (OSError, subprocess.SubprocessError):
-                return False
-            return res.returncode == 0
+        try:
+            with tempfile.TemporaryDirectory() as tmp:
+                src = Path(tmp) / "probe.c"
+                src.write_text(test)
+                try:
+                    res = subprocess.run(
+                        [*cc, *cflags, str(src), "-o", str(Path(tmp) / "probe"), *lflags, "-lm"],
+                        capture_output=True,
+                        timeout=60,
+                    )
+                except (OSError, subprocess.SubprocessError):
+                    return False
+                return res.returncode == 0
+        except OSError as exc:  # the temporary directory failed, not the compiler
+            raise _not_the_compiler(exc, Path(tempfile.gettempdir())) or LagdynError(
+                str(exc)
+            ) from exc
 
     if not works(base, []):
-        raise BackendUnavailableError(
+        failed = RuntimeError("the test program did not build")
+        raise _not_the_compiler(failed, Path(tempfile.gettempdir())) or BackendUnavailableError(
             f"backend 'c': the C compiler {' '.join(cc)!r} cannot build a test program"
         )
     native = ["-march=native"] if works([*base, "-march=native"], []) else []
@@ -295,7 +303,7 @@ class CBackend(Backend):
         cflags, lflags, simd = _probe_flags()
         body, cdef = ccode.runtime_source(program(), key, simd=simd)
         source = seal(body, "//")
-        with cache.build_dir() if cache is not None else _TempDir() as tmp:
+        with cache.build_dir() if cache is not None else build_directory() as tmp:
             ffi = cffi.FFI()
             ffi.cdef(cdef)
             ffi.set_source(
@@ -312,15 +320,14 @@ class CBackend(Backend):
             t0 = time.perf_counter()
             try:
                 built = Path(ffi.compile(tmpdir=str(tmp), verbose=False))
+                data = built.read_bytes()
             except Exception as exc:  # distutils/setuptools raise assorted errors
-                raise BackendUnavailableError(
+                raise _not_the_compiler(exc, tmp) or BackendUnavailableError(
                     f"backend 'c': compiling the generated module failed ({exc}); "
                     f"is a C compiler installed? {_INSTALL_FAST}"
                 ) from exc
             log.info("lagdyn: compiled %s in %.2f s", modname, time.perf_counter() - t0)
-            target = built
             if cache is not None:
-                data = built.read_bytes()
                 so_path = cache.store_bytes(cache.path(key, suffix), data)
                 if so_path is not None:
                     cache.store_text(key, ".c", body, "//")
@@ -329,19 +336,57 @@ class CBackend(Backend):
                         f"so-sha256: {sha256_bytes(data)}\n"
                     )
                     cache.store_text(key, ".c.manifest", manifest, "//")  # last: publishes
-            module = _load_extension(modname, target)
+            try:
+                module = _load_extension(modname, built)
+            except (OSError, ImportError) as exc:
+                problem = _not_the_compiler(exc, tmp)
+                if problem is None:
+                    raise
+                raise problem from exc
         return CKernels(source, module, nthreads)
 
 
-class _TempDir:
-    """A temporary directory outside any cache (``cache=False``)."""
+#: A compile that fails with less free space than this on the build directory's disk is
+#: reported as a full disk (the compiler's own message is not captured).
+LOW_DISK_BYTES = 64 * 2**20
 
-    def __enter__(self) -> Path:
-        self.path = tempfile.mkdtemp(prefix="lagdyn-build-")
-        return Path(self.path)
 
-    def __exit__(self, *exc: object) -> None:
-        shutil.rmtree(self.path, ignore_errors=True)
+def _not_the_compiler(exc: BaseException, tmp: Path) -> LagdynError | None:
+    """The failure named by its real cause when it is not the compiler's, else ``None``.
+
+    A build directory that vanished (swept or deleted by another process), a full disk
+    or quota, a file that cannot be written: none of these is a compiler problem, and
+    "is a C compiler installed?" would send the user the wrong way.
+    """
+    if not tmp.is_dir():
+        return LagdynError(
+            f"backend 'c': the build directory {tmp} disappeared during the compile "
+            "(removed by another process or a temporary-file cleaner); the compiler and "
+            "the model are not at fault — run again"
+        )
+    if isinstance(exc, OSError):
+        if exc.errno in DISK_FULL_ERRNOS:
+            return LagdynError(
+                f"backend 'c': no space left on the disk of the build directory {tmp} "
+                f"({exc}); free some space, or point LAGDYN_CACHE_DIR (or TMPDIR with "
+                "cache=False) at another disk, and run again"
+            )
+        return LagdynError(
+            f"backend 'c': cannot write the build files in {tmp} ({exc}); "
+            "the compiler is not at fault — check that directory and its disk"
+        )
+    try:
+        free = shutil.disk_usage(tmp).free
+    except OSError:
+        return None
+    if free < LOW_DISK_BYTES:
+        return LagdynError(
+            f"backend 'c': the compile failed with only {free} bytes free on the disk of "
+            f"the build directory {tmp} — the disk is (nearly) full ({exc}); free some "
+            "space, or point LAGDYN_CACHE_DIR (or TMPDIR with cache=False) at another "
+            "disk, and run again"
+        )
+    return None
 
 
 def _load_cached(cache: DiskCache, key: str, modname: str, suffix: str) -> tuple[str, Any] | None:
