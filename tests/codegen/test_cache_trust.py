@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
 import importlib.util
 import logging
 import os
@@ -35,7 +34,7 @@ from lagdyn.codegen.cache import DiskCache, seal, unseal
 from lagdyn.errors import BackendUnavailableError, LagdynError
 from lagdyn.numeric import lambdify
 
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX owners and locks")
+fcntl = pytest.importorskip("fcntl", reason="POSIX owners and locks")
 
 ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 OTHER = 65534  # nobody

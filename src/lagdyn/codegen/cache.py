@@ -327,7 +327,7 @@ def _sweep_builds(root: Path, *, private: bool) -> None:
                 shutil.rmtree(path, ignore_errors=True)
             continue
         try:
-            fd = os.open(path / _LOCK, os.O_RDWR | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+            fd = os.open(path / _LOCK, os.O_RDONLY | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
         except FileNotFoundError:  # killed between making the directory and its lock
             if age > MIN_AGE_SECONDS:
                 shutil.rmtree(path, ignore_errors=True)

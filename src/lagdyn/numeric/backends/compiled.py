@@ -372,7 +372,7 @@ def _not_the_compiler(exc: BaseException, tmp: Path) -> LagdynError | None:
                 "cache=False) at another disk, and run again"
             )
         return LagdynError(
-            f"backend 'c': cannot write the build files in {tmp} ({exc}); "
+            f"backend 'c': cannot write or read the build files in {tmp} ({exc}); "
             "the compiler is not at fault — check that directory and its disk"
         )
     try:
