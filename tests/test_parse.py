@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import sympy as sp
 
@@ -101,7 +103,7 @@ def test_unknown_names_become_positive_symbols_on_request() -> None:
         ("1j", "complex constant"),
         ("2**10**10", "exponent larger"),
         ("((2**1000)**1000)**1000", "number too large"),
-        ("1e999", "non-finite"),
+        ("1e999", "overflows a double"),
         ("m/0", "division by zero"),
         ("dot(m)", "does not depend on time"),
         ("sin", "must be called"),
@@ -165,3 +167,110 @@ def test_cli_lagrangian_with_leading_minus() -> None:
 
     argv = ["derive", "--lagrangian", "-k*x**2/2 + dot(x)**2/2", "--coordinates", "x"]
     assert main([*argv, "--no-proofs"]) == 0
+
+
+# --- issue 22 item 8: no hang or crash from a tiny input ---------------------------------
+X, Y = ld.coordinates("x y")
+XY = {"x": X, "y": Y}
+
+
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        # nested powers multiply: (1+x)**1000000, which aborted the process in GNU MP
+        ("dot(x)**2/2 + ((1+x)**1000)**1000", "'((1+x)**1000)**1000' at column 15 has "),
+        ("((1+x)**1000)**1000", "total degree 1000000 when expanded, above the limit 1000"),
+        # products add degrees: (1+x)**2000 through a multiplication chain
+        ("(1+x)**1000*(1+x)**1000", "total degree 2000 when expanded"),
+        ("(1+x)**600*(1+x)**600*(1+x)**600", "total degree 1200 when expanded"),
+        # a multinomial of 4 terms to the 300th: C(303, 3) = 4 590 551 terms (ran > 120 s)
+        (
+            "dot(x)**2/2 - (sin(x) + cos(x) + sin(y) + cos(y))**300",
+            "expands to about 4.59e+06 terms, above the limit 100000",
+        ),
+        ("1/(1 + x + y)**1000", "expands to about 5.02e+05 terms"),
+        # number literals beyond a double: named, fast
+        ("1e1000000000*dot(x)**2", "the number 1e1000000000 overflows a double"),
+        ("dot(x)**2 + 1e-1000000000*x", "the number 1e-1000000000 underflows a double"),
+    ],
+)
+def test_work_is_bounded_before_it_starts(text: str, fragment: str) -> None:
+    with pytest.raises(ld.ParseError, match=re.escape(fragment)):
+        parse_expr(text, XY)
+
+
+def test_sizes_within_the_limits_are_accepted() -> None:
+    from lagdyn.parse import MAX_DEGREE, MAX_TERMS, expansion_size
+
+    expr = parse_expr("(sin(x) + cos(x) + sin(y) + cos(y))**80", XY)
+    assert expansion_size(expr) == (91_881, 80) and 91_881 <= MAX_TERMS
+    assert parse_expr("(x**10)**100", XY) == X**1000 and MAX_DEGREE == 1000
+    assert expansion_size(parse_expr("(x**10)**100", XY)) == (1, 1000)
+    assert parse_expr("0e5*x + 0.0", XY) == 0  # zero literals are not underflows
+
+
+def test_expansion_size_counts_through_every_subexpression() -> None:
+    from lagdyn.parse import expansion_size
+
+    x, y = sp.symbols("x y")
+    assert expansion_size((x + y) ** 2 * (x + 1)) == (6, 3)
+    assert expansion_size(sp.sin((1 + x) ** 50) + y) == (51, 50)  # inside a call
+    assert expansion_size(1 / (1 + x) ** 20 + x) == (21, 20)  # inside a denominator
+    assert expansion_size(sp.sqrt(1 + x) * x) == (2, 2)  # the root is not expanded
+    memo: dict[sp.Basic, object] = {}
+    assert expansion_size((1 + x) ** 3, memo) == (4, 3)
+    assert expansion_size(((1 + x) ** 3) ** 2, memo) == (7, 6)  # memo shares the subtree
+
+
+def test_t_in_a_force_is_the_time() -> None:
+    # a time-dependent force was refused with "a Lagrangian may not depend on time"
+    Q = parse_expr("sin(t)*x", XY, time=True)
+    assert Q == sp.sin(ld.t) * X
+    with pytest.raises(ld.ParseError, match="a Lagrangian may not depend on time explicitly"):
+        parse_expr("sin(t)*x", XY)
+
+
+def test_cli_forces_may_depend_on_time(capsys: pytest.CaptureFixture[str]) -> None:
+    from lagdyn.cli import main
+
+    argv = ["derive", "--lagrangian", "dot(x)**2/2", "--coordinates", "x", "--forces", "sin(t)"]
+    assert main([*argv, "--no-proofs"]) == 0, capsys.readouterr().err
+    assert "sin(t)" in capsys.readouterr().out
+
+
+def test_names_are_read_in_nfkc_form_as_python_reads_them() -> None:
+    # the full-width x is x for Python's parser; keys given in another form still match
+    assert parse_expr("\uff58**2", XY) == X**2
+    m_ = sp.Symbol("m")
+    assert parse_expr("\uff4d*x", {"\uff4d": m_, "x": X}) == m_ * X
+    with pytest.raises(ld.ParseError, match="two names read as 'm'"):
+        parse_expr("m", {"\uff4d": m_, "m": sp.Symbol("m2")})
+
+
+def test_a_look_alike_new_name_is_refused() -> None:
+    # Cyrillic a (U+0430) would silently become a second parameter beside the Latin a
+    with pytest.raises(ld.ParseError, match=r"'\u0430' looks like 'a' but holds .*U\+0430"):
+        parse_expr("a*x + \u0430*y", XY, unknown="symbol")
+    with pytest.raises(ld.ParseError, match="U\\+0430 CYRILLIC SMALL LETTER A"):
+        parse_expr("\u0430*x", {**XY, "a": sp.Symbol("a")}, unknown="symbol")
+
+
+def test_nested_power_does_not_abort_the_process() -> None:
+    """Run in a subprocess: before the bound, this aborted Python in GNU MP (or ran out of
+    memory); now it is a named error and exit status 2 within seconds."""
+    import subprocess
+    import sys
+
+    argv = [
+        sys.executable,
+        "-m",
+        "lagdyn",
+        "derive",
+        "--lagrangian",
+        "dot(x)**2/2 + ((1+x)**1000)**1000",
+        "--coordinates",
+        "x",
+    ]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert "total degree 1000000" in done.stderr

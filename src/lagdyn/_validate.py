@@ -1,6 +1,15 @@
 """Validation of a split Lagrangian before anything is derived or compiled from it.
 
-Two questions are decided here, both on the plain-symbol form of M, b, V and Q:
+Three questions are decided here; the first on L and Q as given, before anything is
+expanded, the others on the plain-symbol form of M, b, V and Q:
+
+* **Can the derivation afford it?** The full expansion of every expression given is
+  estimated on its tree (:func:`lagdyn.parse.expansion_size`: terms through sums,
+  products and multinomial powers, total degree through products and nested powers);
+  above :data:`lagdyn.parse.MAX_TERMS` terms or degree :data:`lagdyn.parse.MAX_DEGREE`
+  :func:`check_size` refuses it with a :class:`~lagdyn.errors.LagdynError` giving the
+  estimate, instead of running for minutes or aborting in GNU MP
+  (``((1 + x)**1000)**1000`` is ``(1 + x)**1000000``).
 
 * **Is every expression defined and real?** Division by an expression that is
   identically zero (``2/(sin²x + cos²x − 1)``, ``0**-1``), ``zoo``/``nan``/``oo``, and
@@ -40,9 +49,10 @@ import symengine as se
 import sympy as sp
 
 from ._common import distinct_nodes
-from .errors import UndefinedExpressionError
+from .errors import LagdynError, UndefinedExpressionError
+from .parse import MAX_DEGREE, MAX_TERMS, expansion_size
 
-__all__ = ["check_defined", "check_float_range", "rank_at_random_states"]
+__all__ = ["check_defined", "check_float_range", "check_size", "rank_at_random_states"]
 
 #: Significant digits of the high-precision singularity decision.
 DIGITS = 60
@@ -95,7 +105,7 @@ def check_defined(
                 f"{label} is undefined: it evaluates to {found[0]} "
                 "(a division by zero or an infinite constant)"
             )
-        _check_floats(label, [node for node in nodes if node.is_Float])
+        _check_floats(label, [node for node in nodes if node.is_Float or node.is_Rational])
         if sp.I in seen:
             raise UndefinedExpressionError(
                 f"{label} is not real: it contains the imaginary unit ({show(expr)})"
@@ -117,8 +127,43 @@ def check_defined(
                 )
 
 
+def check_size(entries: Mapping[str, sp.Expr]) -> None:
+    """Raise if an expression's full expansion would exceed the derivation's budget.
+
+    The estimate (:func:`lagdyn.parse.expansion_size`) is a walk over the distinct
+    subtrees, nothing is expanded; the limits are :data:`lagdyn.parse.MAX_TERMS` terms
+    and total degree :data:`lagdyn.parse.MAX_DEGREE`.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x")
+    >>> check_size({"L": (1 + x) ** 100})            # fine: returns None
+    >>> check_size({"L": ((1 + x) ** 1000) ** 1000})
+    Traceback (most recent call last):
+    ...
+    lagdyn.errors.LagdynError: L is too large to derive: its expansion has total degree ...
+    """
+    memo: dict[sp.Basic, Any] = {}
+    for label, expr in entries.items():
+        terms, degree = expansion_size(sp.sympify(expr), memo)
+        if degree > MAX_DEGREE:
+            what = f"total degree {degree}, above the limit {MAX_DEGREE}"
+        elif terms > MAX_TERMS:
+            what = f"about {terms:.3g} terms, above the limit {MAX_TERMS}"
+        else:
+            continue
+        raise LagdynError(
+            f"{label} is too large to derive: its expansion has {what} "
+            "(lagdyn.parse.MAX_TERMS, MAX_DEGREE); deriving it would run for minutes and "
+            "exhaust memory. Write the model with smaller powers (introduce a coordinate "
+            "or a parameter for a repeated subexpression)"
+        )
+
+
 def check_float_range(label: str, expr: sp.Expr) -> None:
-    """Raise if ``expr`` holds a Float outside the range of a double.
+    """Raise if ``expr`` holds a number (a Float, or an exact integer or fraction) outside
+    the range of a double.
 
     symengine (the derivation) and generated numerics both compute in doubles, so such
     a constant would silently become ``inf`` or ``0``.
@@ -131,17 +176,25 @@ def check_float_range(label: str, expr: sp.Expr) -> None:
     ...
     lagdyn.errors.UndefinedExpressionError: L holds the constant 1.00000e+400, outside ...
     """
-    _check_floats(label, sp.sympify(expr).atoms(sp.Float))
+    _check_floats(label, sp.sympify(expr).atoms(sp.Float, sp.Rational))
 
 
-def _check_floats(label: str, floats: Any) -> None:
-    for f in floats:
-        a = abs(f)
-        if a > sp.Float("1.7e308") or (a != 0 and a < sp.Float("2.3e-308")):
+def _check_floats(label: str, numbers: Any) -> None:
+    for f in numbers:
+        if f.is_Rational:  # exact: compare magnitudes by bit length, nothing is evaluated
+            if f == 0:
+                continue
+            bits = int(abs(f.p)).bit_length() - int(f.q).bit_length()
+            over, under = bits > 1024, bits < -1023
+        else:
+            a = abs(f)
+            over, under = a > sp.Float("1.7e308"), a != 0 and a < sp.Float("2.3e-308")
+        if over or under:
+            shown = sp.Float(f, 6) if over or not f.is_Rational else f"1/{sp.Float(1 / f, 6)}"
             raise UndefinedExpressionError(
-                f"{label} holds the constant {sp.Float(f, 6)!s}, outside the range of a double: "
-                "neither symengine nor generated numerics can represent it; rescale the "
-                "units"
+                f"{label} holds the constant {shown!s}, outside the range of a double (it "
+                f"{'overflows' if over else 'underflows'} a double): neither symengine nor "
+                "generated numerics can represent it; rescale the units"
             )
 
 

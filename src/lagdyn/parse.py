@@ -16,10 +16,22 @@ string. Accepted:
 Everything else is refused with a :class:`~lagdyn.errors.ParseError` that names
 the construct: attribute access, subscripts, dunder names, lambdas,
 comprehensions, strings, keyword arguments, comparisons, calls of anything but the
-functions above, and ``^`` (write ``**`` for powers). The name ``t`` is the time and is
-refused (Lagrangians may not depend on time explicitly); rate spellings such as ``qd``,
-``q_dot`` or ``Derivative(q(t), t)`` get a hint to write ``dot(q)``. Numeric exponents are capped
-at :data:`MAX_EXPONENT` and text at :data:`MAX_LENGTH` characters.
+functions above, and ``^`` (write ``**`` for powers). The name ``t`` is the time: refused
+(Lagrangians may not depend on time explicitly) unless ``time=True`` (generalized forces
+may); rate spellings such as ``qd``, ``q_dot`` or ``Derivative(q(t), t)`` get a hint to
+write ``dot(q)``. Names are read as Python reads identifiers, in Unicode normal form NFKC
+(the full-width ``ｘ`` is ``x``); a new name (``unknown="symbol"``) that looks like another
+one (Latin ``a`` and Cyrillic ``а``) is refused.
+
+Work is bounded before it starts. Numeric exponents are capped at :data:`MAX_EXPONENT`,
+text at :data:`MAX_LENGTH` characters, a number literal must fit a double ("overflows a
+double"), and every subexpression's full expansion — what the derivation will compute —
+is estimated by :func:`expansion_size` as it is built: more than :data:`MAX_TERMS` terms
+(``(sin(x) + cos(x) + sin(y) + cos(y))**300``: a multinomial of about 4.6 million terms)
+or a total degree above :data:`MAX_DEGREE` (nested powers multiply:
+``((1+x)**1000)**1000`` is ``(1+x)**1000000``) is a :class:`~lagdyn.errors.ParseError`
+naming the column. :class:`~lagdyn.LagrangianSystem` applies the same bound to the
+expressions it is given.
 
 Examples
 --------
@@ -38,15 +50,25 @@ lagdyn.errors.ParseError: call of an expression (only sin, cos, ... and dot, ddo
 from __future__ import annotations
 
 import ast
+import math
+import unicodedata
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 import sympy as sp
 
 from .errors import ParseError
-from .symbols import t
+from .symbols import confusable_note, t
 
-__all__ = ["FUNCTIONS", "MAX_EXPONENT", "MAX_LENGTH", "parse_expr"]
+__all__ = [
+    "FUNCTIONS",
+    "MAX_DEGREE",
+    "MAX_EXPONENT",
+    "MAX_LENGTH",
+    "MAX_TERMS",
+    "expansion_size",
+    "parse_expr",
+]
 
 #: The callable names and the sympy functions they build.
 FUNCTIONS: dict[str, Callable[..., sp.Expr]] = {
@@ -75,6 +97,102 @@ MAX_EXPONENT = 1000
 MAX_RESULT_BITS = 100_000
 #: Longest accepted text.
 MAX_LENGTH = 20_000
+#: Most terms the full expansion of an expression may have (:func:`expansion_size`). A
+#: potential ``(sin x + cos x + sin y + cos y)**80`` (91 881 terms) derives in about
+#: 6 s; the work grows faster than the count.
+MAX_TERMS = 100_000
+#: Highest total degree of an expression's expansion (:func:`expansion_size`), the cap of
+#: a single exponent applied through nested powers and products.
+MAX_DEGREE = MAX_EXPONENT
+#: Estimates above this are reported as this (the numbers stay small).
+_CAP = 10**15
+
+
+def _multiset(terms: int, power: int) -> int:
+    """C(terms + power − 1, power): the monomials of ``(a_1 + … + a_terms)**power``, capped."""
+    if terms <= 1 or power <= 0:
+        return 1
+    log = math.lgamma(terms + power) - math.lgamma(power + 1) - math.lgamma(terms)
+    if log > math.log(_CAP):
+        return _CAP
+    return min(math.comb(terms + power - 1, power), _CAP)
+
+
+def _whole(e: sp.Basic) -> int | None:
+    """|e| rounded down when ``e`` is a rational number of magnitude ≥ 1, else ``None``."""
+    if isinstance(e, sp.Rational) and abs(e) >= 1:
+        return int(abs(e.p) // e.q)
+    return None
+
+
+def expansion_size(expr: sp.Basic, memo: dict[sp.Basic, Any] | None = None) -> tuple[int, int]:
+    """Upper estimates of the terms and total degree of the full expansion of ``expr``.
+
+    Computed on the expression tree before anything is expanded: a sum has the terms of
+    its summands, a product the product of its factors' terms, ``b**k`` the
+    ``C(n + k − 1, k)`` monomials of a multinomial of ``n`` terms; degrees add through
+    products and multiply through powers. Function calls (``sin(x)``), symbols and rates
+    are single terms of degree 1 and a denominator ``b**-k`` a single term of degree 0 in
+    what holds them; what they hold is counted where it is expanded: the result is the
+    largest size over every subexpression. ``memo`` shares work between calls on
+    expressions with common subtrees. Estimates are capped at 10**15.
+
+    Returns
+    -------
+    (terms, degree) : tuple of int
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> from lagdyn.parse import expansion_size
+    >>> x, y = sp.symbols("x y")
+    >>> expansion_size((1 + x) ** 3 * (x + y))
+    (8, 4)
+    >>> expansion_size((sp.sin(x) + sp.cos(x) + sp.sin(y) + sp.cos(y)) ** 300)
+    (4590551, 300)
+    >>> expansion_size(((1 + x) ** 1000) ** 1000)
+    (1000001, 1000000)
+    >>> expansion_size(1 / (1 + x) ** 20 + x)
+    (21, 20)
+    """
+    # memo[node] = (terms, degree) as a factor or summand of its parent, then the largest
+    # (terms, degree) of any expansion inside it
+    memo = {} if memo is None else memo
+    root = expr
+    stack: list[tuple[sp.Basic, bool]] = [(root, False)]
+    while stack:
+        node, ready = stack.pop()
+        if node in memo:
+            continue
+        args = node.args
+        if not ready and args:
+            stack.append((node, True))
+            stack.extend((a, False) for a in args if a not in memo)
+            continue
+        sizes = [memo[a] for a in args]
+        peak_t = max((s[2] for s in sizes), default=0)
+        peak_d = max((s[3] for s in sizes), default=0)
+        if node.is_Add:
+            terms = min(sum(s[0] for s in sizes), _CAP)
+            degree = max(s[1] for s in sizes)
+        elif node.is_Mul:
+            terms = 1
+            for s in sizes:
+                terms = min(terms * s[0], _CAP)
+            degree = min(sum(s[1] for s in sizes), _CAP)
+        elif node.is_Pow and _whole(args[1]) is not None:
+            power = _whole(args[1])
+            assert power is not None
+            inner_t, inner_d = _multiset(sizes[0][0], power), min(sizes[0][1] * power, _CAP)
+            peak_t, peak_d = max(peak_t, inner_t), max(peak_d, inner_d)
+            terms, degree = (inner_t, inner_d) if args[1] > 0 else (1, 0)
+        elif node.is_Number or node.is_NumberSymbol:
+            terms, degree = 1, 0
+        else:  # symbols, rates, calls, sqrt(...), b**x: one term
+            terms, degree = 1, 1
+        memo[node] = (terms, degree, max(peak_t, terms), max(peak_d, degree))
+    return memo[root][2], memo[root][3]
+
 
 _FORBIDDEN = {
     ast.Attribute: "attribute access",
@@ -117,6 +235,7 @@ def parse_expr(
     symbols: Mapping[str, sp.Basic],
     *,
     unknown: Literal["error", "symbol"] = "error",
+    time: bool = False,
 ) -> sp.Expr:
     """Parse ``text`` into a sympy expression, allowing only arithmetic and math functions.
 
@@ -126,10 +245,14 @@ def parse_expr(
         The expression, e.g. ``"m*l**2*dot(th)**2/2 + m*g*l*cos(th)"``.
     symbols : mapping of str to sympy.Basic
         The names the text may use (coordinates, parameters). They take precedence
-        over the constant ``pi``.
+        over the constant ``pi``. Names are compared in NFKC form, as Python reads them.
     unknown : {"error", "symbol"}
         What a name outside ``symbols`` becomes: an error (default) or a new positive
-        :class:`sympy.Symbol` (a parameter). Names starting with ``_`` are refused either way.
+        :class:`sympy.Symbol` (a parameter). Names starting with ``_`` are refused either
+        way, and so is a new name that looks like another one (:func:`lagdyn.symbols.skeleton`).
+    time : bool
+        Whether ``t`` is the time (``True``: generalized forces may depend on it) or
+        refused (``False``, the default: a Lagrangian may not).
 
     Returns
     -------
@@ -139,7 +262,8 @@ def parse_expr(
     ------
     ParseError
         Syntax errors and every construct outside the accepted grammar, named with its
-        column.
+        column; a number that overflows a double; a subexpression whose expansion would
+        exceed :data:`MAX_TERMS` terms or degree :data:`MAX_DEGREE`.
 
     Examples
     --------
@@ -172,18 +296,60 @@ def parse_expr(
         raise ParseError(f"invalid syntax ({exc.msg}){shown}{col}") from None
     except (RecursionError, MemoryError, ValueError):
         raise ParseError("expression too deeply nested or malformed") from None
+    if not isinstance(symbols, Mapping):
+        raise ParseError(
+            f"symbols must be a mapping of name to symbol, got {type(symbols).__name__}"
+        )
     try:
-        return _Builder(symbols, unknown).build(tree.body)
+        return _Builder(symbols, unknown, time, stripped).build(tree.body)
     except RecursionError:
         raise ParseError("expression too deeply nested") from None
 
 
 class _Builder:
-    def __init__(self, symbols: Mapping[str, sp.Basic], unknown: str) -> None:
-        self.symbols = dict(symbols)
+    def __init__(
+        self, symbols: Mapping[str, sp.Basic], unknown: str, time: bool, text: str
+    ) -> None:
+        # Python's parser reads identifiers in NFKC form, so the names given must too
+        self.symbols: dict[str, sp.Basic] = {}
+        for name, value in symbols.items():
+            key = unicodedata.normalize("NFKC", str(name))
+            if key in self.symbols and self.symbols[key] != value:
+                raise ParseError(
+                    f"symbols: two names read as {key!r} once Unicode-normalized (NFKC, as "
+                    "Python reads names); give each symbol one spelling"
+                )
+            self.symbols[key] = value
         self.unknown = unknown
+        self.time = time
+        self.text = text
+        self.sizes: dict[sp.Basic, Any] = {}
 
     def build(self, node: ast.AST) -> Any:
+        out = self._build(node)
+        if isinstance(node, (ast.BinOp, ast.UnaryOp)) and isinstance(out, sp.Basic):
+            self._check_size(out, node)
+        return out
+
+    def _check_size(self, expr: sp.Basic, node: ast.AST) -> None:
+        """Refuse a subexpression whose expansion the derivation could not afford."""
+        terms, degree = expansion_size(expr, self.sizes)
+        if terms <= MAX_TERMS and degree <= MAX_DEGREE:
+            return
+        part = ast.get_source_segment(self.text, node) or ast.unparse(node)
+        part = part if len(part) <= 60 else part[:57] + "..."
+        if degree > MAX_DEGREE:
+            what = f"has total degree {degree} when expanded, above the limit {MAX_DEGREE}"
+            hint = "degrees add through products and multiply through nested powers"
+        else:
+            what = f"expands to about {terms:.3g} terms, above the limit {MAX_TERMS}"
+            hint = "a power of a sum of n terms has C(n + k - 1, k) terms"
+        raise ParseError(
+            f"{part!r}{_where(node)} {what} ({hint}); the derivation would run for minutes "
+            "and exhaust memory: rewrite the expression smaller"
+        )
+
+    def _build(self, node: ast.AST) -> Any:
         if isinstance(node, ast.Constant):
             return self._constant(node)
         if isinstance(node, ast.Name):
@@ -211,8 +377,17 @@ class _Builder:
         if isinstance(value, int):
             return sp.Integer(value)
         if isinstance(value, float):
+            literal = ast.get_source_segment(self.text, node) or repr(value)
+            shown = literal if len(literal) <= 30 else literal[:27] + "..."
             if value != value or value in (float("inf"), float("-inf")):
-                raise ParseError(f"non-finite number{_where(node)}")
+                raise ParseError(
+                    f"the number {shown} overflows a double (largest 1.8e308){_where(node)}"
+                )
+            if value == 0.0 and any(c in "123456789" for c in literal.lower().split("e")[0]):
+                raise ParseError(
+                    f"the number {shown} underflows a double (smallest 4.9e-324): it would be "
+                    f"read as 0{_where(node)}"
+                )
             return sp.Rational(repr(value))
         if isinstance(value, (str, bytes)):
             raise ParseError(f"string literal is not allowed{_where(node)}")
@@ -224,10 +399,12 @@ class _Builder:
             raise ParseError(f"dunder name {name!r} is not allowed{_where(node)}")
         if name in self.symbols:
             return self.symbols[name]
+        if name == "t" and self.time:
+            return t
         if name == "t":
             raise ParseError(
                 f"'t' is the time{_where(node)}: a Lagrangian may not depend on time explicitly "
-                "(give a parameter another name)"
+                "(give a parameter another name; generalized forces may depend on t)"
             )
         if name == "E":
             raise ParseError(
@@ -244,6 +421,12 @@ class _Builder:
         if name in FUNCTIONS or name in _RATES:
             raise ParseError(f"function {name!r} must be called{_where(node)}")
         if self.unknown == "symbol" and not name.startswith("_"):
+            note = confusable_note(name, self.symbols)
+            if note is not None:
+                raise ParseError(
+                    f"unknown name {note}{_where(node)}: a look-alike would become a new "
+                    "parameter; type the name again"
+                )
             sym = sp.Symbol(name, positive=True)
             self.symbols[name] = sym
             return sym

@@ -239,6 +239,10 @@ class LagrangianSystem:
             _validate.check_float_range("L", self._L)
         _check_dependencies(self._L, self._q, "L", allow_t=False)
         self._forces_in = self._validate_forces(forces)
+        sizes = {"L": self._L}
+        if self._forces_in is not None:
+            sizes.update({f"forces[{i}]": f for i, f in enumerate(self._forces_in)})
+        _validate.check_size(sizes)  # before anything is expanded
         _refuse_reserved(self._L, self._forces_in, self._q, self.defaults)
         self._qs, self._vs = _convert.state_symbols(self.n)
         self._fwd, self._bwd = _convert.substitution(self._q, self.qd, self._qs, self._vs)
@@ -402,6 +406,10 @@ class LagrangianSystem:
                 raise NotQuadraticError(
                     f"{name} must depend on q only, found {', '.join(sorted(map(str, bad)))}"
                 )
+        # before the symmetry test expands anything
+        _validate.check_size(
+            {f"M[{i}, {j}]": Mm[i, j] for i in range(n) for j in range(n) if Mm[i, j] != 0}
+        )
         asym = [
             (i, j)
             for i in range(n)

@@ -120,7 +120,7 @@ def _from_lagrangian(args: argparse.Namespace) -> LagrangianSystem:
         parts = [s for s in args.forces.split(";")]
         if len(parts) != len(q):
             raise _UsageError(f"--forces has {len(parts)} expressions, expected {len(q)} (';')")
-        forces = [parse_expr(s, names, unknown=mode) for s in parts]
+        forces = [parse_expr(s, names, unknown=mode, time=True) for s in parts]
     return LagrangianSystem(L, q, forces)
 
 

@@ -14,7 +14,8 @@ Every bound value is checked against its symbol's assumptions by
 Names that are not parameters of the system are accepted (one dictionary may serve
 several models), reported in :attr:`Binding.ignored` and announced by one
 :class:`~lagdyn.LagdynWarning` naming them, with a "did you mean" when a name is close
-to a parameter left free. ``strict=True`` rejects them.
+to a parameter left free, or looks like a parameter (the Cyrillic ``а`` beside ``a``: the
+note names the foreign character). ``strict=True`` rejects them.
 
 :meth:`Binding.values` parses the per-call ``params=`` of a generated model.
 """
@@ -34,6 +35,7 @@ import numpy as np
 import sympy as sp
 
 from ..errors import LagdynError, LagdynWarning, ShapeError, UnboundParameterError
+from ..symbols import confusable_note, skeleton
 
 __all__ = ["Binding", "check_value", "value_rules"]
 
@@ -312,8 +314,14 @@ class Binding:
         if not self.ignored:
             return ""
         free = [s.name for s in self.free]
+        every = [s.name for s in self.parameters]
         parts = []
         for name in self.ignored:
+            # a look-alike (Cyrillic а for a, full-width ｍ for m) first: it reads the same
+            alike = next((c for c in every if c != name and skeleton(c) == skeleton(name)), None)
+            if alike is not None:
+                parts.append(f"{name} (did you mean {alike}? {confusable_note(name, [alike])})")
+                continue
             close = _suggestion(name, free)
             parts.append(f"{name} (did you mean {close}?)" if close else name)
         if len(parts) == 1:
