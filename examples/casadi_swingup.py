@@ -142,6 +142,7 @@ def main() -> None:
         figsize=(4.0, 2.6),
         dpi=60,
         trail=0.6,
+        force=True,  # regenerating the gallery replaces its GIF
         title="CasADi swing-up, then LQR",
     )
     print("wrote", out / "casadi_swingup.png", out / "casadi_swingup.gif")

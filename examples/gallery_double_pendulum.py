@@ -31,6 +31,13 @@ fig = plot.plot_chain(result, positions, count=10)
 fig.axes[0].set_title("double pendulum, a(0) = 2.0, b(0) = 2.4 (rad)")
 fig.savefig(out / "double_pendulum.png", dpi=80)
 plot.animate(
-    result, positions, out / "double_pendulum.gif", fps=15, figsize=(3.2, 3.2), dpi=60, trail=1.5
+    result,
+    positions,
+    out / "double_pendulum.gif",
+    fps=15,
+    figsize=(3.2, 3.2),
+    dpi=60,
+    trail=1.5,
+    force=True,  # regenerating the gallery replaces its GIF
 )
 print("wrote", out / "double_pendulum.png", out / "double_pendulum.gif")

@@ -29,5 +29,14 @@ positions = plot.positions_for("n_link_pendulum", system)
 fig = plot.plot_chain(result, positions, count=6)
 fig.axes[0].set_title("five-link pendulum released from horizontal")
 fig.savefig(out / "n_link.png", dpi=80)
-plot.animate(result, positions, out / "n_link.gif", fps=15, figsize=(3.2, 3.2), dpi=60, trail=1.0)
+plot.animate(
+    result,
+    positions,
+    out / "n_link.gif",
+    fps=15,
+    figsize=(3.2, 3.2),
+    dpi=60,
+    trail=1.0,
+    force=True,  # regenerating the gallery replaces its GIF
+)
 print("wrote", out / "n_link.png", out / "n_link.gif")

@@ -104,5 +104,6 @@ else:
         dpi=50,
         trail=0.5,
         title="UR5, 1 s of free fall",
+        force=True,
     )
     print("wrote", gif)

@@ -1,15 +1,17 @@
 r"""Plots and animations of simulations (matplotlib, extra ``plot``).
 
 Every plotting function returns a :class:`matplotlib.figure.Figure` built without
-``pyplot`` (no window ever opens, no global state; save it with ``fig.savefig(path)``),
-or draws into the ``ax`` it is given.
+``pyplot`` (no window ever opens, no global state; save it with :func:`save_figure`, or
+``fig.savefig(path)``), or draws into the ``ax`` it is given.
 
 - :func:`plot_timeseries` — q, q̇ and the energy balance against time;
 - :func:`plot_energy` — E(t) − E(0) and the passivity residual;
 - :func:`plot_phase` — phase portraits (q_i, q̇_i), every batch member;
 - :func:`plot_chain` — a stroboscopic picture of a planar chain;
 - :func:`animate` — a GIF (pillow) or MP4 (ffmpeg) of a planar chain or particles;
-- :func:`plot_chaos` — divergence of two nearby initial states on a log scale.
+- :func:`plot_chaos` — divergence of two nearby initial states on a log scale;
+- :func:`save_figure` — ``fig.savefig`` by lagdyn's file rules (whole file or none, never
+  over an existing file without ``force``, never through a symlink).
 
 Positions of points for pictures and animations come from a callable
 ``positions(q) -> (..., k, 2)``: k points in the plane, consecutive points joined by rods.
@@ -31,12 +33,14 @@ from __future__ import annotations
 import math
 import re
 import shutil
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
+from ._files import atomic_path, check_new_file
 from .errors import BackendUnavailableError, LagdynError, ShapeError
 from .geometry import drawing_of
 
@@ -55,6 +59,7 @@ __all__ = [
     "plot_timeseries",
     "positions_for",
     "rate_label",
+    "save_figure",
 ]
 
 Positions = Callable[[np.ndarray], Any]
@@ -517,6 +522,49 @@ def frame_indices(
     return np.clip(idx, 0, ta.shape[0] - 1)
 
 
+def save_figure(fig: Any, path: str | Path, *, force: bool = False, **kwargs: Any) -> Path:
+    """``fig.savefig(path, **kwargs)`` by lagdyn's file rules: the whole file or none.
+
+    The figure is rendered to a temporary file beside ``path`` (same suffix, so the format
+    is picked as ``savefig`` picks it), flushed, then placed: a failure (a full disk)
+    leaves no partial file, an existing file or symlink is refused unless ``force``, and
+    a symlink is replaced by the file, never written through. Missing parent directories
+    are created.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+    path : str or Path
+    force : bool
+        Replace an existing file.
+    **kwargs
+        Passed to ``fig.savefig`` (``dpi``, ``format``, ``bbox_inches`` ...).
+
+    Returns
+    -------
+    Path
+
+    Raises
+    ------
+    LagdynError
+        An existing file or symlink without ``force``, a directory in the way, or an OS
+        error while writing.
+
+    Examples
+    --------
+    >>> import numpy as np, lagdyn as ld, tempfile, pathlib
+    >>> from lagdyn.plot import plot_energy, save_figure
+    >>> res = ld.simulate(ld.zoo.double_pendulum(), [1.0, 0, 0, 0], np.linspace(0, 0.1, 11))
+    >>> out = pathlib.Path(tempfile.mkdtemp()) / "energy.png"
+    >>> save_figure(plot_energy(res), out, dpi=40).read_bytes()[:4]
+    b'\\x89PNG'
+    """
+    out = check_new_file(path, force=force)
+    with atomic_path(out, force=force) as tmp:
+        fig.savefig(str(tmp), **kwargs)
+    return out
+
+
 def animate(
     result: SimulationResult,
     positions: Positions,
@@ -529,8 +577,13 @@ def animate(
     figsize: tuple[float, float] = (4.0, 4.0),
     dpi: int = 80,
     title: str | None = None,
+    force: bool = False,
 ) -> Path:
     """Save an animation of a planar chain (or particles) as GIF (pillow) or MP4 (ffmpeg).
+
+    The file is rendered under a temporary name beside ``path`` and placed when complete
+    (see :func:`save_figure`): an interrupted or failed render (a full disk) leaves no
+    partial file.
 
     Parameters
     ----------
@@ -540,7 +593,8 @@ def animate(
         ``positions(q) -> (..., k, 2)``: k points per state; consecutive points are
         joined by rods (see :func:`chain_positions`, :func:`positions_for`).
     path : str or Path
-        Output file; the suffix picks the format: ``.gif`` or ``.mp4``.
+        Output file; the suffix picks the format: ``.gif`` or ``.mp4``. Missing parent
+        directories are created.
     fps, speed, frames
         Frame rate of the file; simulated seconds per real second; or an explicit frame
         count (see :func:`frame_indices`).
@@ -549,6 +603,9 @@ def animate(
     figsize, dpi
         The frame size in pixels is ``figsize · dpi``.
     title : str, optional
+    force : bool
+        Replace an existing file (a symlink is replaced by the file; its target is never
+        written).
 
     Returns
     -------
@@ -560,7 +617,8 @@ def animate(
     BackendUnavailableError
         Without matplotlib, pillow (GIF) or ffmpeg (MP4).
     LagdynError
-        For another suffix, or a directory that does not exist (none is created).
+        For another suffix, an existing file or symlink without ``force``, a directory in
+        the way, or a failure while writing (nothing is left behind).
 
     Notes
     -----
@@ -583,8 +641,7 @@ def animate(
     suffix = out.suffix.lower()
     if suffix not in (".gif", ".mp4"):
         raise LagdynError(f"animate: unsupported file type {out.suffix!r}; use .gif or .mp4")
-    if not out.parent.is_dir():
-        raise LagdynError(f"animate: the directory {str(out.parent)!r} does not exist")
+    check_new_file(out, force=force)  # before any frame is drawn
     fig = _figure(figsize, dpi=dpi)
     from matplotlib import animation
     from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -646,19 +703,22 @@ def animate(
     clock = ax.text(0.02, 0.95, "", transform=ax.transAxes, fontsize="small", va="top")
     dt = float(np.median(np.diff(t))) if t.shape[0] > 1 else 1.0
     tail = max(round(trail / dt), 0) if trail > 0 else 0
-    with writer.saving(fig, str(out), dpi):
-        for k in idx:
-            for m in range(pts.shape[0]):
-                xy = pts[m, k, sel, :].copy()
-                xy[gap] = np.nan
-                rods[m].set_data(xy[:, 0], xy[:, 1])
-                for box, i in zip(boxes[m], carts):
-                    box.set_xy((pts[m, k, i, 0] - w / 2, pts[m, k, i, 1] - hgt / 2))
-                if tail:
-                    lo = max(0, k - tail)
-                    trails[m].set_data(pts[m, lo : k + 1, -1, 0], pts[m, lo : k + 1, -1, 1])
-            clock.set_text(f"t = {t[k]:.2f}")
-            writer.grab_frame()
+    try:
+        with atomic_path(out, force=force) as tmp, writer.saving(fig, str(tmp), dpi):
+            for k in idx:
+                for m in range(pts.shape[0]):
+                    xy = pts[m, k, sel, :].copy()
+                    xy[gap] = np.nan
+                    rods[m].set_data(xy[:, 0], xy[:, 1])
+                    for box, i in zip(boxes[m], carts):
+                        box.set_xy((pts[m, k, i, 0] - w / 2, pts[m, k, i, 1] - hgt / 2))
+                    if tail:
+                        lo = max(0, k - tail)
+                        trails[m].set_data(pts[m, lo : k + 1, -1, 0], pts[m, lo : k + 1, -1, 1])
+                clock.set_text(f"t = {t[k]:.2f}")
+                writer.grab_frame()
+    except subprocess.CalledProcessError as exc:  # ffmpeg failed (a full disk, ...)
+        raise LagdynError(f"cannot write {str(out)!r}: ffmpeg failed ({exc})") from exc
     return out
 
 

@@ -25,7 +25,7 @@ import sympy as sp
 from sympy.printing.str import StrPrinter
 
 from .. import structure, zoo
-from .._files import write_files_atomically
+from .._files import check_new_file, write_files_atomically
 from ..errors import LagdynError
 from ..system import LagrangianSystem
 from ..trig.forms import natural_form
@@ -636,12 +636,12 @@ def _cmd_export(args: argparse.Namespace, out: TextIO) -> int:
 
 def _cmd_lab(args: argparse.Namespace, out: TextIO) -> int:
     import lagdyn.lab as lab
+    from lagdyn.lab.page import check_title
 
     label, factory = _model(args)
     check_output("--out", args.output)
-    path = Path(args.output)
-    if path.exists() and not args.force:  # refuse before the (slow) derivation
-        raise LagdynError(f"{path} exists; pass --force to overwrite it")
+    check_title(args.title)  # refuse before the (slow) derivation
+    path = check_new_file(args.output, force=args.force)
     written = lab.write(
         path, factory(), force=args.force, lang=args.lang, title=args.title, label=label
     )

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["MAX_INT_OPTION", "UsageError", "check_output", "make_parents", "parse_options"]
+__all__ = ["MAX_INT_OPTION", "UsageError", "check_output", "parse_options"]
 
 #: Integer model options above this are refused (``-o n=100000`` would hang the derivation).
 MAX_INT_OPTION = 200
@@ -71,10 +71,10 @@ def parse_options(items: Sequence[str]) -> dict[str, Any]:
 def check_output(flag: str, path: str | None, *, directory: bool = False) -> None:
     """Check an output path of the CLI before any work: the one rule for every command.
 
-    Missing parent directories are created when the file is written (:func:`make_parents`),
-    as ``lagdyn export --out DIR`` creates ``DIR``; refused here, before anything is
-    derived or simulated, are an empty name and a path through an existing file (or, for
-    a file, an existing directory in its place).
+    Missing parent directories are created when the file is written (by the one writer,
+    :mod:`lagdyn._files`), as ``lagdyn export --out DIR`` creates ``DIR``; refused here,
+    before anything is derived or simulated, are an empty name and a path through an
+    existing file (or, for a file, an existing directory in its place).
 
     Raises
     ------
@@ -101,18 +101,3 @@ def check_output(flag: str, path: str | None, *, directory: bool = False) -> Non
             if not parent.is_dir():
                 raise UsageError(f"{flag} {path}: {str(parent)!r} exists and is not a directory")
             return
-
-
-def make_parents(path: str | Path) -> None:
-    """Create the missing parent directories of the output file ``path``.
-
-    Examples
-    --------
-    >>> import pathlib, tempfile
-    >>> from lagdyn.cli.options import make_parents
-    >>> d = pathlib.Path(tempfile.mkdtemp())
-    >>> make_parents(d / "a" / "b" / "x.gif")
-    >>> (d / "a" / "b").is_dir()
-    True
-    """
-    Path(path).parent.mkdir(parents=True, exist_ok=True)

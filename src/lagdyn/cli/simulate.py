@@ -16,10 +16,12 @@ initial state: x = 1, theta = 2 (at rest)
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._files import check_new_file
 from ..errors import LagdynError
-from .options import check_output, make_parents, parse_options
+from .options import check_output, parse_options
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -130,6 +132,11 @@ def add_cli_arguments(parser: Any, *, model_arguments: bool = True) -> None:
     out.add_argument("--png", default=None, help="save time series (q, qd, energy) here")
     out.add_argument("--csv", default=None, help="save the trajectory as CSV here")
     out.add_argument("--fps", type=int, default=30, help="animation frames per second")
+    out.add_argument(
+        "--force",
+        action="store_true",
+        help="overwrite existing output files (a symlink is replaced, never written through)",
+    )
 
 
 def simulate_cli(
@@ -161,7 +168,8 @@ def simulate_cli(
     LagdynError
         Bad ``--x0``, ``--set`` or ``--option`` values, unknown models or parameters, an
         animation of a model without drawing geometry, an output path through an existing
-        file (missing directories are created).
+        file, an existing output file or symlink without ``--force`` (missing directories
+        are created; every file is written whole or not at all, see :mod:`lagdyn._files`).
 
     Examples
     --------
@@ -197,8 +205,15 @@ def simulate_cli(
             params[by_name[key]] = float(value)
         except ValueError as exc:
             raise LagdynError(f"bad --set {item!r}: {value!r} is not a number") from exc
+    force = bool(getattr(args, "force", False))
+    outputs = [getattr(args, flag, None) for flag in ("csv", "png", "gif", "mp4")]
     for flag in ("gif", "mp4", "png", "csv"):  # fail before simulating
         check_output(f"--{flag}", getattr(args, flag, None))
+        if getattr(args, flag, None):
+            check_new_file(getattr(args, flag), force=force)
+    named = [str(Path(p).absolute()) for p in outputs if p]
+    if len(set(named)) < len(named):
+        raise LagdynError("two outputs (--csv, --png, --gif, --mp4) name the same file")
     if args.x0 is None:
         x0 = default_state(system)
     else:
@@ -226,21 +241,20 @@ def simulate_cli(
     rest = " (at rest)" if not np.any(x0[n:]) else ""
     print(f"initial state: {start}{rest}", file=stream)
     print(res.report().lines(), file=stream)
-    for path in (args.csv, args.png, args.gif, args.mp4):
-        if path:
-            make_parents(path)  # the CLI's one rule: missing directories are created
+    # every file through lagdyn._files: missing directories are created, the whole file or
+    # none, never over a file without --force, never through a symlink
     if args.csv:
-        res.to_csv(args.csv)
+        res.to_csv(args.csv, force=force)
         print(f"wrote {args.csv}", file=stream)
     if args.png or args.gif or args.mp4:
         from .. import plot
 
         if args.png:
             fig = plot.plot_timeseries(res, title=name)
-            fig.savefig(args.png, dpi=100)
+            plot.save_figure(fig, args.png, force=force, dpi=100)
             print(f"wrote {args.png}", file=stream)
         for path in (args.gif, args.mp4):
             if path and positions is not None:
-                plot.animate(res, positions, path, fps=int(args.fps), title=name)
+                plot.animate(res, positions, path, fps=int(args.fps), title=name, force=force)
                 print(f"wrote {path}", file=stream)
     return 0

@@ -66,6 +66,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal, get_args
 
+from .._files import write_files_atomically
 from ..codegen import KERNELS, Binding, export_files, system_program
 from ..codegen.common import ARG
 from ..codegen.javascript import check_identifier, model_program
@@ -148,28 +149,44 @@ def export(
     name: str = "model",
     params: Mapping[Any, float] | None = None,
     strict: bool = False,
+    force: bool = False,
 ) -> list[Path]:
     """Write the files of :func:`generate` into ``directory`` (created if needed).
+
+    All files or none: each is written under a temporary name, flushed, then placed
+    (see :mod:`lagdyn._files`); nothing is written through a symlink.
+
+    Parameters
+    ----------
+    system, target, name, params, strict
+        As for :func:`generate`.
+    directory : str or Path
+        Created with its parents when missing.
+    force : bool
+        Replace existing files of the same names (a symlink is replaced by the file; its
+        target is never written). Without it, an existing file or symlink is an error.
 
     Returns
     -------
     list of pathlib.Path
         The files written, sorted.
 
+    Raises
+    ------
+    LagdynError
+        As :func:`generate`; an existing file or symlink without ``force``, a directory
+        in the way, or an OS error (a full disk): then no file is left behind.
+
     Examples
     --------
     >>> import tempfile, lagdyn as ld
-    >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     paths = export(ld.zoo.double_pendulum(), "matlab", tmp, name="dp")
-    ...     print([p.name for p in paths][:2])
+    >>> tmp = tempfile.mkdtemp()
+    >>> [p.name for p in export(ld.zoo.double_pendulum(), "matlab", tmp, name="dp")][:2]
     ['dp_C.m', 'dp_M.m']
+    >>> export(ld.zoo.double_pendulum(), "matlab", tmp, name="dp")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    lagdyn.errors.LagdynError: refusing to overwrite ...dp_C.m, ...: exist already ...
     """
     files = generate(system, target, name=name, params=params, strict=strict)
-    out = Path(directory)
-    out.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for fname, text in sorted(files.items()):
-        path = out / fname
-        path.write_text(text, encoding="utf-8")
-        paths.append(path)
-    return paths
+    return write_files_atomically(directory, files, force=force)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import html
 import json
+import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
@@ -12,11 +14,12 @@ from typing import Any
 import sympy as sp
 from sympy.printing.conventions import split_super_sub
 
+from .._files import check_new_file, write_file_atomically
 from ..errors import LagdynError
 from .geometry import Convention, Geometry, default_conventions, model_geometry
 from .js import page_modules
 
-__all__ = ["page", "symbol_html", "symbol_text", "write"]
+__all__ = ["check_title", "page", "symbol_html", "symbol_text", "write"]
 
 #: Time step of the page's RK4 swing (s).
 SWING_DT = 1e-3
@@ -266,6 +269,7 @@ def page(
 
     if lang not in ("en", "ko"):
         raise LagdynError(f"lab: lang must be 'en' or 'ko', got {lang!r}")
+    check_title(title)
     geo = model_geometry(system, points, links=links, masses=masses)
     convs = _conventions(system, conventions)
     sources = page_modules(system, geo, convs)
@@ -334,9 +338,64 @@ def page(
         "@CONFIG@": _script_safe(json.dumps(config, ensure_ascii=False)),
         "@LAB_JS@": _script_safe(js),
     }
-    for k, v in replacements.items():
-        text = text.replace(k, v)
-    return text
+    # one pass: a title or label holding "@LAB_JS@" stays that text
+    return _PLACEHOLDER.sub(lambda m: replacements[m.group(0)], text)
+
+
+#: The template's placeholders, replaced in one pass.
+_PLACEHOLDER = re.compile(r"@(?:TITLE|MODEL|MODELS|CONFIG|LAB_JS)@")
+
+
+def check_title(title: str | None) -> None:
+    """Refuse a page title that a browser would not show as written.
+
+    ``None`` means the default title (``lagdyn lab — MODEL``). Any other text is shown
+    literally (escaped in ``<title>``, a JSON string in the script), so it may hold quotes,
+    ``</title>``, ``</script>`` or any script; refused are an empty title, control
+    characters (a line break, a tab, NUL), lone surrogates, and leading, trailing or
+    repeated spaces — the browser strips and collapses whitespace in a title, so the tab
+    would not show the text given.
+
+    Raises
+    ------
+    LagdynError
+
+    Examples
+    --------
+    >>> from lagdyn.lab.page import check_title
+    >>> check_title("</title><script>alert(1)</script> — θ₁")
+    >>> check_title("two\\nlines")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    lagdyn.errors.LagdynError: lab: the title 'two\\nlines' holds a control character ...
+    """
+    if title is None:
+        return
+    if not isinstance(title, str):
+        raise LagdynError(f"lab: the title must be text, got {type(title).__name__}")
+    if title.strip(" ") == "":
+        raise LagdynError(
+            "lab: the title is empty; give some text, or no title for the default "
+            "'lagdyn lab — MODEL'"
+        )
+    shown = repr(title if len(title) <= 60 else title[:57] + "...")
+    for ch in title:
+        cat = unicodedata.category(ch)
+        if cat in ("Cc", "Zl", "Zp"):
+            raise LagdynError(
+                f"lab: the title {shown} holds a control character (U+{ord(ch):04X}); "
+                "a page title is one line of text"
+            )
+        if cat == "Cs":
+            raise LagdynError(
+                f"lab: the title {shown} holds a lone surrogate (U+{ord(ch):04X}), "
+                "which is not text"
+            )
+    if title != title.strip(" ") or "  " in title:
+        raise LagdynError(
+            f"lab: the title {shown} has leading, trailing or repeated spaces, which a "
+            "browser strips from a page title; write it as it should show"
+        )
 
 
 def _primary_label(geo: Geometry, q: Sequence[Any]) -> str:
@@ -366,13 +425,18 @@ def write(
 ) -> Path:
     """Write :func:`page` of ``system`` to ``path``; never overwrites unless ``force``.
 
+    The page is written whole or not at all (a temporary file beside ``path``, flushed,
+    then placed; see :mod:`lagdyn._files`): a full disk leaves no empty page, and nothing
+    is written through a symlink.
+
     Parameters
     ----------
     path : str or Path
-        The HTML file to create.
+        The HTML file to create (missing parent directories are created).
     system : LagrangianSystem
     force : bool
-        Overwrite an existing file.
+        Overwrite an existing file; a symlink is replaced by the page, its target is never
+        written.
     **options
         Passed to :func:`page`.
 
@@ -383,7 +447,9 @@ def write(
     Raises
     ------
     LagdynError
-        ``path`` exists and ``force`` is false.
+        ``path`` exists (a file or a symlink, dangling or not) and ``force`` is false; a
+        directory is in the way; an OS error while writing (nothing is left behind); as
+        :func:`page`.
 
     Examples
     --------
@@ -393,10 +459,6 @@ def write(
     ...     out.stat().st_size > 10000
     True
     """
-    out = Path(path)
-    if out.exists() and not force:
-        raise LagdynError(f"{out} exists; pass force=True (--force) to overwrite it")
+    out = check_new_file(path, force=force)  # before the page is computed
     text = page(system, **options)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(text, encoding="utf-8")
-    return out
+    return write_file_atomically(out, text, force=force)

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from .._files import atomic_path
 from ..errors import BackendUnavailableError, ShapeError
 
 __all__ = ["ConstrainedSimulationResult", "SimulationReport", "SimulationResult"]
@@ -315,8 +316,13 @@ class SimulationResult:
                 cols[f"phi{k}"] = phi[:, k]
         return cols
 
-    def to_csv(self, path: Any) -> None:
+    def to_csv(self, path: Any, *, force: bool = False) -> None:
         """Write :meth:`columns` as CSV (a header line, then ``repr``-exact floats); no pandas.
+
+        The whole file or none (a temporary file beside ``path``, then placed; see
+        :mod:`lagdyn._files`): an existing file or symlink is refused unless ``force``
+        (which replaces a symlink, never writing through it); missing parent directories
+        are created.
 
         Examples
         --------
@@ -330,7 +336,10 @@ class SimulationResult:
         cols = self.columns()
         names = list(cols)
         rows = zip(*(cols[k].tolist() for k in names))
-        with open(path, "w", encoding="utf-8", newline="") as fh:
+        with (
+            atomic_path(path, force=force) as tmp,
+            open(tmp, "w", encoding="utf-8", newline="") as fh,
+        ):
             fh.write(",".join(names) + "\n")
             for row in rows:
                 fh.write(",".join(repr(v) for v in row) + "\n")
