@@ -230,7 +230,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("numeric services", {"simulation/", "control", "identification/", "export/"}),
     ("proofs", {"structure", "_validate", "tangent", "coordchange"}),
     ("systems", {"system"}),
-    ("system builders", {"kinematics", "constraints", "robot/"}),
+    ("system builders", {"kinematics", "constraints", "mechanics", "robot/"}),
     ("applications", {"zoo/", "lab/"}),
     ("front ends", {"plot", "cli/", "__init__", "__main__", "casadi_model"}),
 ]

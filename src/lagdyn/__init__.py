@@ -60,6 +60,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "ConstraintTangent": ("lagdyn.coordchange", "ConstraintTangent"),
     "CoordinateChange": ("lagdyn.coordchange", "CoordinateChange"),
     "change_coordinates": ("lagdyn.coordchange", "change_coordinates"),
+    "from_mechanics": ("lagdyn.mechanics", "from_mechanics"),
     "LagrangianSystem": ("lagdyn.system", "LagrangianSystem"),
     "identify": ("lagdyn.identification", "identify"),
     "regressor": ("lagdyn.identification", "regressor"),

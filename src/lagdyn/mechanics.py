@@ -1,0 +1,910 @@
+r"""Bring your model: a :mod:`sympy.physics.mechanics` model as a lagdyn system.
+
+:func:`from_mechanics` reads a ``KanesMethod``, a ``LagrangesMethod``, a ``System`` (bodies,
+joints, loads, actuators, holonomic constraints), a ``JointsMethod``, or a frame with bodies,
+particles and loads, and returns the equivalent :class:`~lagdyn.LagrangianSystem` — or a
+:class:`~lagdyn.ConstrainedSystem` when the model has holonomic constraints:
+
+* **coordinates**: the model's own ``dynamicsymbols`` q(t), in its order (independent ones
+  first, then dependent ones), so expressions move between the two packages unchanged;
+* **kinetic energy**: :math:`T = \sum_b \tfrac12 m_b v_b\cdot v_b + \tfrac12\omega_b\cdot
+  I_b\,\omega_b` of the bodies and particles, from the velocities the model defines (sympy's
+  ``kinetic_energy``); a ``LagrangesMethod`` gives its Lagrangian instead;
+* **potential energy**: the bodies' ``potential_energy`` (where sympy's own method uses it:
+  not under ``KanesMethod``, which ignores it — lagdyn then warns and ignores it too), and
+  every constant force :math:`F` (its components in the inertial frame free of q, q̇ and t,
+  e.g. gravity :math:`m g`) at a point whose position :math:`r(q)` from a fixed point is
+  known and consistent with its velocity: :math:`V = -F\cdot r`;
+* **generalized forces** by virtual work with the partial velocities: a force :math:`F` at a
+  point :math:`P` gives :math:`Q_i = F\cdot\partial v_P/\partial\dot q_i`, a torque
+  :math:`\tau` on a frame :math:`B` gives :math:`Q_i = \tau\cdot\partial\omega_B/\partial
+  \dot q_i`;
+* **specified inputs**: a function of time in a load that is not a coordinate (``F(t)`` of
+  PyDy's cart) becomes the real parameter of the same name (``F``), passed per call in
+  numerics;
+* **holonomic constraints** Φ(q) = 0: the configuration constraints of the model.
+
+Generalized speeds: lagdyn's velocities are the rates q̇, so a model with speeds u (Kane)
+is read when its kinematic differential equations say u = q̇ up to order and sign (each u_j
+= ±q̇_i, one to one — the default of every sympy joint); any other kinematic differential
+equation is refused by name. Auxiliary speeds are set to zero, as ``KanesMethod`` does for
+the equations of motion. Velocity constraints that are not the time derivatives of the
+holonomic constraints (nonholonomic constraints: the rolling disc) are refused by name:
+they are not supported yet.
+
+Round trip: for speeds u = P q̇ (P a signed permutation), the model's ``mass_matrix`` is
+:math:`P M P^T` and its ``forcing`` is :math:`P(-h + Q)`, with q̇ = Pᵀu (for a holonomic
+``KanesMethod``, the first rows are those projected on the independent speeds).
+
+Examples
+--------
+>>> import sympy as sp, sympy.physics.mechanics as me, lagdyn as ld
+>>> q, u = me.dynamicsymbols("q u")
+>>> m, l, g = sp.symbols("m l g", positive=True)
+>>> N = me.ReferenceFrame("N")
+>>> O = me.Point("O")
+>>> O.set_vel(N, 0)
+>>> A = N.orientnew("A", "Axis", (q, N.z))
+>>> A.set_ang_vel(N, u * N.z)
+>>> P = O.locatenew("P", -l * A.y)
+>>> _ = P.v2pt_theory(O, N, A)
+>>> bob = me.Particle("bob", P, m)
+>>> km = me.KanesMethod(N, [q], [u], kd_eqs=[q.diff() - u], bodies=[bob],
+...                     forcelist=[(P, -m * g * N.y)])
+>>> pend = ld.from_mechanics(km)
+>>> pend.M, pend.g
+(Matrix([[l**2*m]]), Matrix([[g*l*m*sin(q(t))]]))
+"""
+
+from __future__ import annotations
+
+import random
+import warnings
+from collections import deque
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import symengine as se
+import sympy as sp
+from sympy.core.function import AppliedUndef
+
+import lagdyn.trig.convert as _convert
+
+from ._common import numeric_rank
+from .constraints import ConstrainedSystem
+from .errors import ConstraintError, CoordinateError, LagdynError, LagdynWarning
+from .symbols import check_names, t
+from .system import LagrangianSystem
+from .trig.identities import decide_zero
+
+__all__ = ["from_mechanics"]
+
+#: The model classes :func:`from_mechanics` reads, for the messages.
+_ACCEPTED = (
+    "a KanesMethod, LagrangesMethod, System or JointsMethod of sympy.physics.mechanics, "
+    "or bodies=[...] with frame= and q= (keyword arguments)"
+)
+
+
+@dataclass
+class _Model:
+    """What every kind of model is read into (all sympy objects as the model holds them)."""
+
+    kind: str
+    frame: Any
+    q: list[sp.Expr]
+    u: list[sp.Expr] = field(default_factory=list)
+    kdes: list[sp.Expr] = field(default_factory=list)
+    u_aux: list[sp.Expr] = field(default_factory=list)
+    bodies: list[Any] = field(default_factory=list)
+    #: ("force", point, vector) or ("torque", frame, vector)
+    loads: list[tuple[str, Any, Any]] = field(default_factory=list)
+    lagrangian: sp.Expr | None = None
+    potential: sp.Expr = sp.S.Zero
+    holonomic: list[sp.Expr] = field(default_factory=list)
+    #: velocity constraints to check against the holonomic ones (in u and/or q̇)
+    velocity: list[sp.Expr] = field(default_factory=list)
+    #: constraints known to be nonholonomic (System, LagrangesMethod)
+    nonholonomic: list[sp.Expr] = field(default_factory=list)
+    origins: list[Any] = field(default_factory=list)
+
+
+# ---------------------------------------------------------------------- public entry point
+def from_mechanics(
+    model: Any = None,
+    /,
+    *,
+    bodies: Sequence[Any] | None = None,
+    frame: Any = None,
+    q: Sequence[sp.Expr] | None = None,
+    loads: Sequence[Any] = (),
+    potential: Any = 0,
+    constraints: Sequence[sp.Expr] = (),
+    speeds: Sequence[sp.Expr] = (),
+    kdes: Sequence[sp.Expr] = (),
+    origin: Any = None,
+) -> LagrangianSystem | ConstrainedSystem:
+    r"""The lagdyn system of a :mod:`sympy.physics.mechanics` model.
+
+    Parameters
+    ----------
+    model : KanesMethod, LagrangesMethod, System or JointsMethod, optional
+        A model of sympy's mechanics package. Nothing needs to be formed first: the model is
+        read, not its equations (``KanesMethod`` needs its bodies, given to the constructor
+        or to ``kanes_equations``). Omit it to pass the pieces below instead.
+    bodies : sequence of RigidBody and Particle
+        Without ``model``: the bodies; their ``potential_energy`` is included (as in
+        sympy's ``Lagrangian``).
+    frame : ReferenceFrame
+        Without ``model``: the inertial frame.
+    q : sequence of dynamicsymbols
+        Without ``model``: the generalized coordinates.
+    loads : sequence of Force, Torque or (Point or ReferenceFrame, Vector)
+        Without ``model``: the loads.
+    potential : sympy.Expr
+        Without ``model``: a further potential energy V(q) (springs, ...).
+    constraints : sequence of sympy.Expr
+        Without ``model``: holonomic constraints Φ(q) = 0.
+    speeds, kdes : sequences of sympy.Expr
+        Without ``model``: generalized speeds used in the velocities, and the kinematic
+        differential equations (each = 0) that relate them to q̇ (u = ±q̇ only).
+    origin : Point, optional
+        A point fixed in the inertial frame, from which the positions of loaded points are
+        measured to turn constant forces into a potential; by default the ``System``'s
+        fixed point or a point connected to the loaded one whose velocity is set to zero.
+
+    Returns
+    -------
+    LagrangianSystem or ConstrainedSystem
+        A :class:`~lagdyn.ConstrainedSystem` over the system of all coordinates when the
+        model has holonomic constraints, else a :class:`~lagdyn.LagrangianSystem`.
+
+    Raises
+    ------
+    LagdynError
+        Not a mechanics model; a model without bodies; a kinematic differential equation
+        that is not u = ±q̇; a velocity that depends on a function of time that is not a
+        coordinate (prescribed motion) or is not defined; a negative mass; parameter names
+        that are not identifiers or that lagdyn reserves.
+    ConstraintError
+        Nonholonomic (velocity) constraints, named (not supported yet).
+
+    Examples
+    --------
+    The double pendulum built with joints:
+
+    >>> import sympy as sp, sympy.physics.mechanics as me, lagdyn as ld
+    >>> m1, m2, l1, l2, g = sp.symbols("m1 m2 l1 l2 g", positive=True)
+    >>> ceiling = me.RigidBody("C")
+    >>> upper = me.Particle("P1", mass=m1)
+    >>> lower = me.Particle("P2", mass=m2)
+    >>> upper.frame = me.ReferenceFrame("U")
+    >>> lower.frame = me.ReferenceFrame("L")
+    >>> system = me.System.from_newtonian(ceiling)
+    >>> system.add_joints(
+    ...     me.PinJoint("J1", ceiling, upper, child_point=l1 * upper.frame.y),
+    ...     me.PinJoint("J2", upper, lower, child_point=l2 * lower.frame.y))
+    >>> system.apply_uniform_gravity(-g * ceiling.y)
+    >>> dp = ld.from_mechanics(system)
+    >>> dp.q
+    (q_J1(t), q_J2(t))
+    >>> dp.g[1]
+    g*l2*m2*sin(q_J1(t) + q_J2(t))
+    >>> dp.is_skew_symmetric()
+    True
+    """
+    pieces = {
+        "bodies": bodies is not None,
+        "frame": frame is not None,
+        "q": q is not None,
+        "loads": bool(loads),
+        "potential": not (isinstance(potential, (int, sp.Integer)) and potential == 0),
+        "constraints": bool(constraints),
+        "speeds": bool(speeds),
+        "kdes": bool(kdes),
+    }
+    origins = [] if origin is None else [_check_point(origin, "origin")]
+    if model is not None:
+        given = [name for name, present in pieces.items() if present]
+        if given:
+            raise LagdynError(
+                f"from_mechanics(): {', '.join(given)} given with a model; pass either a model "
+                "or its pieces (bodies=, frame=, q=, loads=, ...), not both"
+            )
+        data = _read_model(model)
+    else:
+        data = _read_pieces(bodies, frame, q, loads, potential, constraints, speeds, kdes)
+    data.origins[:0] = origins
+    return _build(data)
+
+
+# ---------------------------------------------------------------------- readers
+def _mechanics() -> Any:
+    import sympy.physics.mechanics as me
+
+    return me
+
+
+def _read_model(model: Any) -> _Model:
+    me = _mechanics()
+    if isinstance(model, me.KanesMethod):
+        return _read_kanes(model)
+    if isinstance(model, me.LagrangesMethod):
+        return _read_lagranges(model)
+    if isinstance(model, me.System):
+        return _read_system(model)
+    if isinstance(model, me.JointsMethod):
+        return _read_joints(model)
+    if isinstance(model, (list, tuple)):
+        raise LagdynError(
+            f"from_mechanics() got a {type(model).__name__} as the model; pass bodies as "
+            "from_mechanics(bodies=[...], frame=N, q=[...], loads=[...])"
+        )
+    raise LagdynError(
+        f"from_mechanics() cannot read a {type(model).__name__}: it reads {_ACCEPTED}"
+    )
+
+
+def _column(value: Any) -> list[sp.Expr]:
+    if value is None:
+        return []
+    return list(value)
+
+
+def _ignored_potentials(bodies: Iterable[Any], kind: str) -> None:
+    """Warn about bodies' potential energies that ``KanesMethod`` (hence lagdyn) ignores."""
+    named = [b.name for b in bodies if sp.sympify(getattr(b, "potential_energy", 0)) != 0]
+    if named:
+        warnings.warn(
+            f"from_mechanics(): the potential_energy of {', '.join(named)} is ignored, as "
+            f"{kind} ignores it; apply the forces as loads (or read the model with "
+            "LagrangesMethod) to include it",
+            LagdynWarning,
+            stacklevel=4,
+        )
+
+
+def _body_potentials(bodies: Iterable[Any]) -> sp.Expr:
+    return sp.Add(*(sp.sympify(getattr(b, "potential_energy", 0)) for b in bodies))
+
+
+def _read_kanes(km: Any) -> _Model:
+    if not km._k_kqdot_implicit:
+        raise LagdynError(
+            "from_mechanics(): this KanesMethod has no kinematic differential equations "
+            "(kd_eqs=): they relate its speeds to the rates of its coordinates"
+        )
+    if km.bodies is None:
+        raise LagdynError(
+            "from_mechanics(): this KanesMethod has no bodies; pass bodies= to KanesMethod or "
+            "call kanes_equations(bodies, loads) first"
+        )
+    qd = km.q.diff(t)
+    kdes = km._k_ku_implicit * km.u + km._k_kqdot_implicit * qd + km._f_k_implicit
+    velocity = list(km._k_nh * km.u + km._f_nh) if km._k_nh else []
+    bodies = list(km.bodies)
+    _ignored_potentials(bodies, "KanesMethod")
+    return _Model(
+        kind="KanesMethod",
+        frame=km._inertial,
+        q=list(km.q),
+        u=list(km.u),
+        kdes=list(kdes),
+        u_aux=_column(km._uaux),
+        bodies=bodies,
+        loads=_parse_loads(km.loads or ()),
+        holonomic=_column(km._f_h),
+        velocity=velocity,
+    )
+
+
+def _read_lagranges(lm: Any) -> _Model:
+    loads = _parse_loads(lm.forcelist or ())
+    if loads and lm.inertial is None:
+        raise LagdynError(
+            "from_mechanics(): this LagrangesMethod has loads but no inertial frame: pass "
+            "frame= to LagrangesMethod"
+        )
+    hol = _column(lm._hol_coneqs)
+    return _Model(
+        kind="LagrangesMethod",
+        frame=lm.inertial,
+        q=list(lm.q),
+        bodies=list(lm._bodies or ()),
+        loads=loads,
+        lagrangian=sp.sympify(lm._L[0]),
+        holonomic=hol,
+        nonholonomic=list(lm.coneqs)[len(hol) :],
+    )
+
+
+def _read_system(system: Any) -> _Model:
+    me = _mechanics()
+    if not system.bodies:
+        raise LagdynError("from_mechanics(): this System has no bodies (add_bodies, add_joints)")
+    if not system.q:
+        raise LagdynError(
+            "from_mechanics(): this System has no generalized coordinates (add_coordinates, "
+            "add_joints)"
+        )
+    bodies = list(system.bodies)
+    if isinstance(system.eom_method, me.KanesMethod):
+        _ignored_potentials(bodies, "its KanesMethod")
+        potential = sp.S.Zero
+    else:
+        potential = _body_potentials(bodies)
+    loads = [*system.loads, *(ld for act in system.actuators for ld in act.to_loads())]
+    explicit = system._vel_constrs
+    return _Model(
+        kind="System",
+        frame=system.frame,
+        q=list(system.q),
+        u=list(system.u),
+        kdes=list(system.kdes),
+        u_aux=list(system.u_aux),
+        bodies=bodies,
+        loads=_parse_loads(loads),
+        potential=potential,
+        holonomic=list(system.holonomic_constraints),
+        velocity=list(explicit) if explicit is not None else [],
+        nonholonomic=list(system.nonholonomic_constraints),
+        origins=[system.fixed_point],
+    )
+
+
+def _read_joints(jm: Any) -> _Model:
+    me = _mechanics()
+    bodies = list(jm.bodies)
+    if isinstance(jm.method, me.KanesMethod):
+        _ignored_potentials(bodies, "its KanesMethod")
+        potential = sp.S.Zero
+    else:
+        potential = _body_potentials(bodies)
+    return _Model(
+        kind="JointsMethod",
+        frame=jm.frame,
+        q=list(jm.q),
+        u=list(jm.u),
+        kdes=list(jm.kdes),
+        bodies=bodies,
+        loads=_parse_loads(jm.loads),
+        potential=potential,
+    )
+
+
+def _read_pieces(
+    bodies: Sequence[Any] | None,
+    frame: Any,
+    q: Sequence[sp.Expr] | None,
+    loads: Sequence[Any],
+    potential: Any,
+    constraints: Sequence[sp.Expr],
+    speeds: Sequence[sp.Expr],
+    kdes: Sequence[sp.Expr],
+) -> _Model:
+    me = _mechanics()
+    missing = [
+        name for name, value in (("bodies", bodies), ("frame", frame), ("q", q)) if value is None
+    ]
+    if missing:
+        raise LagdynError(
+            f"from_mechanics(): no model given and {', '.join(missing)} missing; pass a model "
+            f"({_ACCEPTED})"
+        )
+    if not isinstance(frame, me.ReferenceFrame):
+        raise LagdynError(f"frame must be a ReferenceFrame, got {type(frame).__name__}")
+    items = list(bodies or ())
+    if not items:
+        raise LagdynError("from_mechanics(): bodies is empty")
+    wrong = [f"{i} ({type(b).__name__})" for i, b in enumerate(items) if not _is_body(b)]
+    if wrong:
+        raise LagdynError(
+            f"bodies must be RigidBody or Particle objects; not so: {', '.join(wrong)}"
+        )
+    if isinstance(potential, str):
+        raise LagdynError("potential must be a sympy expression, got a string")
+    return _Model(
+        kind="model",
+        frame=frame,
+        q=list(q or ()),
+        u=list(speeds),
+        kdes=list(kdes),
+        bodies=items,
+        loads=_parse_loads(loads),
+        potential=sp.sympify(potential) + _body_potentials(items),
+        holonomic=list(constraints),
+    )
+
+
+def _is_body(obj: Any) -> bool:
+    me = _mechanics()
+    return isinstance(obj, (me.RigidBody, me.Particle))
+
+
+def _check_point(obj: Any, what: str) -> Any:
+    me = _mechanics()
+    if not isinstance(obj, me.Point):
+        raise LagdynError(f"{what} must be a Point, got {type(obj).__name__}")
+    return obj
+
+
+def _parse_loads(loads: Iterable[Any]) -> list[tuple[str, Any, Any]]:
+    """Loads as ("force", point, vector) or ("torque", frame, vector), every bad one named."""
+    me = _mechanics()
+    out: list[tuple[str, Any, Any]] = []
+    bad: list[str] = []
+    for k, load in enumerate(loads):
+        if isinstance(load, me.Torque):
+            out.append(("torque", load.frame, load.torque))
+            continue
+        if isinstance(load, me.Force):
+            out.append(("force", load.point, load.force))
+            continue
+        if not (isinstance(load, tuple) and len(load) == 2):
+            bad.append(f"{k} ({type(load).__name__}, not a Force, Torque or pair)")
+            continue
+        where, vector = load
+        if not isinstance(vector, me.Vector):
+            bad.append(f"{k} (its second entry is a {type(vector).__name__}, not a Vector)")
+        elif isinstance(where, me.Point):
+            out.append(("force", where, vector))
+        elif isinstance(where, me.ReferenceFrame):
+            out.append(("torque", where, vector))
+        elif isinstance(where, (me.RigidBody, me.Particle)):
+            out.append(("force", where.masscenter, vector))
+        else:
+            bad.append(f"{k} (applied to a {type(where).__name__}, not a Point or ReferenceFrame)")
+    if bad:
+        raise LagdynError(f"loads not understood: {'; '.join(bad)}")
+    return out
+
+
+# ---------------------------------------------------------------------- conversion
+def _build(model: _Model) -> LagrangianSystem | ConstrainedSystem:
+    if model.frame is None and (model.loads or model.lagrangian is None):
+        raise LagdynError(f"from_mechanics(): the {model.kind} has no inertial frame")
+    q = _coordinates(model)
+    qd = [qi.diff(t) for qi in q]
+    _refuse_nonholonomic(model)
+    sub = _speed_map(model, q, qd)
+    sub.update(dict.fromkeys(model.u_aux, sp.S.Zero))
+    reading = _Reading(model, q, qd, sub)
+    if model.velocity:
+        velocity = [reading.kinematic(c, "a velocity constraint") for c in model.velocity]
+        _refuse_nonholonomic_velocity(model, q, velocity)
+    if model.lagrangian is not None:
+        L = reading.kinematic(model.lagrangian, "the Lagrangian")
+    else:
+        L = reading.kinetic_energy()
+    V = reading.kinematic(model.potential, "the potential energy")
+    V_loads, Q = reading.load_terms()
+    Q = _inputs_as_parameters(Q, q)
+    L = L - V - V_loads
+    holonomic = [reading.kinematic(c, "a holonomic constraint") for c in model.holonomic]
+    _check_names([L, *Q, *holonomic], q)
+    forces = Q if any(f != 0 for f in Q) else None
+    system = LagrangianSystem(L, q, forces)
+    if holonomic:
+        return ConstrainedSystem(system, holonomic)
+    return system
+
+
+def _coordinates(model: _Model) -> list[sp.Expr]:
+    q = list(model.q)
+    if not q:
+        raise CoordinateError(f"from_mechanics(): the {model.kind} has no generalized coordinates")
+    bad = [str(x) for x in q if not (isinstance(x, AppliedUndef) and x.args == (t,))]
+    if bad:
+        raise CoordinateError(
+            f"from_mechanics(): coordinates must be dynamicsymbols q(t) of the time "
+            f"dynamicsymbols._t; not so: {', '.join(bad)}"
+        )
+    return q
+
+
+def _refuse_foreign(expr: sp.Expr, q: Sequence[sp.Expr], what: str) -> None:
+    """Refuse functions of time other than q (and their rates) in kinematic expressions."""
+    qset = set(q)
+    foreign = sorted(
+        {str(f) for f in expr.atoms(AppliedUndef) if f not in qset and t in f.free_symbols}
+    )
+    if foreign:
+        raise LagdynError(
+            f"{what} depends on {', '.join(foreign)}, which {'is' if len(foreign) == 1 else 'are'}"
+            " neither a coordinate nor a generalized speed of the model: prescribed motions "
+            "(functions of time in the kinematics) are not supported; make "
+            f"{'it a coordinate' if len(foreign) == 1 else 'them coordinates'} or a constant"
+        )
+
+
+# ---------------------------------------------------------------------- speeds
+def _speed_map(model: _Model, q: list[sp.Expr], qd: list[sp.Expr]) -> dict[sp.Expr, sp.Expr]:
+    """{u_j: ±q̇_i}: the generalized speeds as rates; refuse any other kinematics."""
+    rates = set(qd)
+    speeds = [s for s in model.u if s not in rates]  # speeds that are rates map to themselves
+    if not speeds:
+        return {}
+    kdes = [sp.sympify(e) for e in model.kdes if sp.sympify(e) != 0]
+    if not kdes:
+        names = ", ".join(map(str, speeds))
+        raise LagdynError(
+            f"from_mechanics(): the {model.kind} has generalized speeds {names} but no "
+            "kinematic differential equations relating them to the rates of its coordinates"
+        )
+    out: dict[sp.Expr, sp.Expr] = {}
+    used: set[sp.Expr] = set()
+    for row in kdes:
+        pair = _speed_equals_rate(row, speeds, qd)
+        if pair is None or pair[0] in out or pair[1] in used:
+            out = _constant_speed_map(kdes, speeds, qd) or {}
+            if out:
+                break
+            raise LagdynError(_kde_message(row, pair, model.kind))
+        u, rate, sign = pair
+        out[u] = sign * rate
+        used.add(rate)
+    missing = [str(s) for s in speeds if s not in out]
+    if missing:
+        raise LagdynError(
+            f"from_mechanics(): no kinematic differential equation of the {model.kind} says "
+            f"which rate the speed{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
+            "equal"
+        )
+    return out
+
+
+def _speed_equals_rate(
+    row: sp.Expr, speeds: list[sp.Expr], qd: list[sp.Expr]
+) -> tuple[sp.Expr, sp.Expr, int] | None:
+    """(u, q̇, ±1) when ``row`` = 0 says u = ±q̇, else None."""
+    cu = [(s, row.diff(s)) for s in speeds if row.has(s)]
+    cq = [(r, row.diff(r)) for r in qd if row.has(r)]
+    if len(cu) != 1 or len(cq) != 1:
+        return None
+    (u, a), (rate, b) = cu[0], cq[0]
+    rest = sp.expand(row - a * u - b * rate)
+    if rest != 0 or a.has(*speeds, *qd) or b.has(*speeds, *qd):
+        return None
+    ratio = sp.cancel(-b / a)
+    if ratio in (1, -1):
+        return u, rate, int(ratio)
+    return None
+
+
+def _constant_speed_map(
+    kdes: list[sp.Expr], speeds: list[sp.Expr], qd: list[sp.Expr]
+) -> dict[sp.Expr, sp.Expr] | None:
+    """u = A q̇ solved from kinematic differential equations with constant coefficients,
+    when A is a signed permutation (e.g. rows u1 − q̇1, u1 + u2 − q̇1 − q̇2)."""
+    if len(kdes) != len(speeds):
+        return None
+    rows = sp.Matrix(kdes)
+    Ku = rows.jacobian(speeds)
+    Kq = rows.jacobian(qd)
+    rest = rows.xreplace({**dict.fromkeys(speeds, 0), **dict.fromkeys(qd, 0)})
+    if not all(e.is_number for e in (*Ku, *Kq)) or any(sp.expand(e) != 0 for e in rest):
+        return None
+    if Ku.det() == 0:
+        return None
+    A = -Ku.inv() * Kq
+    out: dict[sp.Expr, sp.Expr] = {}
+    used: set[int] = set()
+    for j, u in enumerate(speeds):
+        nonzero = [(i, A[j, i]) for i in range(len(qd)) if A[j, i] != 0]
+        if len(nonzero) != 1 or nonzero[0][1] not in (1, -1) or nonzero[0][0] in used:
+            return None
+        i, sign = nonzero[0]
+        used.add(i)
+        out[u] = sign * qd[i]
+    return out
+
+
+def _kde_message(row: sp.Expr, pair: Any, kind: str) -> str:
+    where = f"the kinematic differential equation {row} = 0 of the {kind}"
+    if pair is not None:
+        return (
+            f"{where} maps a speed or a rate a second time ({pair[0]} = {pair[2]}*{pair[1]}): "
+            "each generalized speed must be the rate of one coordinate, one to one"
+        )
+    return (
+        f"{where} is not u = ±q̇ for one generalized speed u and one coordinate q: lagdyn's "
+        "velocities are the rates q̇ of the coordinates, so it reads models whose speeds are "
+        "those rates (up to order and sign); define the speeds so (the default of every sympy "
+        "joint: u - q̇ = 0)"
+    )
+
+
+# ---------------------------------------------------------------------- constraints
+def _refuse_nonholonomic(model: _Model) -> None:
+    if model.nonholonomic:
+        rows = "; ".join(f"{c} = 0" for c in model.nonholonomic)
+        raise ConstraintError(
+            f"from_mechanics(): the {model.kind} has nonholonomic constraints ({rows}): "
+            "velocity constraints are not supported yet (only holonomic constraints Φ(q) = 0)"
+        )
+    extra = len(model.velocity) - len(model.holonomic)
+    if extra > 0:
+        rows = "; ".join(f"{c} = 0" for c in model.velocity)
+        raise ConstraintError(
+            f"from_mechanics(): the {model.kind} has {len(model.velocity)} velocity "
+            f"constraint(s) but {len(model.holonomic)} holonomic one(s), so {extra} "
+            f"{'is' if extra == 1 else 'are'} nonholonomic (not the time derivative of a "
+            f"holonomic constraint): velocity constraints are not supported yet; the velocity "
+            f"constraints: {rows}"
+        )
+
+
+def _refuse_nonholonomic_velocity(model: _Model, q: list[sp.Expr], velocity: list[sp.Expr]) -> None:
+    """Refuse velocity constraints (in q̇) outside the span of the holonomic ones' rates.
+
+    The rows ``[∂Φ/∂q, ∂Φ/∂t]`` and ``[∂c/∂q̇, c at q̇ = 0]`` are compared by numeric rank at
+    two random points (parameters positive unless declared negative)."""
+    qd = [qi.diff(t) for qi in q]
+    hol = sp.Matrix(model.holonomic)
+    frozen = {qi: sp.Dummy() for qi in q}
+    explicit = hol.xreplace(frozen).diff(t).xreplace({d: qi for qi, d in frozen.items()})
+    own = hol.jacobian(q).row_join(explicit)
+    vel = sp.Matrix(velocity)
+    given = vel.jacobian(qd).row_join(vel.xreplace(dict.fromkeys(qd, 0)))
+    rng = random.Random(24)
+    symbols = sorted((own.free_symbols | given.free_symbols) - {t}, key=str)
+    for _ in range(2):
+        values: dict[Any, Any] = {qi: rng.uniform(-3.0, 3.0) for qi in q}
+        values.update(
+            {s: -rng.uniform(0.5, 2.0) if s.is_negative else rng.uniform(0.5, 2.0) for s in symbols}
+        )
+        values[t] = rng.uniform(0.0, 1.0)
+        try:
+            a = [[float(e.xreplace(values)) for e in own.row(i)] for i in range(own.rows)]
+            b = [[float(e.xreplace(values)) for e in given.row(i)] for i in range(given.rows)]
+        except TypeError:
+            raise ConstraintError(
+                f"from_mechanics(): could not evaluate the velocity constraints of the "
+                f"{model.kind} to check that they are the time derivatives of its holonomic "
+                "constraints"
+            ) from None
+        base = numeric_rank(a)
+        outside = [str(velocity[i]) for i, row in enumerate(b) if numeric_rank([*a, row]) > base]
+        if outside:
+            raise ConstraintError(
+                f"from_mechanics(): the velocity constraint(s) {'; '.join(outside)} of the "
+                f"{model.kind} are not time derivatives of its holonomic constraints "
+                "(nonholonomic): velocity constraints are not supported yet"
+            )
+
+
+# ---------------------------------------------------------------------- energies and loads
+class _Reading:
+    """One reading of a model: its speeds replaced by rates, velocities in the inertial
+    frame's axes computed once per point."""
+
+    def __init__(
+        self, model: _Model, q: list[sp.Expr], qd: list[sp.Expr], sub: dict[sp.Expr, sp.Expr]
+    ) -> None:
+        self.model = model
+        self.N = model.frame
+        self.q = q
+        self.qd = qd
+        self.sub = sub
+        self._velocities: dict[Any, sp.Matrix] = {}
+
+    def kinematic(self, expr: Any, what: str) -> Any:
+        """``expr`` with the speeds replaced by rates; functions of t other than q refused."""
+        expr = sp.sympify(expr)
+        if self.sub:
+            expr = expr.xreplace(self.sub)
+        _refuse_foreign(expr, self.q, what)
+        return expr
+
+    def velocity(self, point: Any) -> sp.Matrix:
+        """The velocity of ``point`` in the inertial frame, in its axes (ValueError from sympy
+        when it is not defined)."""
+        found = self._velocities.get(point)
+        if found is None:
+            v = point.vel(self.N).to_matrix(self.N)
+            found = self._velocities[point] = self.kinematic(v, f"the velocity of {point}")
+        return found
+
+    def kinetic_energy(self) -> sp.Expr:
+        """T = Σ ½ m v·v + ½ ω·I·ω (sympy's ``kinetic_energy``): v in the inertial frame's
+        axes, ω and I in the body's own axes (compact entries, no cross-frame products)."""
+        bodies = self.model.bodies
+        bad = [f"{b.name} (mass {b.mass})" for b in bodies if sp.sympify(b.mass).is_negative]
+        if bad:
+            raise LagdynError(f"from_mechanics(): bodies with a negative mass: {', '.join(bad)}")
+        terms = []
+        for body in bodies:
+            try:
+                v = self.velocity(body.masscenter)
+                T = body.mass * _dot(v, v) / 2
+                if _is_rigid(body):
+                    B = body.frame
+                    w = body.frame.ang_vel_in(self.N).to_matrix(B)
+                    w = self.kinematic(w, f"the angular velocity of {body.name}")
+                    T += _dot(w, body.central_inertia.to_matrix(B) * w) / 2
+            except ValueError as exc:
+                raise LagdynError(
+                    f"from_mechanics(): the kinetic energy of {body.name} in {self.N} is not "
+                    f"defined ({exc}): set the velocity of its mass center (set_vel, "
+                    "v2pt_theory) and, for a rigid body, the angular velocity of its frame"
+                ) from None
+            terms.append(T)
+        return sp.Add(*terms)
+
+    def load_terms(self) -> tuple[sp.Expr, list[sp.Expr]]:
+        """The potential of constant forces at points with known positions, and Q by
+        virtual work (partial velocities) of everything else."""
+        N, n = self.N, len(self.q)
+        Q = [sp.S.Zero] * n
+        V = sp.S.Zero
+        for kind, where, vector in self.model.loads:
+            load = vector.to_matrix(N).xreplace(self.sub)
+            try:
+                if kind == "torque":
+                    w = where.ang_vel_in(N).to_matrix(N)
+                    velocity = self.kinematic(w, f"the angular velocity of {where}")
+                else:
+                    velocity = self.velocity(where)
+            except ValueError as exc:
+                what = "angular velocity" if kind == "torque" else "velocity"
+                raise LagdynError(
+                    f"from_mechanics(): a {kind} acts on {where}, whose {what} in {N} is not "
+                    f"defined ({exc})"
+                ) from None
+            J = _rate_jacobian(velocity, self.qd)
+            if J.is_zero_matrix:
+                continue  # a point or frame that does not move with q: no virtual work
+            if kind == "force":
+                split = [_constant_part(c) for c in load]
+                const = sp.Matrix([c for c, _ in split])
+                if not const.is_zero_matrix:
+                    r = self.position(where, velocity, const)
+                    if r is not None:
+                        V -= _dot(const, r)
+                        load = sp.Matrix([rest for _, rest in split])
+            Q = [Q[i] + _dot(J[:, i], load) for i in range(n)]
+        return V, Q
+
+    def position(self, point: Any, velocity: sp.Matrix, force: sp.Matrix) -> sp.Matrix | None:
+        """The position r(q) of ``point`` from a fixed point, when the constant ``force``
+        there provably has the potential −force·r (force·v = d(force·r)/dt identically);
+        else None, and the force stays a generalized force."""
+        for origin in _origins(point, self.model):
+            try:
+                r = point.pos_from(origin).to_matrix(self.N)
+            except ValueError:
+                continue  # not connected to this one
+            if _explicit_time(r, self.q) or r.atoms(sp.Derivative):
+                return None  # a moving origin, a prescribed motion
+            if _is_rate_of(_dot(force, velocity), _dot(force, r), self.q, self.qd):
+                return r
+            return None
+        return None
+
+
+def _is_rigid(body: Any) -> bool:
+    me = _mechanics()
+    flag = getattr(body, "is_rigidbody", None)  # the deprecated Body is both kinds
+    return bool(flag) if flag is not None else isinstance(body, me.RigidBody)
+
+
+def _dot(a: sp.MatrixBase, b: sp.MatrixBase) -> sp.Expr:
+    return sp.Add(*(x * y for x, y in zip(a, b, strict=True)))
+
+
+def _rate_jacobian(vector: sp.MatrixBase, qd: list[sp.Expr]) -> sp.Matrix:
+    """∂v/∂q̇ of a vector linear in the rates (the partial velocities), read off term by term
+    (an entry that is not a plain sum of such terms is differentiated)."""
+    index = {r: i for i, r in enumerate(qd)}
+    rows = []
+    for entry in vector:
+        row = [sp.S.Zero] * len(qd)
+        for term in sp.Add.make_args(sp.expand(entry)):
+            present = [r for r in term.atoms(sp.Derivative) if r in index]
+            if not present:
+                continue
+            coeff, rest = term.as_independent(*present, as_Add=False)
+            if len(present) != 1 or rest != present[0]:
+                row = [entry.diff(r) for r in qd]
+                break
+            row[index[rest]] += coeff
+        rows.append(row)
+    return sp.Matrix(rows)
+
+
+def _constant_part(expr: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
+    """(c, rest) with c free of t and of every function of t."""
+    const = []
+    rest = []
+    for term in sp.Add.make_args(sp.expand(expr)):
+        if term.has(t) or term.atoms(AppliedUndef, sp.Derivative):
+            rest.append(term)
+        else:
+            const.append(term)
+    return sp.Add(*const), sp.Add(*rest)
+
+
+def _is_rate_of(power: sp.Expr, work: sp.Expr, q: list[sp.Expr], qd: list[sp.Expr]) -> bool:
+    """Whether ``power`` = d(``work``)/dt identically (proved; False when not proved).
+
+    symengine differentiates and expands on plain symbols first (fast, and enough when the
+    velocity was built from the position); else the zero-test ladder decides in canonical
+    trigonometric form."""
+    forward, _ = _convert.substitution(q, qd, *_convert.state_symbols(len(q)))
+    p_se = _convert.plain_symengine(power, forward)
+    w_se = _convert.plain_symengine(work, forward)
+    if p_se is not None and w_se is not None:
+        rate = sum(
+            (w_se.diff(se.Symbol(forward[qi].name)) * se.Symbol(forward[r].name))
+            for qi, r in zip(q, qd, strict=True)
+        )
+        if se.expand(p_se - rate) == 0:
+            return True
+    residual = _convert.to_plain(power - sp.diff(work, t), forward)
+    plain_q = [forward[qi] for qi in q]
+    return decide_zero([residual], plain_q, simplify=False) is True
+
+
+def _explicit_time(expr: Any, q: list[sp.Expr]) -> bool:
+    """Whether ``expr`` depends on t other than through the coordinates q(t)."""
+    return bool(expr.xreplace({qi: sp.Dummy() for qi in q}).has(t))
+
+
+def _origins(point: Any, model: _Model) -> Iterable[Any]:
+    """Fixed points to measure ``point`` from: the given ones, then any point connected to it
+    (through set_pos/locatenew) whose velocity in the frame is set to zero."""
+    N = model.frame
+    yield from model.origins
+    seen = {point}
+    todo = deque([point])
+    while todo:
+        p = todo.popleft()
+        vel = p._vel_dict.get(N)
+        if vel is not None and vel == 0:
+            yield p
+        for other in p._pos_dict:
+            if other not in seen:
+                seen.add(other)
+                todo.append(other)
+
+
+def _inputs_as_parameters(Q: list[sp.Expr], q: list[sp.Expr]) -> list[sp.Expr]:
+    """Specified inputs F(t) in loads → real parameters named F."""
+    qset = set(q)
+    inputs = {f for e in Q for f in e.atoms(AppliedUndef) if f not in qset and t in f.free_symbols}
+    if not inputs:
+        return Q
+    rates = sorted({str(d) for e in Q for d in e.atoms(sp.Derivative) if d.expr in inputs})
+    if rates:
+        raise LagdynError(
+            f"the loads depend on the rates {', '.join(rates)} of specified inputs: inputs "
+            "become parameters, so their rates cannot be read; make them coordinates or inputs"
+        )
+    bad = sorted(str(f) for f in inputs if f.args != (t,))
+    if bad:
+        raise LagdynError(f"the loads depend on {', '.join(bad)}, functions of more than t")
+    taken = {s.name for e in Q for s in e.free_symbols}
+    clash = sorted(str(f) for f in inputs if f.func.__name__ in taken)
+    if clash:
+        raise LagdynError(
+            f"the specified input(s) {', '.join(clash)} would become parameters named like "
+            "symbols the model already uses; rename one of them"
+        )
+    repl = {f: sp.Symbol(f.func.__name__, real=True) for f in inputs}
+    return [e.xreplace(repl) for e in Q]
+
+
+def _check_names(exprs: list[sp.Expr], q: list[sp.Expr]) -> None:
+    """Parameters and coordinates: printable identifiers in one Unicode form, none reserved
+    (:func:`lagdyn.symbols.check_names`)."""
+    names = {s.name for e in exprs for s in e.free_symbols if s != t}
+    names |= {qi.func.__name__ for qi in q}
+    try:
+        check_names(sorted(names), "from_mechanics", LagdynError)
+    except LagdynError as exc:
+        raise LagdynError(
+            f"{exc}; lagdyn prints names into formulas and generated code: rename the symbol "
+            "in the model (e.g. model expressions .xreplace({old: sympy.Symbol('new')}), or "
+            "create it with an identifier name)"
+        ) from None

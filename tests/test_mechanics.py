@@ -1,0 +1,521 @@
+"""``ld.from_mechanics``: sympy.physics.mechanics models read as lagdyn systems (issue 24, item 1).
+
+Round trips compare the model's own ``mass_matrix`` and ``forcing`` with lagdyn's M and
+−h + Q exactly (the zero-test ladder of ``lagdyn.trig.identities``, no ``simplify``).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+import sympy as sp
+import sympy.physics.mechanics as me
+from sympy.core.function import AppliedUndef
+from sympy.physics.mechanics.models import n_link_pendulum_on_cart
+
+import lagdyn as ld
+from lagdyn.trig.identities import decide_zero
+
+t = me.dynamicsymbols._t
+
+
+def zero(exprs, q) -> bool:
+    """Every expression proved identically zero (True), never by ``simplify``."""
+    return decide_zero([sp.sympify(e) for e in exprs], list(q), simplify=False) is True
+
+
+def rates(model, system):
+    """{u: q̇} for a model whose speeds are the rates in order."""
+    return dict(zip(model.u, system.qd, strict=True))
+
+
+def agrees(mass, forcing, system, sub=None, inputs=None) -> bool:
+    """mass = M and forcing = −h + Q once u → q̇ (``sub``) and inputs F(t) → F."""
+    sub = sub or {}
+    forcing = sp.Matrix(forcing).xreplace(sub).xreplace(inputs or {})
+    residuals = [*(sp.Matrix(mass).xreplace(sub) - system.M), *(forcing + system.h - system.forces)]
+    return zero(residuals, system.q)
+
+
+# ---------------------------------------------------------------------- sympy's own models
+@pytest.mark.parametrize("n", [2, 3])
+def test_n_link_pendulum_on_cart_round_trip(n: int) -> None:
+    km = n_link_pendulum_on_cart(n, cart_force=True, joint_torques=True)
+    system = ld.from_mechanics(km)
+    assert isinstance(system, ld.LagrangianSystem)
+    assert system.q == tuple(km.q)
+    specified = km.forcing.atoms(AppliedUndef) - set(km.q) - set(km.u)
+    inputs = {f: sp.Symbol(f.func.__name__, real=True) for f in specified}
+    assert {s.name for s in inputs.values()} == {"F", *(f"T{i}" for i in range(1, n + 1))}
+    assert agrees(km.mass_matrix, km.forcing, system, rates(km, system), inputs)
+    # gravity, a constant force at each mass, became the potential; the inputs stayed forces
+    g = sp.Symbol("g")
+    assert system.U.has(g) and not any(f.has(g) for f in system.forces)
+    assert set(system.parameters) >= set(inputs.values())
+
+
+@pytest.fixture(scope="module")
+def double_pendulum():
+    m1, m2, l1, l2, g = sp.symbols("m1 m2 l1 l2 g", positive=True)
+    ceiling = me.RigidBody("C")
+    upper = me.RigidBody("U", mass=m1)
+    lower = me.Particle("P2", mass=m2)
+    lower.frame = me.ReferenceFrame("L")
+    system = me.System.from_newtonian(ceiling)
+    system.add_joints(
+        me.PinJoint("J1", ceiling, upper, child_point=l1 * upper.y),
+        me.PinJoint("J2", upper, lower, child_point=l2 * lower.frame.y),
+    )
+    system.apply_uniform_gravity(-g * ceiling.y)
+    return system
+
+
+def test_double_pendulum_with_joints_round_trip(double_pendulum) -> None:
+    unformed = ld.from_mechanics(double_pendulum)  # a System is read, not formed
+    double_pendulum.form_eoms()
+    system = ld.from_mechanics(double_pendulum)
+    assert system.q == unformed.q == tuple(double_pendulum.q)
+    assert zero([*(system.M - unformed.M), *(system.g - unformed.g)], system.q)
+    assert agrees(
+        double_pendulum.mass_matrix, double_pendulum.forcing, system, rates(double_pendulum, system)
+    )
+    # the rigid upper link keeps its inertia symbols; gravity is a potential
+    assert {"U_ixx", "m1", "m2", "l1", "l2", "g"} <= {s.name for s in system.parameters}
+    assert system.forces.is_zero_matrix
+    assert system.is_skew_symmetric() is True
+    # the same model through its KanesMethod
+    kane = ld.from_mechanics(double_pendulum.eom_method)
+    assert zero([*(kane.M - system.M), *(kane.h - system.h)], system.q)
+
+
+def test_spherical_joint_rigid_body_round_trip() -> None:
+    m, l, g, ix, iy, iz = sp.symbols("m l g I_x I_y I_z", positive=True)
+    ground = me.RigidBody("G")
+    body = me.RigidBody("B", mass=m)
+    body.inertia = (me.inertia(body.frame, ix, iy, iz), body.masscenter)
+    model = me.System.from_newtonian(ground)
+    model.add_joints(me.SphericalJoint("S", ground, body, child_point=l * body.frame.z))
+    model.apply_uniform_gravity(-g * ground.z)
+    system = ld.from_mechanics(model)
+    model.form_eoms()
+    assert agrees(model.mass_matrix, model.forcing, system, rates(model, system))
+    assert system.forces.is_zero_matrix and system.U.has(g)
+
+
+def test_lagranges_method_with_nonconservative_forces() -> None:
+    x, th = me.dynamicsymbols("x theta")
+    m, mb, l, g, k, c = sp.symbols("m M l g k c", positive=True)
+    F = me.dynamicsymbols("F")
+    N = me.ReferenceFrame("N")
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    cart = O.locatenew("cart", x * N.x)
+    cart.set_vel(N, x.diff(t) * N.x)
+    A = N.orientnew("A", "Axis", (th, N.z))
+    bob_at = cart.locatenew("bob", -l * A.y)
+    bob_at.v2pt_theory(cart, N, A)
+    block, bob = me.Particle("block", cart, mb), me.Particle("bob", bob_at, m)
+    block.potential_energy = k * x**2 / 2
+    bob.potential_energy = -m * g * l * sp.cos(th)
+    loads = [(cart, (F - c * x.diff(t)) * N.x), (A, -c * th.diff(t) * N.z)]
+    lm = me.LagrangesMethod(me.Lagrangian(N, block, bob), [x, th], forcelist=loads, frame=N)
+    system = ld.from_mechanics(lm)  # nothing formed yet
+    lm.form_lagranges_equations()
+    Fs = sp.Symbol("F", real=True)
+    assert agrees(lm.mass_matrix, lm.forcing, system, inputs={F: Fs})
+    xd, thd = system.qd
+    assert list(system.forces) == [Fs - c * xd, -c * thd]
+
+
+def test_joints_method_round_trip_and_its_kanes_potential_energy_warning() -> None:
+    from sympy.utilities.exceptions import ignore_warnings
+
+    q, u = me.dynamicsymbols("q u")
+    m, k, c = sp.symbols("m k c", positive=True)
+    with ignore_warnings(DeprecationWarning):
+        wall, part = me.Body("W"), me.Body("P", mass=m)
+    part.potential_energy = k * q**2 / 2
+    joint = me.PrismaticJoint("J", wall, part, coordinates=q, speeds=u)
+    wall.apply_force(c * u * wall.x, reaction_body=part)
+    with ignore_warnings(DeprecationWarning):
+        jm = me.JointsMethod(wall, joint)
+    unformed = ld.from_mechanics(jm)  # the potential energy counts, as in a Lagrangian
+    assert unformed.U == k * q**2 / 2 and list(unformed.forces) == [-c * q.diff(t)]
+    jm.form_eoms()  # KanesMethod, which ignores potential_energy
+    with pytest.warns(ld.LagdynWarning, match="potential_energy of P is ignored"):
+        system = ld.from_mechanics(jm)
+    assert system.U == 0
+    assert agrees(jm.mass_matrix, jm.forcing, system, rates(jm, system))
+
+
+# ---------------------------------------------------------------------- holonomic constraints
+@pytest.fixture(scope="module")
+def four_bar():
+    q1, q2, q3, u1, u2, u3 = me.dynamicsymbols("q1:4 u1:4")
+    l1, l2, l3, l4, rho, g, T = sp.symbols("l1:5 rho g T", positive=True)
+    N = me.ReferenceFrame("N")
+    links = [me.RigidBody("Link1", frame=N, mass=rho * l1)]
+    links += [me.RigidBody(f"Link{i}", mass=rho * l) for i, l in ((2, l2), (3, l3), (4, l4))]
+    for link, l in zip(links, (l1, l2, l3, l4), strict=True):
+        link.inertia = (me.inertia(link.frame, 0, 0, rho * l**3 / 12), link.masscenter)
+    link1, link2, link3, link4 = links
+    system = me.System.from_newtonian(link1)
+    system.add_joints(
+        me.PinJoint("J1", link1, link2, coordinates=q1, speeds=u1, joint_axis=link1.z,
+                    parent_point=l1 / 2 * link1.x, child_point=-l2 / 2 * link2.x),
+        me.PinJoint("J2", link2, link3, coordinates=q2, speeds=u2, joint_axis=link2.z,
+                    parent_point=l2 / 2 * link2.x, child_point=-l3 / 2 * link3.x),
+        me.PinJoint("J3", link3, link4, coordinates=q3, speeds=u3, joint_axis=link3.z,
+                    parent_point=l3 / 2 * link3.x, child_point=-l4 / 2 * link4.x),
+    )  # fmt: skip
+    loop = link4.masscenter.pos_from(link1.masscenter) + l1 / 2 * link1.x + l4 / 2 * link4.x
+    system.add_holonomic_constraints(-loop.dot(link1.y), -loop.dot(link1.x))
+    system.q_ind, system.u_ind = [q1], [u1]
+    system.q_dep, system.u_dep = [q2, q3], [u2, u3]
+    system.apply_uniform_gravity(-g * N.y)
+    system.add_actuators(me.TorqueActuator(T, N.z, link2, link1))
+    read = ld.from_mechanics(system)
+    system.validate_system()
+    system.form_eoms()
+    return system, read
+
+
+def test_lagranges_method_holonomic_constraint_is_a_constrained_system() -> None:
+    x, y = me.dynamicsymbols("x y")
+    m, l, g = sp.symbols("m l g", positive=True)
+    N = me.ReferenceFrame("N")
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    P = O.locatenew("P", x * N.x + y * N.y)
+    P.set_vel(N, x.diff(t) * N.x + y.diff(t) * N.y)
+    bob = me.Particle("bob", P, m)
+    bob.potential_energy = m * g * y
+    lm = me.LagrangesMethod(me.Lagrangian(N, bob), [x, y], hol_coneqs=[x**2 + y**2 - l**2])
+    cs = ld.from_mechanics(lm)
+    assert isinstance(cs, ld.ConstrainedSystem)
+    assert list(cs.constraints) == [x**2 + y**2 - l**2]
+    assert cs.system.M == sp.diag(m, m) and list(cs.system.g) == [0, g * m]
+    lm.form_lagranges_equations()  # [M | −J_cᵀ] with its multipliers, as lagdyn's KKT rows
+    assert lm.mass_matrix == sp.Matrix.hstack(cs.system.M, -cs.J.T)
+
+
+def test_four_bar_loop_constraint_round_trip(four_bar) -> None:
+    model, cs = four_bar
+    assert isinstance(cs, ld.ConstrainedSystem)
+    system = cs.system
+    assert system.q == tuple(model.q) and (cs.n, cs.m, cs.dof) == (3, 2, 1)
+    assert list(cs.constraints) == list(model.holonomic_constraints)
+    sub = rates(model, system)
+    km = model.eom_method
+    # KanesMethod's rows: [I, Arsᵀ](M q̈ − F) = 0 on the independent speed, then J q̈ = −J̇ q̇
+    W = sp.Matrix([[1, *km._Ars.T]]).xreplace(sub)
+    mass, forcing = model.mass_matrix.xreplace(sub), model.forcing.xreplace(sub)
+    projected = [
+        *(mass[0, :] - W * system.M),
+        *(forcing[0, :] - W * (system.forces - system.h)),
+    ]
+    numerators = [sp.fraction(sp.together(e))[0] for e in projected]
+    assert zero(numerators, system.q)
+    assert zero([*(mass[1:, :] - cs.J), *(forcing[1:, :] + cs.Jdot_qd)], system.q)
+    # the torque actuator is a generalized force, gravity a potential
+    T, g = sp.symbols("T g", positive=True)
+    assert list(system.forces) == [T, 0, 0] and system.U.has(g)
+
+
+def test_four_bar_kanes_method_velocity_constraints_are_derivatives(four_bar) -> None:
+    model, cs = four_bar
+    kane = ld.from_mechanics(model.eom_method)  # velocity constraints checked, then dropped
+    assert isinstance(kane, ld.ConstrainedSystem)
+    assert list(kane.constraints) == list(cs.constraints)
+    assert zero([*(kane.system.M - cs.system.M), *(kane.system.h - cs.system.h)], cs.system.q)
+
+
+# ---------------------------------------------------------------------- nonholonomic: refused
+def rolling_disc() -> me.KanesMethod:
+    """sympy's rolling disc with its no-slip velocity constraints (the documentation's)."""
+    q1, q2, q3, u1, u2, u3, u4, u5, u6 = me.dynamicsymbols("q1:4 u1:7")
+    r, m, g = sp.symbols("r m g")
+    N = me.ReferenceFrame("N")
+    Y = N.orientnew("Y", "Axis", [q1, N.z])
+    L = Y.orientnew("L", "Axis", [q2, Y.x])
+    R = L.orientnew("R", "Axis", [q3, L.y])
+    w_R_N_qd = R.ang_vel_in(N)
+    R.set_ang_vel(N, u1 * L.x + u2 * L.y + u3 * L.z)
+    C = me.Point("C")
+    C.set_vel(N, u4 * L.x + u5 * (Y.z ^ L.x) + u6 * Y.z)
+    Dmc = C.locatenew("Dmc", r * L.z)
+    Dmc.v2pt_theory(C, N, R)
+    inertia = me.inertia(L, m / 4 * r**2, m / 2 * r**2, m / 4 * r**2)
+    kd = [me.dot(R.ang_vel_in(N) - w_R_N_qd, uv) for uv in L]
+    f_c = [me.dot(C.vel(N), uv) for uv in L]
+    disc = me.RigidBody("disc", Dmc, R, m, (inertia, Dmc))
+    return me.KanesMethod(
+        N, q_ind=[q1, q2, q3], u_ind=[u1, u2, u3], kd_eqs=kd, u_dependent=[u4, u5, u6],
+        velocity_constraints=f_c, bodies=[disc], forcelist=[(Dmc, -m * g * Y.z)],
+    )  # fmt: skip
+
+
+def test_rolling_disc_is_refused_naming_its_nonholonomic_constraints() -> None:
+    with pytest.raises(ld.ConstraintError) as info:
+        ld.from_mechanics(rolling_disc())
+    text = str(info.value)
+    assert "3 velocity constraint(s) but 0 holonomic one(s), so 3 are nonholonomic" in text
+    assert "velocity constraints are not supported yet" in text
+    assert "u4(t)" in text and "u6(t)" in text  # the constraints themselves are named
+
+
+def test_nonholonomic_constraints_of_a_system_and_of_lagranges_method_are_named() -> None:
+    x, y, th = me.dynamicsymbols("x y theta")
+    m = sp.symbols("m", positive=True)
+    N = me.ReferenceFrame("N")
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    P = O.locatenew("P", x * N.x + y * N.y)
+    P.set_vel(N, x.diff(t) * N.x + y.diff(t) * N.y)
+    sleigh = me.Particle("sleigh", P, m)
+    knife = y.diff(t) * sp.cos(th) - x.diff(t) * sp.sin(th)  # Chaplygin's knife edge
+    lm = me.LagrangesMethod(me.Lagrangian(N, sleigh), [x, y, th], nonhol_coneqs=[knife])
+    with pytest.raises(ld.ConstraintError, match=r"nonholonomic constraints \(.*sin\(theta"):
+        ld.from_mechanics(lm)
+    system = me.System(N, O)
+    system.add_coordinates(x, y, th)
+    system.add_bodies(sleigh)
+    system.add_nonholonomic_constraints(knife)
+    with pytest.raises(ld.ConstraintError, match="System has nonholonomic constraints"):
+        ld.from_mechanics(system)
+
+
+def test_a_velocity_constraint_that_is_not_the_rate_of_the_holonomic_one_is_named() -> None:
+    x, y, ux, uy = me.dynamicsymbols("x y u_x u_y")
+    m = sp.symbols("m", positive=True)
+    N = me.ReferenceFrame("N")
+    P = me.Point("P")
+    P.set_vel(N, ux * N.x + uy * N.y)
+    km = me.KanesMethod(
+        N, q_ind=[x], u_ind=[ux], q_dependent=[y], u_dependent=[uy],
+        kd_eqs=[ux - x.diff(t), uy - y.diff(t)], configuration_constraints=[y - x],
+        velocity_constraints=[uy - 2 * ux], bodies=[me.Particle("p", P, m)],
+    )  # fmt: skip
+    with pytest.raises(ld.ConstraintError) as info:
+        ld.from_mechanics(km)
+    assert "-2*Derivative(x(t), t) + Derivative(y(t), t)" in str(info.value)
+    assert "not time derivatives of its holonomic constraints" in str(info.value)
+
+
+# ---------------------------------------------------------------------- speeds
+def planar_particle(kdes, speeds, velocity):
+    """A particle at x N.x + y N.y with the given velocity (in the speeds) under gravity."""
+    x, y = me.dynamicsymbols("x y")
+    m, g = sp.symbols("m g", positive=True)
+    N = me.ReferenceFrame("N")
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    P = O.locatenew("P", x * N.x + y * N.y)
+    P.set_vel(N, velocity[0] * N.x + velocity[1] * N.y)
+    km = me.KanesMethod(N, [x, y], speeds, kd_eqs=kdes)
+    km.kanes_equations([me.Particle("p", P, m)], [(P, -m * g * N.y)])
+    return km
+
+
+def test_speeds_that_are_rates_up_to_order_and_sign_are_mapped_back() -> None:
+    x, y, u1, u2 = me.dynamicsymbols("x y u1 u2")
+    kdes = [u1 + y.diff(t), u2 - x.diff(t)]  # u1 = −ẏ, u2 = ẋ
+    km = planar_particle(kdes, [u1, u2], [u2, -u1])
+    system = ld.from_mechanics(km)
+    assert system.q == (x, y)
+    xd, yd = system.qd
+    P = sp.Matrix([[0, -1], [1, 0]])  # u = P q̇
+    assert zero([*(km.mass_matrix - P * system.M * P.T)], system.q)
+    forcing = km.forcing.xreplace({u1: -yd, u2: xd})
+    assert zero([*(forcing - P * (system.forces - system.h))], system.q)
+    assert system.forces.is_zero_matrix  # gravity is a potential even with these speeds
+
+
+def test_speeds_combined_with_constant_coefficients_are_mapped_back() -> None:
+    x, y, u1, u2 = me.dynamicsymbols("x y u1 u2")
+    kdes = [u1 - x.diff(t), u1 + u2 - x.diff(t) - y.diff(t)]  # u2 = ẏ, but not row by row
+    system = ld.from_mechanics(planar_particle(kdes, [u1, u2], [u1, u2]))
+    m = sp.Symbol("m", positive=True)
+    assert system.M == sp.diag(m, m)
+
+
+@pytest.mark.parametrize(
+    ("kde", "shown"),
+    [
+        ("double", "u2(t) - 2*Derivative(y(t), t) = 0"),
+        ("trig", "u2(t) - cos(x(t))*Derivative(y(t), t) = 0"),
+        ("affine", "u2(t) - Derivative(y(t), t) - 1 = 0"),
+    ],
+)
+def test_a_kinematic_differential_equation_not_u_equals_qdot_is_named(kde, shown) -> None:
+    x, y, u1, u2 = me.dynamicsymbols("x y u1 u2")
+    yd = y.diff(t)
+    second = {"double": u2 - 2 * yd, "trig": u2 - sp.cos(x) * yd, "affine": u2 - yd - 1}[kde]
+    km = planar_particle([u1 - x.diff(t), second], [u1, u2], [u1, u2])
+    with pytest.raises(ld.LagdynError, match="is not u = ±q̇") as info:
+        ld.from_mechanics(km)
+    assert shown in str(info.value)
+
+
+def test_a_rate_claimed_by_two_speeds_is_refused() -> None:
+    x, y, u1, u2 = me.dynamicsymbols("x y u1 u2")
+    N = me.ReferenceFrame("N")
+    P = me.Point("P")
+    P.set_vel(N, u1 * N.x + u2 * N.y)
+    kdes = [u1 - x.diff(t), u2 + x.diff(t)]  # KanesMethod cannot even solve these
+    with pytest.raises(ld.LagdynError, match=r"maps a speed or a rate a second time \(u2"):
+        ld.from_mechanics(
+            bodies=[me.Particle("p", P, 1)], frame=N, q=[x, y], speeds=[u1, u2], kdes=kdes
+        )
+
+
+# ---------------------------------------------------------------------- the pieces form
+def test_bodies_frame_and_loads_match_lagdyns_own_particles() -> None:
+    a, b = me.dynamicsymbols("a b")
+    m1, m2, l1, l2, g, c = sp.symbols("m1 m2 l1 l2 g c", positive=True)
+    N = me.ReferenceFrame("N")
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    A = N.orientnew("A", "Axis", (a, N.z))
+    B = N.orientnew("B", "Axis", (b, N.z))
+    P1 = O.locatenew("P1", -l1 * A.y)
+    P2 = P1.locatenew("P2", -l2 * B.y)
+    P1.v2pt_theory(O, N, A)
+    P2.v2pt_theory(P1, N, B)
+    bodies = [me.Particle("p1", P1, m1), me.Particle("p2", P2, m2)]
+    loads = [(P1, -m1 * g * N.y), (P2, -m2 * g * N.y), (B, -c * b.diff(t) * N.z)]
+    system = ld.from_mechanics(bodies=bodies, frame=N, q=[a, b], loads=loads)
+    p1 = sp.Matrix([l1 * sp.sin(a), -l1 * sp.cos(a)])
+    p2 = p1 + sp.Matrix([l2 * sp.sin(b), -l2 * sp.cos(b)])
+    ref = ld.from_particles([p1, p2], [m1, m2], [a, b], gravity=[0, -g])
+    assert zero([*(system.M - ref.M), *(system.g - ref.g), system.U - ref.U], system.q)
+    assert list(system.forces) == [0, -c * b.diff(t)]
+    # potential= adds to the loads' potential; a spring on a
+    k = sp.Symbol("k", positive=True)
+    sprung = ld.from_mechanics(bodies=bodies, frame=N, q=[a, b], potential=k * a**2 / 2)
+    assert sprung.U == k * a**2 / 2 and sprung.forces.is_zero_matrix
+
+
+def test_a_constant_force_without_a_fixed_origin_stays_a_generalized_force() -> None:
+    x, u = me.dynamicsymbols("x u")
+    m, g = sp.symbols("m g", positive=True)
+    N = me.ReferenceFrame("N")
+    P = me.Point("P")
+    P.set_vel(N, u * N.x)  # a velocity, no position
+    km = me.KanesMethod(N, [x], [u], kd_eqs=[u - x.diff(t)], bodies=[me.Particle("p", P, m)],
+                        forcelist=[(P, g * m * N.x)])  # fmt: skip
+    system = ld.from_mechanics(km)
+    assert list(system.forces) == [g * m] and system.U == 0
+    # an origin= with the position makes it a potential
+    O = me.Point("O")
+    P.set_pos(O, x * N.x)
+    assert ld.from_mechanics(km, origin=O).U == -g * m * x
+
+
+def test_a_load_on_a_point_that_does_not_move_does_no_work() -> None:
+    x = me.dynamicsymbols("x")
+    m, f = sp.symbols("m f", positive=True)
+    N = me.ReferenceFrame("N")
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    P = O.locatenew("P", x * N.x)
+    P.set_vel(N, x.diff(t) * N.x)
+    system = ld.from_mechanics(
+        bodies=[me.Particle("p", P, m)], frame=N, q=[x], loads=[(O, f * N.y)]
+    )
+    assert system.forces.is_zero_matrix and system.U == 0
+
+
+def test_kanes_method_ignores_potential_energy_with_a_warning() -> None:
+    x, u = me.dynamicsymbols("x u")
+    m, k = sp.symbols("m k", positive=True)
+    N = me.ReferenceFrame("N")
+    P = me.Point("P")
+    P.set_vel(N, u * N.x)
+    p = me.Particle("p", P, m)
+    p.potential_energy = k * x**2 / 2
+    km = me.KanesMethod(N, [x], [u], kd_eqs=[u - x.diff(t)], bodies=[p])
+    with pytest.warns(ld.LagdynWarning, match="potential_energy of p is ignored"):
+        system = ld.from_mechanics(km)
+    assert system.U == 0
+    # read as pieces (sympy's Lagrangian convention) it counts
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pieces = ld.from_mechanics(bodies=[p], frame=N, q=[x], speeds=[u], kdes=[u - x.diff(t)])
+    assert pieces.U == k * x**2 / 2
+
+
+# ---------------------------------------------------------------------- bad input
+def test_objects_that_are_not_models_are_refused() -> None:
+    with pytest.raises(ld.LagdynError, match="cannot read a str: it reads a KanesMethod"):
+        ld.from_mechanics("pendulum")
+    with pytest.raises(ld.LagdynError, match="cannot read a LagrangianSystem"):
+        ld.from_mechanics(ld.zoo.get("double_pendulum"))
+    with pytest.raises(ld.LagdynError, match=r"pass bodies as from_mechanics\(bodies="):
+        ld.from_mechanics([me.Particle("p", me.Point("P"), 1)])
+    with pytest.raises(ld.LagdynError, match="no model given and bodies, frame, q missing"):
+        ld.from_mechanics()
+    with pytest.raises(ld.LagdynError, match="origin must be a Point, got ReferenceFrame"):
+        ld.from_mechanics(me.System(), origin=me.ReferenceFrame("N"))
+
+
+def test_a_model_and_pieces_together_are_refused(double_pendulum) -> None:
+    with pytest.raises(ld.LagdynError, match="bodies, q given with a model"):
+        ld.from_mechanics(double_pendulum, bodies=[], q=[])
+
+
+def test_empty_and_unfinished_models_are_refused() -> None:
+    with pytest.raises(ld.LagdynError, match="System has no bodies"):
+        ld.from_mechanics(me.System())
+    x, u = me.dynamicsymbols("x u")
+    N = me.ReferenceFrame("N")
+    km = me.KanesMethod(N, [x], [u], kd_eqs=[u - x.diff(t)])
+    with pytest.raises(ld.LagdynError, match=r"no bodies; .*call kanes_equations\(bodies, loads\)"):
+        ld.from_mechanics(km)
+    with pytest.raises(ld.LagdynError, match="bodies must be RigidBody or Particle"):
+        ld.from_mechanics(bodies=[N], frame=N, q=[x])
+
+
+def test_a_velocity_that_is_not_defined_is_named() -> None:
+    x = me.dynamicsymbols("x")
+    N = me.ReferenceFrame("N")
+    P = me.Point("P")  # no velocity, no position
+    with pytest.raises(ld.LagdynError, match="kinetic energy of p in N is not defined"):
+        ld.from_mechanics(bodies=[me.Particle("p", P, 1)], frame=N, q=[x])
+
+
+def test_a_prescribed_motion_is_refused() -> None:
+    x, s = me.dynamicsymbols("x s")  # s(t) is not a coordinate
+    N = me.ReferenceFrame("N")
+    P = me.Point("P")
+    P.set_vel(N, (x.diff(t) + s.diff(t)) * N.x)
+    with pytest.raises(ld.LagdynError, match=r"velocity of P depends on s\(t\).*prescribed"):
+        ld.from_mechanics(bodies=[me.Particle("p", P, 1)], frame=N, q=[x])
+
+
+def test_negative_masses_and_bad_names_are_refused() -> None:
+    x = me.dynamicsymbols("x")
+    N = me.ReferenceFrame("N")
+    P = me.Point("P")
+    P.set_vel(N, x.diff(t) * N.x)
+    with pytest.raises(ld.LagdynError, match=r"negative mass: p \(mass -2\)"):
+        ld.from_mechanics(bodies=[me.Particle("p", P, -2)], frame=N, q=[x])
+    with pytest.raises(ld.LagdynError, match=r"'m_\{1\}' is not an identifier.*rename"):
+        ld.from_mechanics(bodies=[me.Particle("p", P, sp.Symbol("m_{1}"))], frame=N, q=[x])
+    with pytest.raises(ld.LagdynError, match="names starting with _ld are reserved"):
+        ld.from_mechanics(bodies=[me.Particle("p", P, sp.Symbol("_ldm"))], frame=N, q=[x])
+
+
+def test_inputs_whose_rates_appear_or_whose_names_clash_are_refused() -> None:
+    x = me.dynamicsymbols("x")
+    F = me.dynamicsymbols("F")
+    N = me.ReferenceFrame("N")
+    P = me.Point("P")
+    P.set_vel(N, x.diff(t) * N.x)
+    p = me.Particle("p", P, 1)
+    with pytest.raises(ld.LagdynError, match=r"rates Derivative\(F\(t\), t\) of specified inputs"):
+        ld.from_mechanics(bodies=[p], frame=N, q=[x], loads=[(P, F.diff(t) * N.x)])
+    clash = [(P, (F + sp.Symbol("F")) * N.x)]
+    with pytest.raises(ld.LagdynError, match=r"input\(s\) F\(t\) would become parameters"):
+        ld.from_mechanics(bodies=[p], frame=N, q=[x], loads=clash)
