@@ -636,42 +636,52 @@ def _refuse_nonholonomic(model: _Model) -> None:
 
 
 def _refuse_nonholonomic_velocity(model: _Model, q: list[sp.Expr], velocity: list[sp.Expr]) -> None:
-    """Refuse velocity constraints (in q̇) outside the span of the holonomic ones' rates.
+    """Refuse velocity constraints c(q, q̇) outside the span of the holonomic ones' rates Φ̇.
 
-    The rows ``[∂Φ/∂q, ∂Φ/∂t]`` and ``[∂c/∂q̇, c at q̇ = 0]`` are compared by numeric rank at
-    two random points (parameters positive unless declared negative)."""
+    Both are affine in q̇: their rows [coefficients of q̇ | rest] are evaluated at q̇ = 0 and
+    at each unit q̇ (no symbolic differentiation in q̇), at two random points (parameters
+    positive unless declared negative), and compared by numeric rank."""
     qd = [qi.diff(t) for qi in q]
-    hol = sp.Matrix(model.holonomic)
-    frozen = {qi: sp.Dummy() for qi in q}
-    explicit = hol.xreplace(frozen).diff(t).xreplace({d: qi for qi, d in frozen.items()})
-    own = hol.jacobian(q).row_join(explicit)
-    vel = sp.Matrix(velocity)
-    given = vel.jacobian(qd).row_join(vel.xreplace(dict.fromkeys(qd, 0)))
+    rows = [sp.diff(c, t) for c in model.holonomic]
     rng = random.Random(24)
-    symbols = sorted((own.free_symbols | given.free_symbols) - {t}, key=str)
+    symbols = sorted(set().union(*(e.free_symbols for e in (*rows, *velocity))) - {t}, key=str)
     for _ in range(2):
         values: dict[Any, Any] = {qi: rng.uniform(-3.0, 3.0) for qi in q}
         values.update(
             {s: -rng.uniform(0.5, 2.0) if s.is_negative else rng.uniform(0.5, 2.0) for s in symbols}
         )
         values[t] = rng.uniform(0.0, 1.0)
+
         try:
-            a = [[float(e.xreplace(values)) for e in own.row(i)] for i in range(own.rows)]
-            b = [[float(e.xreplace(values)) for e in given.row(i)] for i in range(given.rows)]
+            own, given = _affine_rows(rows, qd, values), _affine_rows(velocity, qd, values)
         except TypeError:
             raise ConstraintError(
                 f"from_mechanics(): could not evaluate the velocity constraints of the "
                 f"{model.kind} to check that they are the time derivatives of its holonomic "
                 "constraints"
             ) from None
-        base = numeric_rank(a)
-        outside = [str(velocity[i]) for i, row in enumerate(b) if numeric_rank([*a, row]) > base]
+        base = numeric_rank(own)
+        outside = [
+            str(velocity[i]) for i, row in enumerate(given) if numeric_rank([*own, row]) > base
+        ]
         if outside:
             raise ConstraintError(
                 f"from_mechanics(): the velocity constraint(s) {'; '.join(outside)} of the "
                 f"{model.kind} are not time derivatives of its holonomic constraints "
                 "(nonholonomic): velocity constraints are not supported yet"
             )
+
+
+def _affine_rows(
+    exprs: list[sp.Expr], qd: list[sp.Expr], values: dict[Any, Any]
+) -> list[list[float]]:
+    """Rows [∂e/∂q̇ | e at q̇ = 0] of expressions affine in q̇, at the numeric ``values``."""
+    n = len(qd)
+    at = [
+        [float(e.xreplace({**values, **{r: int(j == k) for j, r in enumerate(qd)}})) for e in exprs]
+        for k in range(-1, n)
+    ]
+    return [[at[k + 1][i] - at[0][i] for k in range(n)] + [at[0][i]] for i in range(len(exprs))]
 
 
 # ---------------------------------------------------------------------- energies and loads
