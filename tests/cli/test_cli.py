@@ -286,7 +286,7 @@ def test_export_js_writes_one_script(tmp_path, capsys):
     assert "exist" in capsys.readouterr().err
     args = ["export", "double_pendulum", "-t", "js", "--out", str(out), "--name", "function"]
     assert main(args) == 2
-    assert "not a JavaScript identifier" in capsys.readouterr().err
+    assert "'function' is a JavaScript keyword" in capsys.readouterr().err
 
 
 def test_lab_writes_a_page_and_refuses_to_overwrite(tmp_path, capsys):

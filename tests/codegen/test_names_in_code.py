@@ -133,7 +133,8 @@ COMMENT.update({"js": ("//",), "numba": ("#",), "jax": ("#",)})
 
 def _exported(tmp_path: Path, target: str, name: str, where: str) -> list[Path]:
     out = tmp_path / target
-    return export(hostile_system(name, where), target, out, name="model")  # type: ignore[arg-type]
+    system = hostile_system(name, where)
+    return export(system, target, out, name="model", force=True)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("target", sorted(COMMENT))

@@ -388,8 +388,11 @@ def test_bound_parameters_are_folded_in() -> None:
         ({"target": "c", "name": "_x"}, "must be an identifier"),
         ({"target": "c", "params": {sp.Symbol("zz"): 1.0}, "strict": True}, "not parameters"),
         ({"target": "c", "params": {"g": float("nan")}}, "finite real number"),
-        ({"target": "cpp", "name": "double"}, "C\\+\\+ reserved word"),
-        ({"target": "c", "name": "for"}, "must be an identifier"),
+        (
+            {"target": "cpp", "name": "double"},
+            "clashes with C\\+\\+: 'double' is a C\\+\\+ keyword",
+        ),
+        ({"target": "c", "name": "for"}, "clashes with C: 'for' is a C keyword"),
     ],
 )
 def test_errors(kwargs: dict[str, Any], fragment: str) -> None:

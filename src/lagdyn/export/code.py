@@ -61,7 +61,6 @@ Examples
 
 from __future__ import annotations
 
-import keyword
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal, get_args
@@ -69,7 +68,8 @@ from typing import Any, Literal, get_args
 from .._files import write_files_atomically
 from ..codegen import KERNELS, Binding, export_files, system_program
 from ..codegen.common import ARG
-from ..codegen.javascript import check_identifier, model_program
+from ..codegen.javascript import model_program
+from ..codegen.names import check_export_name
 from ..errors import LagdynError
 
 __all__ = ["SIGNATURES", "TARGETS", "Target", "export", "generate"]
@@ -97,7 +97,10 @@ def generate(
     system : LagrangianSystem
     target : {"c", "cpp", "jax", "numba", "julia", "matlab", "js", "casadi"}
     name : str
-        Prefix of files and functions (an identifier, not a keyword of the target).
+        Prefix of files and functions: an ASCII identifier (at most 64 characters, not
+        starting with ``_``) that neither is nor makes (``NAME_H``, Julia's module
+        ``Name`` …) a keyword, library name or macro of the target — ``main``, ``NAN``,
+        ``M_PI``, ``sin``, ``Math`` are refused (:mod:`lagdyn.codegen.names`).
     params : mapping of sympy.Symbol (or name) to float, optional
         Parameters to fold into the code as numbers; the others stay in ``p``
         (parsed as by :func:`lagdyn.numeric.lambdify`).
@@ -107,8 +110,8 @@ def generate(
     Raises
     ------
     LagdynError
-        An unknown target, a name that is not an identifier (or a reserved word of
-        the target), a value that is not a finite real number or breaks its symbol's
+        An unknown target, a name that is not an identifier or clashes with the target
+        language (see ``name``), a value that is not a finite real number or breaks its symbol's
         assumptions (a ``positive`` mass bound to ``-1``; as :func:`lagdyn.numeric.lambdify`).
     SingularMassMatrixError
         Bound values that make M singular.
@@ -127,10 +130,7 @@ def generate(
     """
     if target not in TARGETS:
         raise LagdynError(f"unknown target {target!r}; choose from {', '.join(TARGETS)}")
-    if not name.isidentifier() or name.startswith("_") or keyword.iskeyword(name):
-        raise LagdynError(f"name {name!r} must be an identifier not starting with '_'")
-    if target == "js":
-        check_identifier(name, "name")
+    check_export_name(name, target)
     if target == "casadi":  # serialized SX graphs, not printed source
         import lagdyn.numeric.casadi as casadi_model
 
