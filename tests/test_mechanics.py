@@ -508,6 +508,21 @@ def test_negative_masses_and_bad_names_are_refused() -> None:
         ld.from_mechanics(bodies=[me.Particle("p", P, sp.Symbol("_ldm"))], frame=N, q=[x])
 
 
+def test_a_coordinate_that_moves_no_mass_is_named() -> None:
+    x, y = me.dynamicsymbols("x y")
+    N = me.ReferenceFrame("N")
+    P, R = me.Point("P"), me.Point("R")
+    P.set_vel(N, x.diff(t) * N.x)
+    R.set_vel(N, y.diff(t) * N.y)
+    bodies = [me.Particle("p", P, 1), me.Particle("r", R, 0)]  # r has no mass
+    with pytest.raises(ld.SingularMassMatrixError, match=r"y\(t\) have no inertia"):
+        ld.from_mechanics(bodies=bodies, frame=N, q=[x, y])
+    with pytest.raises(ld.LagdynError, match="loads must be a sequence"):
+        ld.from_mechanics(bodies=bodies, frame=N, q=[x, y], loads=N.x)
+    with pytest.raises(ld.LagdynError, match="potential must be a sympy expression"):
+        ld.from_mechanics(bodies=bodies, frame=N, q=[x, y], potential="x**2")
+
+
 def test_inputs_whose_rates_appear_or_whose_names_clash_are_refused() -> None:
     x = me.dynamicsymbols("x")
     F = me.dynamicsymbols("F")

@@ -75,7 +75,7 @@ from ._common import numeric_rank
 from .constraints import ConstrainedSystem
 from .errors import ConstraintError, CoordinateError, LagdynError, LagdynWarning
 from .symbols import check_names, t
-from .system import LagrangianSystem
+from .system import LagrangianSystem, _as_expr
 from .trig.identities import decide_zero
 
 __all__ = ["from_mechanics"]
@@ -261,7 +261,7 @@ def _ignored_potentials(bodies: Iterable[Any], kind: str) -> None:
             f"{kind} ignores it; apply the forces as loads (or read the model with "
             "LagrangesMethod) to include it",
             LagdynWarning,
-            stacklevel=4,
+            stacklevel=5,  # the caller of from_mechanics
         )
 
 
@@ -334,7 +334,7 @@ def _read_system(system: Any) -> _Model:
         potential = sp.S.Zero
     else:
         potential = _body_potentials(bodies)
-    loads = [*system.loads, *(ld for act in system.actuators for ld in act.to_loads())]
+    loads = [*system.loads, *(load for act in system.actuators for load in act.to_loads())]
     explicit = system._vel_constrs
     return _Model(
         kind="System",
@@ -402,8 +402,12 @@ def _read_pieces(
         raise LagdynError(
             f"bodies must be RigidBody or Particle objects; not so: {', '.join(wrong)}"
         )
-    if isinstance(potential, str):
-        raise LagdynError("potential must be a sympy expression, got a string")
+    try:
+        constraint_list = list(constraints)
+    except TypeError:
+        raise LagdynError(
+            f"constraints must be a sequence of expressions, got {type(constraints).__name__}"
+        ) from None
     return _Model(
         kind="model",
         frame=frame,
@@ -412,8 +416,8 @@ def _read_pieces(
         kdes=list(kdes),
         bodies=items,
         loads=_parse_loads(loads),
-        potential=sp.sympify(potential) + _body_potentials(items),
-        holonomic=list(constraints),
+        potential=_as_expr(potential, "potential") + _body_potentials(items),
+        holonomic=constraint_list,
     )
 
 
@@ -432,6 +436,11 @@ def _check_point(obj: Any, what: str) -> Any:
 def _parse_loads(loads: Iterable[Any]) -> list[tuple[str, Any, Any]]:
     """Loads as ("force", point, vector) or ("torque", frame, vector), every bad one named."""
     me = _mechanics()
+    if isinstance(loads, (str, bytes, me.Vector)) or not isinstance(loads, Iterable):
+        raise LagdynError(
+            f"loads must be a sequence of Force, Torque or (Point or ReferenceFrame, Vector) "
+            f"pairs, got {type(loads).__name__}"
+        )
     out: list[tuple[str, Any, Any]] = []
     bad: list[str] = []
     for k, load in enumerate(loads):
