@@ -510,3 +510,23 @@ def test_layout_uses_the_window_width(driver, pages, screenshots):
     assert got["table"] >= 0.95 * (right - left), got
     for drawn, shown in got["canvases"]:
         assert shown > 362 and abs(drawn - shown) <= 1, got["canvases"]
+
+
+def test_a_hostile_title_and_label_show_as_written(driver, tmp_path):
+    """The title and model label are text, whatever they hold (issue 22: lab titles)."""
+    title = (
+        "</title><script>alert(1)</script> \"double\" 'single' & </script> <!-- "
+        "@LAB_JS@ @MODEL@ @CONFIG@ — 한국어 θ₁ " + "x" * 3000
+    )
+    label = "pendulum </h1><b> @LAB_JS@ & 'q'"
+    path = ld.lab.write(
+        tmp_path / "hostile.html", ld.zoo.double_pendulum(), title=title, label=label
+    )
+    load(driver, path)  # no script error
+    shown = driver.execute_script(
+        "return [document.title, document.querySelector('h1').textContent,"
+        " document.querySelectorAll('script').length, document.querySelectorAll('b').length]"
+    )
+    assert shown[0] == title
+    assert shown[1].endswith(f"— {label}")
+    assert shown[2:] == [3, 0]  # the page's own three scripts; no element from the text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import shutil
@@ -289,3 +290,62 @@ def test_nine_link_page_module_has_forward_dynamics(tmp_path):
     np.testing.assert_allclose(
         json.loads(proc.stdout), num.forward_dynamics(q, qd, tau), rtol=1e-9, atol=1e-9
     )
+
+
+#: One title holding every hazard of the probe: closing tags, quotes, a comment opener,
+#: the template's own placeholders, non-ASCII text, and length.
+HOSTILE_TITLE = (
+    "</title><script>alert(1)</script> \"double\" 'single' & </script> <!-- "
+    "@LAB_JS@ @MODEL@ @CONFIG@ @TITLE@ — 한국어 θ₁ ünï " + "x" * 5000
+)
+HOSTILE_LABEL = "pendulum </h1><b> @LAB_JS@ & 'q'"
+
+
+def test_any_title_and_label_render_as_their_literal_text():
+    plain = ld.lab.page(ld.zoo.double_pendulum())
+    text = ld.lab.page(ld.zoo.double_pendulum(), title=HOSTILE_TITLE, label=HOSTILE_LABEL)
+    # the <title> element holds the title, escaped, and nothing else
+    assert text.count("<title>") == 1 and text.count("</title>") == 1
+    shown = re.search(r"<title>(.*?)</title>", text, re.S)
+    assert shown is not None and html.unescape(shown.group(1)) == HOSTILE_TITLE
+    # the script reads both back exactly (the config is JSON with "</" written "<\/")
+    m = re.search(r"var LAB_CONFIG = (.*?);\n</script>", text, re.S)
+    assert m is not None
+    config = json.loads(m.group(1).replace("<\\!--", "<!--"))
+    assert (config["title"], config["model"]) == (HOSTILE_TITLE, HOSTILE_LABEL)
+    assert f"— {html.escape(HOSTILE_LABEL)}</h1>" in text
+    # no placeholder was filled twice and no script was opened or closed by the text:
+    # the page's script elements, comment openers and runtime are those of the plain page
+    for marker in ("</script>", "<!--", "function positions_jacobian("):
+        assert text.count(marker) == plain.count(marker), marker
+
+
+@pytest.mark.parametrize(
+    ("title", "fragment"),
+    [
+        ("two\nlines", "control character \\(U\\+000A\\)"),
+        ("tab\there", "control character \\(U\\+0009\\)"),
+        ("nul\x00", "control character \\(U\\+0000\\)"),
+        ("line\u2028separator", "control character \\(U\\+2028\\)"),
+        ("lone \ud800", "lone surrogate"),
+        ("", "the title is empty"),
+        ("   ", "the title is empty"),
+        (" padded", "leading, trailing or repeated spaces"),
+        ("padded ", "leading, trailing or repeated spaces"),
+        ("a  b", "leading, trailing or repeated spaces"),
+        (42, "must be text"),
+    ],
+)
+def test_a_title_a_browser_would_not_show_as_written_is_refused(title, fragment):
+    with pytest.raises(LagdynError, match=fragment):
+        ld.lab.page(ld.zoo.double_pendulum(), title=title)
+
+
+def test_the_cli_refuses_a_bad_title_before_deriving(tmp_path, capsys, monkeypatch):
+    from lagdyn.cli import commands
+
+    monkeypatch.setattr(commands, "_model", lambda args: ("m", lambda: pytest.fail("derived")))
+    out = tmp_path / "lab.html"
+    assert ld.cli.main(["lab", "double_pendulum", "--out", str(out), "--title", "a\nb"]) == 2
+    assert "control character" in capsys.readouterr().err
+    assert not out.exists()
