@@ -66,6 +66,10 @@ _NO_HARD_LINKS = {
 }
 
 
+#: Never follow a symlink when opening (0 where the platform has no such flag).
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
 def _umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
@@ -200,7 +204,7 @@ def _place(tmp: str, path: Path, *, force: bool) -> None:
             raise
         # no hard links on this file system: claim the name (O_EXCL never follows a
         # link), then rename over the claim
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600)
         os.close(fd)
         try:
             os.replace(tmp, path)
@@ -319,7 +323,7 @@ def atomic_path(
     placed = False
     try:
         yield Path(tmp)
-        fd = os.open(tmp, os.O_RDONLY | os.O_NOFOLLOW)
+        fd = os.open(tmp, os.O_RDONLY | _NOFOLLOW)
         try:
             os.fsync(fd)
         finally:

@@ -15,7 +15,6 @@ import contextlib
 import importlib
 import io
 import os
-import resource
 import signal
 from collections.abc import Callable
 from pathlib import Path
@@ -28,6 +27,7 @@ import lagdyn._files as files_module
 from lagdyn.cli import main
 from lagdyn.export.code import export
 
+resource = pytest.importorskip("resource")  # the full disk is a file-size limit (POSIX)
 pytest.importorskip("matplotlib")
 pytest.importorskip("PIL")
 
