@@ -47,6 +47,7 @@ if TYPE_CHECKING:  # pragma: no cover
         jacobian,
         rayleigh_forces,
     )
+    from .mechanics import from_mechanics
     from .simulation import SimulationResult, simulate
     from .symbols import accelerations, coordinates, parameters, t, velocities
     from .system import LagrangianSystem
@@ -116,6 +117,7 @@ __all__ = [
     "coordinates",
     "export",
     "from_bodies",
+    "from_mechanics",
     "from_particles",
     "generalized_force",
     "generalized_torque",
