@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import numbers
 import os
 import sys
 import warnings
@@ -34,10 +35,10 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from ..errors import LagdynError, LagdynWarning, ShapeError, UnboundParameterError
+from ..errors import LagdynError, LagdynWarning, ShapeError, UnboundParameterError, shape_text
 from ..symbols import confusable_note, skeleton
 
-__all__ = ["Binding", "check_value", "value_rules"]
+__all__ = ["Binding", "check_value", "real_array", "value_rules"]
 
 
 def _name(key: Any) -> str:
@@ -497,12 +498,93 @@ class Binding:
 
 
 def _column(xp: Any, label: str, value: Any) -> Any:
-    return check_real(xp, label, xp.asarray(value)[..., None], 1)
+    return check_real(xp, label, real_array(label, value, xp)[..., None], 1)
+
+
+#: The largest finite double, for messages.
+_DOUBLE_MAX = "1.8e308"
+
+
+def _leaves(a: Any) -> Any:
+    """The items of a nested sequence (lists, tuples, object arrays), depth first."""
+    stack = [a]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (list, tuple)) or (
+            isinstance(item, np.ndarray) and item.dtype.kind == "O"
+        ):
+            stack.extend(reversed(list(item)))
+        else:
+            yield item
+
+
+def _is_real_number(v: Any) -> bool:
+    if isinstance(v, bool):
+        return False
+    if isinstance(v, numbers.Real):
+        return True
+    return isinstance(v, sp.Basic) and bool(v.is_number) and v.is_extended_real is True
+
+
+def real_array(label: str, a: Any, xp: Any = np) -> Any:
+    """``a`` as an array, or a :class:`LagdynError` naming ``label`` and what is wrong.
+
+    Ragged nested lists are a :class:`ShapeError` ("ragged"), a Python integer too large
+    for a double (``10**400``) a :class:`LagdynError` ("overflows a double"), never
+    numpy's ``ValueError`` or ``OverflowError``. Object arrays of numbers a double holds
+    (sympy or ``fractions`` numbers) become float64; anything else keeps its dtype for
+    :func:`check_real` to name.
+
+    Examples
+    --------
+    >>> from lagdyn.codegen.binding import real_array
+    >>> real_array("q", [[0.0, 1.0], [2.0]])
+    Traceback (most recent call last):
+    ...
+    lagdyn.errors.ShapeError: q is ragged: its rows have different lengths (outer shape (2,)); \
+expected a rectangular array of numbers
+    >>> real_array("q", [10**400, 0])
+    Traceback (most recent call last):
+    ...
+    lagdyn.errors.LagdynError: q holds an integer of 401 digits, which overflows a double \
+(largest 1.8e308)
+    """
+    try:
+        arr = xp.asarray(a)
+    except OverflowError:
+        arr = np.asarray(a, dtype=object)  # jax: report below
+    except (ValueError, TypeError):
+        raise ShapeError(
+            f"{label} is ragged: its rows have different lengths (outer shape "
+            f"{shape_text(a)}); expected a rectangular array of numbers"
+        ) from None
+    if getattr(arr, "dtype", None) is not None and arr.dtype.kind == "O":
+        leaves = list(_leaves(a))
+        if not all(_is_real_number(v) for v in leaves):
+            return arr  # None, strings, complex: check_real names the dtype
+        big = next((v for v in leaves if abs(v) > sys.float_info.max), None)
+        if big is not None:
+            what = (
+                f"an integer of {len(str(abs(big)))} digits"
+                if isinstance(big, int) and abs(big) > 10**30
+                else repr(big)
+            )
+            raise LagdynError(
+                f"{label} holds {what}, which overflows a double (largest {_DOUBLE_MAX})"
+            )
+        try:
+            arr = np.asarray(a, dtype=np.float64)
+        except (TypeError, ValueError):
+            pass
+        else:
+            arr = xp.asarray(arr)
+    return arr
 
 
 def check_real(xp: Any, label: str, a: Any, k: int) -> Any:
-    """``a`` as float64 of shape ``(..., k)``, or :class:`ShapeError` naming ``label``."""
-    arr = xp.asarray(a)
+    """``a`` as float64 of shape ``(..., k)``, or :class:`ShapeError` naming ``label``
+    (:func:`real_array` names ragged input and integers beyond a double)."""
+    arr = real_array(label, a, xp)
     if arr.dtype.kind not in "fiu":
         kind = "complex" if arr.dtype.kind == "c" else str(arr.dtype)
         raise ShapeError(

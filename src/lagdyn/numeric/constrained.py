@@ -31,8 +31,11 @@ the constraint manifold (M-weighted least change);
 :meth:`ConstrainedSystem.lambdify` returns) adds ``simulate``, which integrates with any of these.
 
 A rank-deficient J_c at a state raises :class:`~lagdyn.errors.ConstraintError` naming
-the dependent rows, unless the system was built with ``redundant="lstsq"``, in which
-case the KKT system is solved in the least-squares sense (minimum-norm λ).
+the state (its q, and its batch index) and the dependent rows, unless the system was built
+with ``redundant="lstsq"``, in which case the KKT system is solved in the least-squares
+sense (minimum-norm λ). A state holding NaN or infinity (or whose M, J_c, bias are not
+finite) gives NaN q̈ and λ there, as the numeric models do (IEEE policy), never a linear
+algebra error; the other states of a batch are unaffected.
 
 Examples
 --------
@@ -56,8 +59,10 @@ from typing import Any, Literal
 
 import numpy as np
 
+from ..codegen.binding import check_real, real_array
 from ..errors import ConstraintError, LagdynError, ShapeError
 from .expressions import lambdify_expressions
+from .model import check_option
 
 __all__ = ["ConstrainedNumericModel"]
 
@@ -234,6 +239,10 @@ class ConstrainedNumericModel:
         """
         if method not in METHODS:
             raise LagdynError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
+        check_option("tol", tol)
+        check_option("max_iter", max_iter, integer=True)
+        if stiffness is not None:
+            check_option("stiffness", stiffness)
         q_arr, qd_arr, tau_arr = self._states(q, qd, tau)
         dp = self._dyn_params(params)
         M = np.asarray(self.dynamics.M(q_arr, params=dp))
@@ -246,12 +255,43 @@ class ConstrainedNumericModel:
         f = np.broadcast_to(tau_arr - h, (*shape, self.n))
         gamma = -np.broadcast_to(jd, (*shape, self.m))
         if baumgarte is not None:
-            alpha, beta = (float(v) for v in baumgarte)
-            if alpha < 0 or beta < 0:
-                raise LagdynError(f"baumgarte gains must be >= 0, got {baumgarte}")
+            alpha, beta = _gains(baumgarte)
             phi = np.asarray(self.kinematics.phi(q_arr, params=params))
             phid = np.einsum("...ij,...j->...i", J, np.broadcast_to(qd_arr, (*shape, self.n)))
             gamma = gamma - 2 * alpha * phid - beta**2 * phi
+        gamma = np.broadcast_to(gamma, (*shape, self.m))
+        ok = (
+            np.isfinite(M).all(axis=(-2, -1))
+            & np.isfinite(J).all(axis=(-2, -1))
+            & np.isfinite(f).all(axis=-1)
+            & np.isfinite(gamma).all(axis=-1)
+        )
+        if ok.all():
+            return self._dispatch(M, J, f, gamma, q_arr, method, stiffness, tol, max_iter)
+        # non-finite states: NaN there (IEEE policy), the finite ones solved as usual
+        qdd = np.full((*shape, self.n), np.nan)
+        lam = np.full((*shape, self.m), np.nan)
+        if ok.any():
+            qb = np.broadcast_to(q_arr, (*shape, self.n))
+            qdd[ok], lam[ok] = self._dispatch(
+                M[ok], J[ok], f[ok], gamma[ok], qb[ok], method, stiffness, tol, max_iter
+            )
+        return qdd, lam
+
+    def _dispatch(
+        self,
+        M: np.ndarray,
+        J: np.ndarray,
+        f: np.ndarray,
+        gamma: np.ndarray,
+        q: np.ndarray,
+        method: str,
+        stiffness: float | None,
+        tol: float,
+        max_iter: int,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        if self.redundant != "lstsq":  # named rows, before a solver could hide them
+            self._check_rank(J, q)
         if method == "kkt":
             return self._kkt(M, J, f, gamma)
         if method == "schur":
@@ -263,10 +303,13 @@ class ConstrainedNumericModel:
         for name, value in (("q", q), ("qd", qd), ("tau", tau)):
             if value is None:
                 value = np.zeros(self.n)
-            arr = np.asarray(value, dtype=float)
+            arr = real_array(name, value)
+            if arr.dtype.kind not in "fiu":
+                kind = "complex" if arr.dtype.kind == "c" else str(arr.dtype)
+                raise ShapeError(f"{name} has dtype {kind}, expected real numbers")
             if arr.ndim == 0 or arr.shape[-1] != self.n:
                 raise ShapeError(f"{name} must have shape (..., {self.n}), got {arr.shape}")
-            arrays.append(arr)
+            arrays.append(arr.astype(float, copy=False))
         return arrays[0], arrays[1], arrays[2]
 
     def _kkt(
@@ -282,15 +325,12 @@ class ConstrainedNumericModel:
             x = np.einsum("...ij,...j->...i", np.linalg.pinv(K), rhs)
             self._check_consistent(J, x[..., :n], gamma)
         else:
-            self._check_rank(J)
             x = np.linalg.solve(K, rhs[..., None])[..., 0]
         return x[..., :n], x[..., n:]
 
     def _schur(
         self, M: np.ndarray, J: np.ndarray, f: np.ndarray, gamma: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
-        if self.redundant != "lstsq":
-            self._check_rank(J)
         Jt = np.swapaxes(J, -1, -2)
         MinvJt = np.linalg.solve(M, Jt)
         Minvf = np.linalg.solve(M, f[..., None])[..., 0]
@@ -316,8 +356,6 @@ class ConstrainedNumericModel:
         tol: float,
         max_iter: int,
     ) -> tuple[np.ndarray, np.ndarray]:
-        if self.redundant != "lstsq":
-            self._check_rank(J)  # as for kkt and schur: the penalty would hide it
         Jt = np.swapaxes(J, -1, -2)
         JtJ = Jt @ J
         if stiffness is None:
@@ -341,9 +379,16 @@ class ConstrainedNumericModel:
             lam = lam + k[..., 0] * resid
             if np.max(np.abs(resid), initial=0.0) <= tol * gscale:
                 return qdd, lam
+        worst = float(np.max(np.abs(resid)))
+        if not np.isfinite(worst):
+            raise ConstraintError(
+                "augmented Lagrangian: the residual overflowed to NaN or infinity (a state too "
+                f"large for doubles, max |q̈| = {float(np.max(np.abs(qdd))):.3g}): the motion "
+                "blew up; use a smaller step"
+            )
         raise ConstraintError(
             f"augmented Lagrangian did not converge in {max_iter} iterations "
-            f"(residual {np.max(np.abs(resid)):.3g}); raise stiffness or max_iter"
+            f"(residual {worst:.3g}); raise stiffness or max_iter"
         )
 
     def _check_consistent(self, J: np.ndarray, qdd: np.ndarray, gamma: np.ndarray) -> None:
@@ -359,9 +404,10 @@ class ConstrainedNumericModel:
                 "give a least-squares compromise"
             )
 
-    def _check_rank(self, J: np.ndarray) -> None:
-        """Raise naming the dependent rows when J_c is rank-deficient at some state."""
-        if self.m == 0:
+    def _check_rank(self, J: np.ndarray, q: Any = None) -> None:
+        """Raise naming the state and the dependent rows when J_c is rank-deficient at
+        some state (non-finite states are not judged: they give NaN)."""
+        if self.m == 0 or J.size == 0:
             return
         flat = J.reshape(-1, self.m, self.n)
         # Hadamard: det(J Jᵀ) ≤ Π diag(J Jᵀ), with equality for orthogonal rows; a tiny
@@ -369,17 +415,24 @@ class ConstrainedNumericModel:
         gram = flat @ np.swapaxes(flat, -1, -2)
         diag = np.prod(np.diagonal(gram, axis1=-2, axis2=-1), axis=-1)
         ratio = np.linalg.det(gram) / np.maximum(diag, np.finfo(float).tiny)
-        bad = np.nonzero(~(ratio > 1e-16))[0]
+        finite = np.isfinite(flat).all(axis=(-2, -1))
+        bad = np.nonzero(~(ratio > 1e-16) & finite)[0]
         if bad.size == 0:
             return
         index = int(bad[0])
-        rows = _dependent_rows(flat[index])
-        where = np.unravel_index(index, J.shape[:-2]) if J.ndim > 2 else ()
+        rows, residual = _dependent_rows(flat[index])
         exprs = ", ".join(f"{i} ({self.system.constraints[i]})" for i in rows)
+        how = (
+            "vanishes or depends on the other rows there"
+            if len(rows) == 1
+            else "vanish or depend on the other rows there"
+        )
+        if residual > 0:
+            how += f" (to a relative {residual:.1e})"
         raise ConstraintError(
-            f"singular constraints at state {tuple(int(i) for i in where)}: row(s) {exprs} of "
-            "J_c depend on the others there; pass redundant='lstsq' to ConstrainedSystem "
-            "to solve in the least-squares sense"
+            f"singular constraints {_state_text(J.shape[:-2], index, q)}: row"
+            f"{'s' if len(rows) > 1 else ''} {exprs} of J_c {how}; pass redundant='lstsq' "
+            "to ConstrainedSystem to solve in the least-squares sense"
         )
 
     # ------------------------------------------------------------------ projection
@@ -412,8 +465,12 @@ class ConstrainedNumericModel:
         >>> bool(abs(q[0] - q[1]) < 1e-12 and abs(qd[0] - qd[1]) < 1e-12)
         True
         """
-        q_arr = np.array(q, dtype=float)
-        qd_arr = np.array(qd, dtype=float)
+        check_option("tol", tol)
+        check_option("max_iter", max_iter, integer=True, zero=True)
+        q_arr = np.array(check_real(np, "q", q, self.n), dtype=float)
+        qd_arr = np.array(check_real(np, "qd", qd, self.n), dtype=float)
+        if not (np.isfinite(q_arr).all() and np.isfinite(qd_arr).all()):
+            raise ConstraintError("project: q or qd holds NaN or infinite values")
         worst = float("inf")
         for _ in range(max_iter + 1):
             phi = np.asarray(self.kinematics.phi(q_arr, params=params))
@@ -424,7 +481,7 @@ class ConstrainedNumericModel:
         if not worst <= tol:
             J = np.asarray(self.kinematics.J(q_arr, params=params))
             if self.redundant != "lstsq":
-                self._check_rank(J)  # names the dependent rows when J_c is singular there
+                self._check_rank(J, q_arr)  # names the dependent rows when J_c is singular
             raise ConstraintError(
                 f"project: max |Φ| = {worst:.3g} > tol {tol:.3g} after {max_iter} Gauss–Newton "
                 "steps (a singular configuration or constraints that cannot all hold); "
@@ -432,7 +489,7 @@ class ConstrainedNumericModel:
             )
         J = np.asarray(self.kinematics.J(q_arr, params=params))
         if self.redundant != "lstsq":
-            self._check_rank(J)
+            self._check_rank(J, q_arr)
         phid = np.einsum("...ij,...j->...i", J, qd_arr)
         qd_arr = qd_arr - self._metric_step(q_arr, phid, params)
         return q_arr, qd_arr
@@ -446,14 +503,56 @@ class ConstrainedNumericModel:
         return np.einsum("...ij,...j->...i", MinvJt, y)
 
 
-def _dependent_rows(J: np.ndarray) -> list[int]:
-    kept: list[np.ndarray] = []
-    dependent = []
-    scale = max(float(np.abs(J).max()), 1e-300)
-    for i, row in enumerate(J):
-        trial = np.array([*kept, row])
-        if np.linalg.matrix_rank(trial, tol=1e-9 * scale) > len(kept):
-            kept.append(row)
+def _gains(baumgarte: Any) -> tuple[float, float]:
+    """(alpha, beta) as finite non-negative floats, or a named error."""
+    try:
+        alpha, beta = (float(v) for v in baumgarte)
+    except (TypeError, ValueError):
+        raise LagdynError(
+            f"baumgarte must be a pair of gains (alpha, beta), got {baumgarte!r}"
+        ) from None
+    if not (alpha >= 0 and beta >= 0 and np.isfinite(alpha) and np.isfinite(beta)):
+        raise LagdynError(f"baumgarte gains must be finite and >= 0, got {baumgarte}")
+    return alpha, beta
+
+
+def _state_text(batch: tuple[int, ...], index: int, q: Any) -> str:
+    """``at q = [...]`` for one state, ``at state (i, j) of the batch (q = [...])`` else."""
+    qs = None if q is None else np.asarray(q, dtype=float)
+    where = tuple(int(i) for i in np.unravel_index(index, batch)) if batch else ()
+    shown = ""
+    if qs is not None:
+        state = qs.reshape(-1, qs.shape[-1])[index] if qs.ndim > 1 else qs
+        shown = np.array2string(state, precision=6, separator=", ")
+    if not batch:
+        return f"at q = {shown}" if shown else "at this state"
+    return f"at state {where} of the batch" + (f" (q = {shown})" if shown else "")
+
+
+def _dependent_rows(J: np.ndarray) -> tuple[list[int], float]:
+    """The rows of J that depend on the earlier ones (Gram–Schmidt in row order).
+
+    A row whose part orthogonal to the rows kept before it is below 1e-8 of its norm is
+    dependent (a zero row too); the product of these relative parts is the Hadamard ratio
+    :meth:`ConstrainedNumericModel._check_rank` tests, so when no single row is that
+    small the row with the smallest part is named, with that part (else 0).
+    """
+    basis: list[np.ndarray] = []
+    dependent: list[int] = []
+    parts: list[float] = []
+    for i, row in enumerate(np.asarray(J, dtype=float)):
+        norm = float(np.linalg.norm(row))
+        rest = row.copy()
+        for _ in range(2):  # twice: classical Gram–Schmidt loses orthogonality once
+            for b in basis:
+                rest = rest - (rest @ b) * b
+        part = float(np.linalg.norm(rest)) / norm if norm > 0 else 0.0
+        parts.append(part)
+        if part > 1e-8:
+            basis.append(rest / np.linalg.norm(rest))
         else:
             dependent.append(i)
-    return dependent
+    if dependent:
+        return dependent, 0.0
+    worst = int(np.argmin(parts))
+    return [worst], parts[worst]

@@ -36,11 +36,46 @@ import numpy as np
 import sympy as sp
 
 from ..codegen import KERNELS, Binding, output_shape
-from ..codegen.binding import check_real
+from ..codegen.binding import check_real, real_array
 from ..errors import LagdynError, ShapeError, UnboundParameterError
 from .backends import Kernels
 
-__all__ = ["NumericModel"]
+__all__ = ["NumericModel", "check_option"]
+
+
+def check_option(name: str, value: Any, *, integer: bool = False, zero: bool = False) -> Any:
+    """``value`` if it is a finite positive number (an int with ``integer``; 0 allowed with
+    ``zero``), else a :class:`~lagdyn.LagdynError` naming the option.
+
+    Tolerances, iteration counts and gains of the solvers go through it: ``tol=-1`` can
+    never be met and made iterations report "did not converge (change 0 > tol -1)".
+
+    Examples
+    --------
+    >>> from lagdyn.numeric.model import check_option
+    >>> check_option("tol", 1e-9)
+    1e-09
+    >>> check_option("tol", -1)
+    Traceback (most recent call last):
+    ...
+    lagdyn.errors.LagdynError: tol must be a positive number, got -1
+    >>> check_option("max_iter", 2.5, integer=True)
+    Traceback (most recent call last):
+    ...
+    lagdyn.errors.LagdynError: max_iter must be a positive integer, got 2.5
+    """
+    what = ("a non-negative" if zero else "a positive") + (" integer" if integer else " number")
+    if integer:
+        ok = isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+    else:
+        ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
+            value, bool
+        )
+        ok = ok and math.isfinite(value)
+    if not (ok and (value >= 0 if zero else value > 0)):
+        raise LagdynError(f"{name} must be {what}, got {value!r}")
+    return value
+
 
 _ARG_NAMES = {
     "forward_dynamics": ("q", "qd", "tau"),
@@ -149,7 +184,10 @@ class _KernelModel:
         if params is None:
             compiled = self._compiled.get(kernel)
             if compiled is not None:
-                r = compiled(q, qd, u, t)
+                try:
+                    r = compiled(q, qd, u, t)
+                except OverflowError:  # an int beyond a double: named by the checks below
+                    r = NotImplemented
                 if r is not NotImplemented:
                     return r
             scalar = self._scalar.get(kernel)
@@ -203,7 +241,7 @@ class _KernelModel:
             return None
         if type(t) is float:
             x.append(t)
-        elif type(t) is int:
+        elif type(t) is int and -_INT_MAX < t < _INT_MAX:
             x.append(float(t))
         else:
             return None
@@ -236,7 +274,7 @@ class _KernelModel:
         p = self._params_array(params)
         args.append(p)
         labels.append("params")
-        ta = np.asarray(t)
+        ta = real_array("t", t)
         if ta.dtype.kind not in "fiu":
             raise ShapeError(f"t has dtype {ta.dtype}, expected a real scalar or array (...)")
         args.append(ta.astype(np.float64, copy=False)[..., None])
@@ -540,7 +578,7 @@ class NumericModel(_KernelModel):
             return da.concatenate(
                 [qd, self.forward_dynamics(q, qd, tau, params=params, t=t)], axis=-1
             )
-        xa = np.asarray(x)
+        xa = real_array("x", x)
         if xa.ndim == 0 or xa.shape[-1] != 2 * n:
             raise ShapeError(f"x has shape {xa.shape}, expected (..., {2 * n}) = [q, qd]")
         q, qd = xa[..., :n], xa[..., n:]
@@ -553,6 +591,8 @@ _F8 = np.dtype(np.float64)
 #: one-state functions take floats only, so a ValueError there is a domain error).
 _FLOAT_ERRORS = (ArithmeticError, ValueError)
 _ND = np.ndarray
+#: Python ints at or beyond this do not fit a double (float() raises OverflowError)
+_INT_MAX = 2**1023
 
 
 def _pack_state(a: Any, shape: tuple[int]) -> list[float] | None:
@@ -565,8 +605,8 @@ def _pack_state(a: Any, shape: tuple[int]) -> list[float] | None:
         if len(a) != shape[0]:
             return None
         for v in a:
-            if type(v) is not float and type(v) is not int:
-                return None
+            if type(v) is not float and (type(v) is not int or not -_INT_MAX < v < _INT_MAX):
+                return None  # the batched path names what is wrong
         return [float(v) for v in a]
     return None
 

@@ -44,6 +44,15 @@ Actuation ``tau``
 shape ``(n_t, n)`` or ``(n_t, ..., n)`` (first axis along ``t``, linearly interpolated
 between grid points); or a feedback callable ``tau(t, q, qd) -> (..., n)``.
 
+Limits and checks
+-----------------
+Before anything runs, the states the run would return (output times × batch × 2n
+doubles) are estimated and refused above :data:`MAX_OUTPUT_BYTES` (1 GiB), with the
+estimate. A state that becomes NaN or infinite stops the run with a
+:class:`~lagdyn.LagdynError` naming the time interval and the batch member. After a
+fixed-step run, an energy balance off by more than :data:`ENERGY_DRIFT_WARNING` of the
+energy scale gives a :class:`~lagdyn.LagdynWarning` (the step is too large for the motion).
+
 Reports
 -------
 :attr:`SimulationResult.energy_drift` (E(t) − E(0)),
@@ -65,9 +74,12 @@ True
 """
 
 from .api import DynamicsModel, simulate
+from .integrators import ENERGY_DRIFT_WARNING, MAX_OUTPUT_BYTES
 from .result import ConstrainedSimulationResult, SimulationReport, SimulationResult
 
 __all__ = [
+    "ENERGY_DRIFT_WARNING",
+    "MAX_OUTPUT_BYTES",
     "ConstrainedSimulationResult",
     "DynamicsModel",
     "SimulationReport",

@@ -12,20 +12,17 @@ Examples
 from __future__ import annotations
 
 import inspect
-import logging
 import time
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from ..errors import LagdynError, ShapeError
-from .integrators import Actuation, check_grid, integrate
+from ..errors import LagdynError
+from .integrators import Actuation, check_energy, check_grid, initial_state, integrate
 from .result import SimulationResult
 
 __all__ = ["DynamicsModel", "simulate"]
-
-log = logging.getLogger("lagdyn")
 
 Method = str  # "rk4", "midpoint" or "scipy-<name>"
 
@@ -155,11 +152,25 @@ def simulate(
     Raises
     ------
     ShapeError
-        ``x0`` not of shape ``(..., 2n)``, a tau of the wrong shape, a ``t`` that is not 1-D.
+        ``x0`` not of shape ``(..., 2n)``, ragged or complex; a tau of the wrong shape, a
+        ``t`` that is not 1-D.
     LagdynError
-        Non-increasing or non-finite ``t``, an unknown method, a midpoint iteration that
-        does not converge; a parameter value that is not a finite real number or breaks
+        Non-increasing or non-finite ``t``; a grid whose states would exceed
+        :data:`~lagdyn.simulation.MAX_OUTPUT_BYTES` (refused with the estimate before
+        anything is allocated: ``t=1e12`` at ``dt=0.01`` asks for 728 TiB); an unknown
+        method; tolerances or ``max_iter`` that are not positive; a midpoint iteration that
+        does not converge; a state that becomes NaN or infinite (the time interval and
+        batch member named); a parameter value that is not a finite real number or breaks
         its symbol's assumptions (``positive``, ``nonnegative``, ``integer``, ...).
+
+    Warns
+    -----
+    LagdynWarning
+        A fixed-step run (``rk4``, ``midpoint``) whose energy balance
+        E(t) − E(0) − ∫q̇ᵀ(τ + Q)dt is off by more than
+        :data:`~lagdyn.simulation.ENERGY_DRIFT_WARNING` (10 %) of the energy scale — the
+        largest of |E(0)|, the kinetic energy and the work over the run — (or by more than
+        the scale itself when τ or Q do work): the step is too large for the motion.
     BackendUnavailableError
         A scipy method without scipy installed.
 
@@ -184,15 +195,8 @@ def simulate(
     started = time.perf_counter()
     num = _as_model(model, params)
     n = int(num.n)
-    grid = check_grid(t, dt)
-    x = np.asarray(x0, dtype=float)
-    if x.ndim == 0 or x.shape[-1] != 2 * n:
-        raise ShapeError(
-            f"x0 has shape {x.shape}; expected (..., 2n) = (..., {2 * n}) holding [q, qd] "
-            f"for the {n} coordinates"
-        )
-    if not np.all(np.isfinite(x)):
-        raise LagdynError("x0 contains NaN or infinite values")
+    x = initial_state(x0, n)
+    grid = check_grid(t, dt, x.size)  # the states' size bounded before anything runs
     batch = tuple(x.shape[:-1])
     tau_src = Actuation(tau, grid, n, batch)
     phi_fn = phi if phi is not None else getattr(num, "phi", None)
@@ -224,8 +228,6 @@ def simulate(
 
     # xs: (n_t, ..., 2n) → batch first
     q_t, qd_t = xs[..., :n], xs[..., n:]
-    if not np.all(np.isfinite(xs)):
-        log.warning("simulate: the state became NaN or infinite (unstable step or blow-up)")
     energy = np.asarray(num.energy(q_t, qd_t), dtype=float)
     kinetic = energy - np.asarray(num.energy(q_t, np.zeros_like(qd_t)), dtype=float)
     taus = np.empty_like(q_t)
@@ -238,6 +240,11 @@ def simulate(
         if phis.ndim == q_t.ndim - 1:
             phis = phis[..., None]
     lead = q_t.ndim - 2  # number of batch axes
+    # unforced (no τ, and no Q in the model) ⇒ E is conserved: the recorded Q of a
+    # conservative model is rounding only, so it does not count as work
+    unforced = tau_src.is_zero and not _has_forces(num)
+    work = None if unforced else _work(grid, qd_t, taus, forces)
+    check_energy(method, energy, kinetic, work, grid, substeps)
 
     def batch_first(a: np.ndarray, trailing: int) -> np.ndarray:
         return np.moveaxis(a, 0, a.ndim - 1 - trailing) if lead else a
@@ -256,6 +263,27 @@ def simulate(
         steps=int(steps),
         wall_time=time.perf_counter() - started,
     )
+
+
+def _has_forces(num: Any) -> bool:
+    """Whether the model's system has generalized forces (True when it cannot tell)."""
+    system = getattr(num, "system", None)
+    forces = getattr(system, "forces", None)
+    if forces is None:
+        return getattr(num, "bias", None) is not None and system is None
+    return any(f != 0 for f in forces)
+
+
+def _work(
+    grid: np.ndarray, qd_t: np.ndarray, taus: np.ndarray, forces: np.ndarray | None
+) -> np.ndarray:
+    """∫ q̇ᵀ(τ + Q) dt by the trapezoid rule, time on axis 0 (as SimulationResult.work)."""
+    force = taus if forces is None else taus + forces
+    power = np.einsum("...i,...i->...", qd_t, force)
+    dt = np.diff(grid).reshape((-1,) + (1,) * (power.ndim - 1))
+    out = np.zeros_like(power)
+    np.cumsum(0.5 * (power[1:] + power[:-1]) * dt, axis=0, out=out[1:])
+    return out
 
 
 def _generalized_forces(

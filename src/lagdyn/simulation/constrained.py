@@ -17,13 +17,13 @@ Examples
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
-from ..errors import LagdynError, ShapeError
+from ..errors import ConstraintError, LagdynError
 from ..numeric.constrained import ConstrainedNumericModel, Method
-from .integrators import Actuation, check_grid, integrate
+from .integrators import Actuation, check_energy, check_grid, initial_state, integrate
 from .result import ConstrainedSimulationResult
 
 __all__ = ["ConstrainedSimulator"]
@@ -51,6 +51,7 @@ class ConstrainedSimulator(ConstrainedNumericModel):
         solver: Method = "kkt",
         baumgarte: tuple[float, float] | None = None,
         project: bool = False,
+        start: Literal["check", "project", "as_given"] = "check",
         params: Any = None,
         substeps: int = 1,
         rtol: float = 1e-10,
@@ -62,8 +63,8 @@ class ConstrainedSimulator(ConstrainedNumericModel):
         Parameters
         ----------
         x0 : array_like, shape (..., 2n)
-            Initial states [q, q̇]; they should satisfy Φ = 0 and Φ̇ = 0 (use
-            :meth:`project` first otherwise).
+            Initial states [q, q̇]; they must satisfy Φ = 0 and Φ̇ = J_c q̇ = 0 (see
+            ``start``).
         t : array_like, shape (n_t,)
             Strictly increasing output times; fixed-step methods take one step per
             interval.
@@ -75,7 +76,14 @@ class ConstrainedSimulator(ConstrainedNumericModel):
         baumgarte : (alpha, beta), optional
         project : bool
             Project (q, q̇) onto the constraint manifold after every step (fixed-step
-            methods only).
+            methods only), and x0 before the first.
+        start : {"check", "project", "as_given"}
+            What to do with an ``x0`` off the constraints: refuse it with a
+            :class:`~lagdyn.ConstraintError` giving the residuals (``"check"``, the default;
+            ``|Φ| ≤ 1e-8·(1 + |J_c|·|q|)`` and ``|J_c q̇| ≤ 1e-8·(1 + |J_c|·|q̇|)`` pass),
+            project it onto Φ = 0, J_c q̇ = 0 first (``"project"``, :meth:`project`), or
+            integrate from it as given (``"as_given"``, e.g. to watch Baumgarte
+            stabilisation pull the motion back).
         substeps : int
             Fixed steps per grid interval.
         rtol, atol : float
@@ -96,13 +104,16 @@ class ConstrainedSimulator(ConstrainedNumericModel):
         >>> bool(np.abs(res.phi).max() < 1e-9)
         True
         """
-        grid = check_grid(t, None)
-        x = np.array(x0, dtype=float)
-        if x.ndim == 0 or x.shape[-1] != 2 * self.n:
-            raise ShapeError(f"x0 must have shape (..., {2 * self.n}), got {x.shape}")
-        if not np.all(np.isfinite(x)):
-            raise LagdynError("x0 contains NaN or infinite values")
         n = self.n
+        x = initial_state(x0, n)
+        grid = check_grid(t, None, x.size)
+        if start not in ("check", "project", "as_given"):
+            raise LagdynError(f"start must be 'check', 'project' or 'as_given', got {start!r}")
+        if start == "project" or (project and start == "check"):
+            q0, qd0 = self.project(x[..., :n], x[..., n:], params=params)
+            x = np.concatenate([q0, qd0], axis=-1)
+        elif start == "check":
+            self._check_start(x[..., :n], x[..., n:], params)
         torque = Actuation(tau, grid, n, tuple(x.shape[:-1]))
 
         def solve(ti: float, q: np.ndarray, qd: np.ndarray, tau: Any) -> tuple[Any, Any]:
@@ -147,6 +158,23 @@ class ConstrainedSimulator(ConstrainedNumericModel):
         )
         energy = self.energy(q, qd, params=params)
         kinetic = energy - self.energy(q, np.zeros_like(qd), params=params)
+        # the energy is conserved unless Q does (unknown) work, or Baumgarte terms pull a
+        # start given off the constraints back (they do work there)
+        conservative = not any(f != 0 for f in self.system.system.forces)
+        if conservative and (baumgarte is None or start != "as_given"):
+            power = np.einsum("...i,...i->...", qd, taus)
+            work = np.zeros_like(power)
+            np.cumsum(
+                0.5 * (power[..., 1:] + power[..., :-1]) * np.diff(grid), -1, out=work[..., 1:]
+            )
+            check_energy(
+                method,
+                np.moveaxis(energy, -1, 0),
+                np.moveaxis(kinetic, -1, 0),
+                None if torque.is_zero else np.moveaxis(work, -1, 0),
+                grid,
+                substeps,
+            )
         return ConstrainedSimulationResult(
             t=grid,
             q=q,
@@ -163,4 +191,29 @@ class ConstrainedSimulator(ConstrainedNumericModel):
             wall_time=time.perf_counter() - start,
             phi_dot=self.phi_dot(q, qd, params=params),
             lam=lam,
+        )
+
+    def _check_start(self, q0: np.ndarray, qd0: np.ndarray, params: Any) -> None:
+        """Refuse initial states off Φ = 0 or J_c q̇ = 0, with the residuals."""
+        phi = np.asarray(self.phi(q0, params=params))
+        J = np.asarray(self.kinematics.J(q0, params=params))
+        phid = np.einsum("...ij,...j->...i", J, qd0)
+        size_j = float(np.abs(J).max(initial=0.0))
+        tol_q = 1e-8 * (1.0 + size_j * float(np.abs(q0).max(initial=0.0)))
+        tol_v = 1e-8 * (1.0 + size_j * float(np.abs(qd0).max(initial=0.0)))
+        worst_q = float(np.abs(phi).max(initial=0.0))
+        worst_v = float(np.abs(phid).max(initial=0.0))
+        if worst_q <= tol_q and worst_v <= tol_v:
+            return
+        values = phi if worst_q / tol_q >= worst_v / tol_v else phid
+        flat = np.abs(values).reshape(-1, self.m)
+        index, row = np.unravel_index(int(np.argmax(flat)), flat.shape)
+        member = f" of batch member {int(index)}" if values.ndim > 1 else ""
+        raise ConstraintError(
+            f"x0 is off the constraints: max |Φ(q0)| = {worst_q:.3g} (tolerance {tol_q:.1e}) "
+            f"and max |J_c q̇0| = {worst_v:.3g} (tolerance {tol_v:.1e}), the largest at row "
+            f"{int(row)} ({self.system.constraints[int(row)]}){member}. The motion from it "
+            "would not satisfy the constraints: project it first (num.project(q0, qd0)), "
+            "pass start='project' (or project=True, which also projects every step), or "
+            "start='as_given' to integrate from it as it is"
         )

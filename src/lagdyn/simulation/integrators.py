@@ -22,15 +22,26 @@ from __future__ import annotations
 import importlib
 import math
 import sys
+import warnings
 import weakref
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from ..errors import BackendUnavailableError, LagdynError, ShapeError
+from ..codegen.binding import real_array
+from ..errors import BackendUnavailableError, LagdynError, LagdynWarning, ShapeError
+from ..numeric.model import check_option
 
 __all__: list[str] = []  # internal; see lagdyn.simulation
+
+#: Largest array of states a simulation may return (output times × batch × 2n doubles);
+#: above it the run is refused before anything is allocated or integrated.
+MAX_OUTPUT_BYTES = 2**30
+#: A fixed-step run whose energy balance is off by more than this fraction of its energy
+#: scale gets a :class:`~lagdyn.LagdynWarning` (unforced runs; 1.0 when τ or Q do work,
+#: whose integral on the output grid is itself approximate).
+ENERGY_DRIFT_WARNING = 0.1
 
 TauCallable = Callable[[float, np.ndarray, np.ndarray], Any]
 StepHook = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
@@ -90,10 +101,12 @@ class Actuation:
         elif callable(tau):
             self.callable = tau
         else:
-            try:
-                arr = np.asarray(tau, dtype=float)
-            except (TypeError, ValueError) as exc:
-                raise ShapeError(f"tau must be numeric, an array or a callable: {exc}") from exc
+            arr = real_array("tau", tau)
+            if arr.dtype.kind not in "fiu":
+                raise ShapeError(
+                    f"tau must be real numbers, an array or a callable; got dtype {arr.dtype}"
+                )
+            arr = arr.astype(float)
             if arr.ndim >= 2 and arr.shape[0] == t.shape[0] and arr.shape[-1] == n:
                 if not broadcasts(arr.shape[1:], target):
                     raise ShapeError(
@@ -124,10 +137,10 @@ class Actuation:
             return self._interp(time)
         assert self.callable is not None
         out = self.callable(time, q, qd)
-        try:
-            arr = np.asarray(out, dtype=float)
-        except (TypeError, ValueError) as exc:
-            raise ShapeError(f"tau(t, q, qd) returned a non-numeric value: {exc}") from exc
+        arr = real_array("tau(t, q, qd)", out)
+        if arr.dtype.kind not in "fiu":
+            raise ShapeError(f"tau(t, q, qd) returned a non-real value of dtype {arr.dtype}")
+        arr = arr.astype(float, copy=False)
         if arr.ndim == 0 or arr.shape[-1] != self.n or not broadcasts(arr.shape, q.shape):
             raise ShapeError(
                 f"tau(t, q, qd) returned shape {arr.shape}; expected (..., {self.n}) "
@@ -151,21 +164,76 @@ def broadcasts(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
         return False
 
 
-def check_grid(t: Any, dt: float | None) -> np.ndarray:
-    arr = np.asarray(t, dtype=float)
+def _size_text(nbytes: float) -> str:
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"):
+        if nbytes < 1024 or unit == "EiB":
+            return f"{nbytes:.0f} {unit}" if unit == "bytes" else f"{nbytes:.3g} {unit}"
+        nbytes /= 1024
+    return ""  # pragma: no cover
+
+
+def check_output_size(n_t: int, width: int, what: str) -> None:
+    """Refuse a run whose states (``n_t`` times × ``width`` doubles) exceed
+    :data:`MAX_OUTPUT_BYTES`, with the estimate, before anything is allocated."""
+    nbytes = float(n_t) * float(width) * 8.0
+    if nbytes > MAX_OUTPUT_BYTES:
+        raise LagdynError(
+            f"simulate: {what} gives {n_t} output times × {width} state values: about "
+            f"{_size_text(nbytes)} for the states alone, above the limit of "
+            f"{_size_text(MAX_OUTPUT_BYTES)} (lagdyn.simulation.MAX_OUTPUT_BYTES); use a "
+            "coarser output grid (a larger dt) with substeps=... for accuracy, or simulate "
+            "in pieces"
+        )
+
+
+def initial_state(x0: Any, n: int) -> np.ndarray:
+    """``x0`` as a finite float array ``(..., 2n)``, or a named error."""
+    x = real_array("x0", x0)
+    if x.dtype.kind == "c":
+        raise ShapeError(
+            "x0 holds complex values; states [q, qd] are real (pass x0.real if the imaginary "
+            "parts are zero)"
+        )
+    if x.dtype.kind not in "fiu":
+        raise ShapeError(f"x0 has dtype {x.dtype}, expected real numbers")
+    x = np.array(x, dtype=float)
+    if x.ndim == 0 or x.shape[-1] != 2 * n:
+        raise ShapeError(
+            f"x0 has shape {x.shape}; expected (..., 2n) = (..., {2 * n}) holding [q, qd] "
+            f"for the {n} coordinates"
+        )
+    if not np.all(np.isfinite(x)):
+        raise LagdynError("x0 contains NaN or infinite values")
+    return x
+
+
+def check_grid(t: Any, dt: float | None, width: int = 1) -> np.ndarray:
+    """The output grid from ``t`` (a grid, or a final time with step ``dt``), refused when
+    its states (``width`` doubles per time) would exceed :data:`MAX_OUTPUT_BYTES`."""
+    arr = real_array("t", t)
+    if arr.dtype.kind not in "fiu":
+        raise LagdynError(f"t must be real times, got dtype {arr.dtype}")
+    arr = arr.astype(float)
     if arr.ndim == 0:
         if dt is None:
             dt = 0.01
         if not (np.isfinite(arr) and arr > 0):
             raise LagdynError(f"a scalar t is the final time and must be positive, got {t!r}")
-        if not (dt > 0):
-            raise LagdynError(f"dt must be positive, got {dt!r}")
-        steps = max(1, math.ceil(float(arr) / dt - 1e-9))
+        if isinstance(dt, bool) or not isinstance(dt, (int, float, np.integer, np.floating)):
+            raise LagdynError(f"dt must be a positive number, got {dt!r}")
+        if not (dt > 0 and math.isfinite(dt)):
+            raise LagdynError(f"dt must be a positive finite number, got {dt!r}")
+        ratio = float(arr) / float(dt)
+        steps = max(1, math.ceil(ratio - 1e-9)) if math.isfinite(ratio) else math.inf
+        if steps == math.inf or steps > 2**62:
+            raise LagdynError(f"simulate: t = {float(arr):g} with dt = {dt:g} has too many steps")
+        check_output_size(steps + 1, width, f"t = {float(arr):g} with dt = {dt:g}")
         return np.linspace(0.0, float(arr), steps + 1)
     if dt is not None:
         raise LagdynError("dt= is only used with a scalar final time t")
     if arr.ndim != 1 or arr.shape[0] < 2:
         raise ShapeError(f"t must be a 1-D grid of at least 2 times, got shape {arr.shape}")
+    check_output_size(arr.shape[0], width, "the grid t")
     if not np.all(np.isfinite(arr)):
         raise LagdynError("t contains NaN or infinite values")
     bad = np.nonzero(np.diff(arr) <= 0)[0]
@@ -175,6 +243,71 @@ def check_grid(t: Any, dt: float | None) -> np.ndarray:
             f"t must be strictly increasing; t[{i}] = {arr[i]!r} ≥ t[{i + 1}] = {arr[i + 1]!r}"
         )
     return arr
+
+
+def check_finite(q: np.ndarray, v: np.ndarray, t0: float, t1: float, steps: int) -> None:
+    """Raise when the state left the doubles (NaN or inf) during ``[t0, t1]``."""
+    if np.isfinite(q).all() and np.isfinite(v).all():
+        return
+    bad = ~(np.isfinite(q).all(axis=-1) & np.isfinite(v).all(axis=-1))
+    member = ""
+    if bad.ndim:
+        first = tuple(int(i) for i in np.argwhere(bad)[0])
+        member = f" for batch member {first} ({int(bad.sum())} of {bad.size})"
+    h = (t1 - t0) / max(steps, 1)
+    raise LagdynError(
+        f"simulate: the state became NaN or infinite between t = {t0:.6g} and t = {t1:.6g}"
+        f"{member} (step {h:.3g}): the step is too large for the motion, or the motion "
+        "blows up or reaches a singular state (M not invertible there); use a smaller dt "
+        "or substeps=..., or method='midpoint'"
+    )
+
+
+def check_energy(
+    method: str,
+    energy: np.ndarray,
+    kinetic: np.ndarray | None,
+    work: np.ndarray | None,
+    grid: np.ndarray,
+    substeps: int,
+) -> None:
+    """Warn when a fixed-step run's energy balance is off by more than
+    :data:`ENERGY_DRIFT_WARNING` of its energy scale (arrays with time on axis 0).
+
+    The balance is E(t) − E(0) − W(t) with W the work of τ and Q (zero when nothing acts);
+    the scale is the largest of |E(0)|, the kinetic energy and |W| over the run, per
+    trajectory. With τ or Q doing work the threshold is 1 (W is integrated on the output
+    grid by the trapezoid rule, itself an approximation).
+    """
+    if method not in ("rk4", "midpoint") or energy.shape[0] < 2:
+        return
+    e0 = energy[:1]
+    forced = work is not None and bool(np.any(work != 0))
+    balance = energy - e0 - (work if forced else 0.0)
+    scale = np.abs(e0[0])
+    if kinetic is not None:
+        scale = np.maximum(scale, np.abs(kinetic).max(axis=0))
+    if forced:
+        assert work is not None
+        scale = np.maximum(scale, np.abs(work).max(axis=0))
+    off = np.abs(balance).max(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        relative = np.where(scale > 0, off / scale, np.where(off > 0, np.inf, 0.0))
+    limit = 1.0 if forced else ENERGY_DRIFT_WARNING
+    worst = float(np.max(relative, initial=0.0))
+    if not worst > limit:
+        return
+    h = float(np.diff(grid).max()) / substeps
+    what = "energy balance E(t) − E(0) − ∫q̇ᵀ(τ + Q)dt" if forced else "energy"
+    i = np.unravel_index(int(np.argmax(relative)), np.shape(relative)) if np.ndim(off) else ()
+    warnings.warn(
+        f"simulate: the {what} is off by {float(off[i]):.3g} ({worst:.3g} × its energy scale "
+        f"{float(scale[i]):.3g}), far more than {method} loses on steps it resolves: the step "
+        f"({h:.3g}) is too large for this motion; use a smaller dt or substeps=..., or "
+        "method='midpoint' (LagdynWarning; lagdyn.simulation.ENERGY_DRIFT_WARNING)",
+        LagdynWarning,
+        stacklevel=3,
+    )
 
 
 AccelFn = Callable[[float, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
@@ -210,6 +343,7 @@ def run_rk4(
             v = v + (h / 6.0) * (a1 + 2.0 * a2 + 2.0 * a3 + a4)
             if after_step is not None:
                 q, v = after_step(q, v)
+        check_finite(q, v, t0, float(grid[k + 1]), substeps)
         out[k + 1, ..., :n] = q
         out[k + 1, ..., n:] = v
         done += substeps
@@ -288,6 +422,7 @@ def run_midpoint(
             if after_step is not None:
                 q, v = after_step(q, v)
             t0 += h
+        check_finite(q, v, float(grid[k]), float(grid[k + 1]), substeps)
         out[k + 1, ..., :n] = q
         out[k + 1, ..., n:] = v
         done += substeps
@@ -504,6 +639,10 @@ def run_scipy(
     if not sol.success:
         raise LagdynError(f"scipy solve_ivp ({name}) failed: {sol.message}")
     xs = sol.y.T.reshape(grid.shape[0], *shape)
+    finite = np.isfinite(xs).reshape(grid.shape[0], -1).all(axis=-1)
+    if not finite.all():
+        k = int(np.argmin(finite))
+        check_finite(xs[k, ..., :n], xs[k, ..., n:], float(grid[k - 1]), float(grid[k]), 1)
     return xs, int(sol.nfev)
 
 
@@ -533,6 +672,10 @@ def integrate(
         raise LagdynError(f"method must be a string, got {method!r}")
     if isinstance(substeps, bool) or not isinstance(substeps, int) or substeps < 1:
         raise LagdynError(f"substeps must be a positive integer, got {substeps!r}")
+    check_option("tol", tol)
+    check_option("max_iter", max_iter, integer=True)
+    check_option("rtol", rtol)
+    check_option("atol", atol, zero=True)
     if method.startswith("scipy-"):
         if after_step is not None:
             raise LagdynError("projection after every step needs a fixed-step method (rk4)")
