@@ -153,3 +153,22 @@ def test_constrained_inputs_are_named(pendulum) -> None:
         pendulum.solve([0.0, -1.0], [[0.0, 0.0], [1.0]])
     with pytest.raises(ConstraintError, match="project: q or qd holds NaN"):
         pendulum.project([np.nan, -1.0], [0.0, 0.0])
+
+
+# ------------------------------------------------------------------ bound values
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        (
+            10**400,
+            r"params\[g\] must be a finite real number; an integer of 401 digits "
+            r"overflows a double",
+        ),  # was OverflowError
+        ("9.81", r"params\[g\] must be a real number, got '9\.81'"),  # was read as 9.81
+        (True, r"params\[g\] must be a real number, got True"),  # was read as 1.0
+    ],
+)
+def test_bound_values_are_numbers(value, message: str) -> None:
+    dp = ld.zoo.double_pendulum()
+    with pytest.raises(LagdynError, match=message):
+        dp.lambdify({**dp.defaults, "g": value}, cache=False)

@@ -50,6 +50,8 @@ def test_complex_and_ragged_initial_states_are_named(dp_num, pendulum) -> None:
         ld.simulate(dp_num, [0.1, 0, 0, 0], 0.1, tau=[[1.0], [1.0, 2.0]])
     with pytest.raises(LagdynError, match="dt must be a positive number, got 1j"):
         ld.simulate(dp_num, [0.1, 0, 0, 0], 1.0, dt=1j)
+    with pytest.raises(ShapeError, match=r"phi\(q\) returned a non-real value of dtype <U1"):
+        ld.simulate(dp_num, [0.1, 0, 0, 0], 0.1, phi=lambda q: "x")  # was a raw ValueError
 
 
 def test_the_output_is_bounded_before_it_is_allocated(dp_num, pendulum) -> None:

@@ -41,17 +41,27 @@ from ..symbols import confusable_note, skeleton
 __all__ = ["Binding", "check_value", "real_array", "value_rules"]
 
 
+#: The largest finite double, for messages.
+_DOUBLE_MAX = "1.8e308"
+
+
 def _name(key: Any) -> str:
     return key.name if isinstance(key, sp.Symbol) else str(key)
 
 
 def _real(label: str, value: Any) -> float:
-    if isinstance(value, (complex, np.complexfloating)) or (
+    if isinstance(value, (complex, np.complexfloating, str, bytes, bool, np.bool_)) or (
         isinstance(value, sp.Basic) and value.is_number and value.is_extended_real is False
-    ):
+    ):  # a string is never evaluated; True is not a mass
         raise LagdynError(f"{label} must be a real number, got {value!r}")
     try:
         v = float(value)
+    except OverflowError:
+        shown = f"an integer of {len(str(abs(value)))} digits" if isinstance(value, int) else "it"
+        raise LagdynError(
+            f"{label} must be a finite real number; {shown} overflows a double (largest "
+            f"{_DOUBLE_MAX})"
+        ) from None
     except (TypeError, ValueError):
         raise LagdynError(f"{label} must be a real number, got {value!r}") from None
     if not math.isfinite(v):
@@ -499,10 +509,6 @@ class Binding:
 
 def _column(xp: Any, label: str, value: Any) -> Any:
     return check_real(xp, label, real_array(label, value, xp)[..., None], 1)
-
-
-#: The largest finite double, for messages.
-_DOUBLE_MAX = "1.8e308"
 
 
 def _leaves(a: Any) -> Any:

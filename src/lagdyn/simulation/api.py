@@ -18,7 +18,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from ..errors import LagdynError
+from ..codegen.binding import real_array
+from ..errors import LagdynError, ShapeError
 from .integrators import Actuation, check_energy, check_grid, initial_state, integrate
 from .result import SimulationResult
 
@@ -236,7 +237,10 @@ def simulate(
     forces = _generalized_forces(num, grid, q_t, qd_t)
     phis = None
     if phi_fn is not None:
-        phis = np.asarray(phi_fn(q_t), dtype=float)
+        phis = real_array("phi(q)", phi_fn(q_t))
+        if phis.dtype.kind not in "fiu":
+            raise ShapeError(f"phi(q) returned a non-real value of dtype {phis.dtype}")
+        phis = phis.astype(float)
         if phis.ndim == q_t.ndim - 1:
             phis = phis[..., None]
     lead = q_t.ndim - 2  # number of batch axes
