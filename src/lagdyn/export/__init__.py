@@ -2,7 +2,9 @@
 
 :func:`latex` and :func:`markdown` print the equations of motion with dot
 notation and no ``(t)``; :mod:`lagdyn.export.code` (imported on demand, it
-needs :mod:`lagdyn.numeric`) writes C, C++, JAX, numba, Julia and MATLAB source.
+needs :mod:`lagdyn.numeric`) writes C, C++, JAX, numba, Julia and MATLAB source;
+:mod:`lagdyn.export.fmu` (imported on demand) writes Functional Mock-up Units (FMI 3.0
+and 2.0) for Simulink, OpenModelica, Dymola and FMPy.
 
 Examples
 --------

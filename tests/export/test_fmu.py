@@ -1,0 +1,400 @@
+"""FMU export (lagdyn.export.fmu), checked by FMPy: validation, Model Exchange against a tight
+``ld.simulate``, Co-Simulation against the same fixed-step method, inputs, parameters, several
+instances in one process, and bad input.
+
+Each unit is compiled once (module-scoped fixtures); the test file stays within ~30 s.
+"""
+
+from __future__ import annotations
+
+import types
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import lagdyn as ld
+from lagdyn.errors import LagdynError
+from lagdyn.export import fmu as fmu_mod
+from lagdyn.export.fmu import export_fmu
+
+fmpy = pytest.importorskip("fmpy", reason="FMPy (the test extra) checks the FMUs")
+from fmpy.validation import validate_fmu  # noqa: E402
+
+needs_cc = pytest.mark.skipif(
+    fmu_mod.find_compiler() is None, reason="no C compiler (cc/gcc/clang) to build FMU binaries"
+)
+
+T_END = 1.0
+DT = 0.01  # communication / output interval
+X0_DP = {"q.a": 0.5, "q.b": -0.3, "qd.a": 0.1, "qd.b": 0.0}
+X0_CP = {"q.x": 0.1, "q.theta": 0.4, "qd.x": 0.0, "qd.theta": 0.0}
+
+
+def _dp_x0() -> np.ndarray:
+    return np.array([0.5, -0.3, 0.1, 0.0])
+
+
+def _cp_x0() -> np.ndarray:
+    return np.array([0.1, 0.4, 0.0, 0.0])
+
+
+@pytest.fixture(scope="module")
+def units(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    if fmu_mod.find_compiler() is None:
+        pytest.skip("no C compiler (cc/gcc/clang) to build FMU binaries")
+    d = tmp_path_factory.mktemp("fmus")
+    dp, cp = ld.zoo.double_pendulum(), ld.zoo.cart_pole()
+    return {
+        "dp3": export_fmu(dp, d / "v3", name="dp"),
+        "cp3": export_fmu(cp, d / "v3", name="cp", inputs=["x"]),
+        "dp3mid": export_fmu(dp, d / "mid", name="dp", step="midpoint", step_size=2e-3),
+    }
+
+
+def _grid() -> np.ndarray:
+    return np.linspace(0.0, T_END, round(T_END / DT) + 1)
+
+
+def _columns(result: Any, names: list[str]) -> np.ndarray:
+    return np.column_stack([result[n] for n in names])
+
+
+def _states(coords: list[str]) -> list[str]:
+    return [f"q.{c}" for c in coords] + [f"qd.{c}" for c in coords]
+
+
+def _simulate(path: Path, fmi_type: str, start: dict[str, float], **kw: Any) -> Any:
+    return fmpy.simulate_fmu(
+        str(path),
+        fmi_type=fmi_type,
+        stop_time=T_END,
+        output_interval=DT,
+        start_values=start,
+        relative_tolerance=1e-11,
+        **kw,
+    )
+
+
+def _rel(a: np.ndarray, b: np.ndarray) -> float:
+    return float(np.abs(a - b).max() / np.abs(b).max())
+
+
+# --- validation ------------------------------------------------------------------------
+
+
+@needs_cc
+@pytest.mark.parametrize("key", ["dp3", "cp3", "dp3mid"])
+def test_fmpy_validates(units: dict[str, Path], key: str) -> None:
+    assert validate_fmu(str(units[key])) == []
+    md = fmpy.read_model_description(str(units[key]), validate=True)
+    assert md.modelExchange is not None and md.coSimulation is not None
+    names = [v.name for v in md.modelVariables]
+    assert "energy" in names and names[0] == "time"
+
+
+@needs_cc
+def test_contents_and_variables(units: dict[str, Path]) -> None:
+    archive = zipfile.ZipFile(units["cp3"])
+    files = set(archive.namelist())
+    assert {
+        "modelDescription.xml",
+        "sources/buildDescription.xml",
+        "sources/cp.c",
+        "sources/cp.h",
+        "sources/fmi3Functions.h",
+        "binaries/x86_64-linux/cp.so",
+    } <= files
+    md = fmpy.read_model_description(str(units["cp3"]))
+    by_name = {v.name: v for v in md.modelVariables}
+    # only the actuated coordinate has an input
+    assert [v.name for v in md.modelVariables if v.causality == "input"] == ["tau.x"]
+    cp = ld.zoo.cart_pole()
+    for sym in cp.parameters:
+        v = by_name[str(sym)]
+        assert (v.causality, v.variability) == ("parameter", "tunable")
+        assert float(v.start) == cp.defaults[sym]
+    assert by_name["qd.x"].derivative is None and by_name["der(q.x)"].derivative.name == "q.x"
+    assert by_name["qdd.theta"].derivative.name == "qd.theta"
+
+
+# --- simulation against lagdyn ---------------------------------------------------------
+
+
+@needs_cc
+def test_model_exchange_matches_simulate(units: dict[str, Path]) -> None:
+    dp = ld.zoo.double_pendulum()
+    ref = ld.simulate(dp, _dp_x0(), _grid(), method="scipy-DOP853", rtol=1e-13, atol=1e-13)
+    res = _simulate(units["dp3"], "ModelExchange", X0_DP, output=_states(["a", "b"]))
+    assert np.allclose(res["time"], ref.t, rtol=0, atol=1e-12)
+    assert _rel(_columns(res, _states(["a", "b"])), ref.x) < 1e-6
+
+
+@needs_cc
+def test_co_simulation_matches_rk4(units: dict[str, Path]) -> None:
+    dp = ld.zoo.double_pendulum()
+    # the FMU's internal step is 1e-3: ten RK4 steps per communication step of 0.01
+    ref = ld.simulate(dp, _dp_x0(), _grid(), method="rk4", substeps=10)
+    res = _simulate(units["dp3"], "CoSimulation", X0_DP, output=[*_states(["a", "b"]), "energy"])
+    assert _rel(_columns(res, _states(["a", "b"])), ref.x) < 1e-12
+    assert np.abs(res["energy"] - ref.energy).max() < 1e-12 * np.abs(ref.energy).max()
+
+
+@needs_cc
+def test_co_simulation_midpoint_matches_simulate(units: dict[str, Path]) -> None:
+    dp = ld.zoo.double_pendulum()
+    ref = ld.simulate(dp, _dp_x0(), _grid(), method="midpoint", substeps=5)
+    res = _simulate(units["dp3mid"], "CoSimulation", X0_DP, output=_states(["a", "b"]))
+    # both solve the same implicit step to a per-component change of 1e-12
+    assert _rel(_columns(res, _states(["a", "b"])), ref.x) < 1e-9
+
+
+def _step_input(t_switch: float, value: float) -> np.ndarray:
+    return np.array(
+        [(0.0, 0.0), (t_switch, 0.0), (t_switch, value), (T_END, value)],
+        dtype=[("time", np.float64), ("tau.x", np.float64)],
+    )
+
+
+def _cart_pole_reference(method: str, **kw: Any) -> np.ndarray:
+    """ld.simulate of the cart-pole with τ_x = 0 until 0.5, then 2 (two runs)."""
+    cp = ld.zoo.cart_pole()
+    grid = _grid()
+    k = int(np.argmin(np.abs(grid - 0.5)))
+    first = ld.simulate(cp, _cp_x0(), grid[: k + 1], method=method, **kw)
+    second = ld.simulate(cp, first.x[-1], grid[k:], method=method, tau=[2.0, 0.0], **kw)
+    return np.vstack([first.x, second.x[1:]])
+
+
+@needs_cc
+def test_cart_pole_torque_input_model_exchange(units: dict[str, Path]) -> None:
+    ref = _cart_pole_reference("scipy-DOP853", rtol=1e-13, atol=1e-13)
+    res = _simulate(
+        units["cp3"],
+        "ModelExchange",
+        X0_CP,
+        input=_step_input(0.5, 2.0),
+        output=_states(["x", "theta"]),
+        record_events=False,
+    )
+    assert res.shape[0] == ref.shape[0]
+    assert _rel(_columns(res, _states(["x", "theta"])), ref) < 1e-6
+    # the input acted: without it the trajectory differs
+    free = _simulate(units["cp3"], "ModelExchange", X0_CP, output=_states(["x", "theta"]))
+    assert _rel(_columns(free, _states(["x", "theta"])), ref) > 1e-3
+
+
+@needs_cc
+def test_cart_pole_torque_input_co_simulation(units: dict[str, Path]) -> None:
+    ref = _cart_pole_reference("rk4", substeps=10)
+    res = _simulate(
+        units["cp3"],
+        "CoSimulation",
+        X0_CP,
+        input=_step_input(0.5, 2.0),
+        output=_states(["x", "theta"]),
+    )
+    assert _rel(_columns(res, _states(["x", "theta"])), ref) < 1e-12
+
+
+@needs_cc
+def test_changed_parameter_changes_trajectory_as_predicted(units: dict[str, Path]) -> None:
+    dp = ld.zoo.double_pendulum()
+    ref = ld.simulate(dp, _dp_x0(), _grid(), method="rk4", substeps=10, params={"l2": 2.0})
+    res = _simulate(units["dp3"], "CoSimulation", {**X0_DP, "l2": 2.0}, output=_states(["a", "b"]))
+    got = _columns(res, _states(["a", "b"]))
+    assert _rel(got, ref.x) < 1e-12
+    default = ld.simulate(dp, _dp_x0(), _grid(), method="rk4", substeps=10)
+    assert _rel(got, default.x) > 1e-2
+
+
+# --- raw FMI calls: partial steps, several instances, bad values ------------------------
+
+
+def _open3(path: Path, tmp: Path, *, cosim: bool = True, log: list[str] | None = None) -> Any:
+    from fmpy.fmi3 import FMU3Model, FMU3Slave
+
+    md = fmpy.read_model_description(str(path))
+    unzipped = fmpy.extract(str(path), unzipdir=str(tmp / path.stem / str(id(log))))
+    cls = FMU3Slave if cosim else FMU3Model
+    unit = cls(
+        guid=md.guid,
+        unzipDirectory=unzipped,
+        modelIdentifier=md.coSimulation.modelIdentifier,
+        instanceName=path.stem,
+    )
+
+    def logger(env: Any, status: int, category: bytes, message: bytes) -> None:
+        if log is not None:
+            log.append(message.decode())
+
+    unit.instantiate(logMessage=logger)
+    vrs = {v.name: v.valueReference for v in md.modelVariables}
+    return unit, vrs
+
+
+@needs_cc
+def test_partial_last_step(units: dict[str, Path], tmp_path: Path) -> None:
+    unit, vr = _open3(units["dp3"], tmp_path)
+    names = ["q.a", "q.b", "qd.a", "qd.b"]
+    unit.enterInitializationMode(startTime=0.0)
+    unit.setFloat64([vr[n] for n in names], list(_dp_x0()))
+    unit.exitInitializationMode()
+    unit.doStep(0.0, 0.0025)  # 2 steps of 1e-3, then one of 5e-4
+    got = np.array(unit.getFloat64([vr[n] for n in names]))
+    unit.terminate()
+    unit.freeInstance()
+    grid = np.array([0.0, 0.001, 0.002, 0.0025])
+    ref = ld.simulate(ld.zoo.double_pendulum(), _dp_x0(), grid, method="rk4")
+    assert np.abs(got - ref.x[-1]).max() < 1e-14
+    whole = ld.simulate(ld.zoo.double_pendulum(), _dp_x0(), grid[[0, 2]], method="rk4")
+    assert np.abs(got - whole.x[-1]).max() > 1e-9  # the last 5e-4 was taken
+
+
+@needs_cc
+def test_two_models_in_one_process_do_not_interfere(units: dict[str, Path], tmp_path: Path) -> None:
+    a, va = _open3(units["dp3"], tmp_path)
+    b, vb = _open3(units["cp3"], tmp_path)
+    c, vc = _open3(units["dp3"], tmp_path, log=[])  # a second instance of the same binary
+    for unit in (a, b, c):
+        unit.enterInitializationMode(startTime=0.0)
+    a.setFloat64([va["q.a"], va["q.b"], va["qd.a"], va["qd.b"]], list(_dp_x0()))
+    b.setFloat64([vb["q.x"], vb["q.theta"], vb["qd.x"], vb["qd.theta"]], list(_cp_x0()))
+    c.setFloat64([vc["q.a"], vc["l2"]], [1.0, 2.0])
+    for unit in (a, b, c):
+        unit.exitInitializationMode()
+    t = 0.0
+    for _ in range(100):  # interleaved
+        for unit in (a, b, c):
+            unit.doStep(t, DT)
+        t += DT
+    xa = np.array(a.getFloat64([va["q.a"], va["q.b"], va["qd.a"], va["qd.b"]]))
+    xb = np.array(b.getFloat64([vb["q.x"], vb["q.theta"], vb["qd.x"], vb["qd.theta"]]))
+    xc = np.array(c.getFloat64([vc["q.a"], vc["q.b"], vc["qd.a"], vc["qd.b"]]))
+    for unit in (a, b, c):
+        unit.terminate()
+        unit.freeInstance()
+    dp, cp = ld.zoo.double_pendulum(), ld.zoo.cart_pole()
+    ra = ld.simulate(dp, _dp_x0(), _grid(), method="rk4", substeps=10).x[-1]
+    rb = ld.simulate(cp, _cp_x0(), _grid(), method="rk4", substeps=10).x[-1]
+    rc = ld.simulate(dp, [1.0, 0, 0, 0], _grid(), method="rk4", substeps=10, params={"l2": 2.0})
+    assert np.abs(xa - ra).max() < 1e-12
+    assert np.abs(xb - rb).max() < 1e-12
+    assert np.abs(xc - rc.x[-1]).max() < 1e-12
+
+
+@needs_cc
+@pytest.mark.parametrize(
+    ("variable", "value", "message"),
+    [
+        ("m1", float("nan"), "parameter m1"),
+        ("l2", -1.0, "parameter l2 must be positive"),
+        ("q.a", float("inf"), "variable q.a"),
+        ("tau.b", float("nan"), "variable tau.b"),
+    ],
+)
+def test_bad_value_is_an_error_status_with_a_message(
+    units: dict[str, Path], tmp_path: Path, variable: str, value: float, message: str
+) -> None:
+    from fmpy.fmi1 import FMICallException
+
+    log: list[str] = []
+    unit, vr = _open3(units["dp3"], tmp_path, log=log)
+    unit.enterInitializationMode(startTime=0.0)
+    with pytest.raises(FMICallException):
+        unit.setFloat64([vr[variable]], [value])
+    assert any(message in m for m in log), log
+    # the instance is still usable: the bad value was not taken
+    unit.exitInitializationMode()
+    unit.doStep(0.0, DT)
+    assert np.isfinite(unit.getFloat64([vr["q.a"], vr["energy"]])).all()
+    unit.terminate()
+    unit.freeInstance()
+
+
+@needs_cc
+def test_nan_parameter_through_simulate_fmu_is_an_error_not_a_crash(units: dict[str, Path]) -> None:
+    from fmpy.fmi1 import FMICallException
+
+    with pytest.raises(FMICallException):
+        _simulate(units["dp3"], "CoSimulation", {"m1": float("nan")})
+
+
+# --- bad input at export -------------------------------------------------------------
+
+
+def test_zero_dof_model_is_refused(tmp_path: Path) -> None:
+    empty = types.SimpleNamespace(
+        M=None, h=None, q=(), parameters=(), defaults={}, n=0, plain_symbols=((), ())
+    )
+    with pytest.raises(LagdynError, match="at least one coordinate; this model has 0 DOF"):
+        export_fmu(empty, tmp_path, name="empty", sources_only=True)
+
+
+@pytest.mark.parametrize(
+    ("name", "match"),
+    [
+        ("double pendulum", "must be an identifier"),
+        ("2dp", "must be an identifier"),
+        ("int", "clashes with C"),
+        ("fmi3Model", "reserved"),
+        ("ld", "reserved"),
+    ],
+)
+def test_bad_names_are_refused(tmp_path: Path, name: str, match: str) -> None:
+    with pytest.raises(LagdynError, match=match):
+        export_fmu(ld.zoo.double_pendulum(), tmp_path, name=name, sources_only=True)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_existing_fmu_refused_without_force(tmp_path: Path) -> None:
+    dp = ld.zoo.double_pendulum()
+    path = export_fmu(dp, tmp_path, name="dp", sources_only=True)
+    before = path.read_bytes()
+    with pytest.raises(LagdynError, match="exist"):
+        export_fmu(dp, tmp_path, name="dp", sources_only=True, params={"m1": 3.0})
+    assert path.read_bytes() == before
+    export_fmu(dp, tmp_path, name="dp", sources_only=True, params={"m1": 3.0}, force=True)
+    assert path.read_bytes() != before
+
+
+def test_missing_compiler_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(fmu_mod, "find_compiler", lambda: None)
+    with pytest.raises(LagdynError, match=r"no C compiler .* sources_only=True"):
+        export_fmu(ld.zoo.double_pendulum(), tmp_path, name="dp")
+    assert list(tmp_path.iterdir()) == []
+    # a source-code FMU needs none
+    path = export_fmu(ld.zoo.double_pendulum(), tmp_path, name="dp", sources_only=True)
+    assert not any(n.startswith("binaries/") for n in zipfile.ZipFile(path).namelist())
+
+
+def test_constrained_system_is_refused(tmp_path: Path) -> None:
+    import sympy as sp
+
+    x, y = sp.symbols("x y", cls=sp.Function)
+    t = sp.Symbol("t")
+    m, g, l = sp.symbols("m g l", positive=True)
+    q = [x(t), y(t)]
+    free = ld.LagrangianSystem(
+        m * (q[0].diff(t) ** 2 + q[1].diff(t) ** 2) / 2 - m * g * q[1], q,
+        defaults={m: 1.0, g: 9.81},
+    )  # fmt: skip
+    constrained = ld.ConstrainedSystem(free, [q[0] ** 2 + q[1] ** 2 - l**2])
+    with pytest.raises(LagdynError, match="constrained systems is not supported"):
+        export_fmu(constrained, tmp_path, name="cs", sources_only=True)
+
+
+def test_parameter_without_default_needs_params(tmp_path: Path) -> None:
+    dp = ld.zoo.double_pendulum()
+    bare = ld.LagrangianSystem(dp.L, list(dp.q))  # no defaults
+    with pytest.raises(LagdynError, match=r"no default value: pass .*params="):
+        export_fmu(bare, tmp_path, name="dp", sources_only=True)
+    with pytest.raises(LagdynError, match="not a free parameter"):
+        export_fmu(dp, tmp_path, name="dp", sources_only=True, params={"mass": 1.0})
+    with pytest.raises(LagdynError, match="m1"):
+        export_fmu(dp, tmp_path, name="dp", sources_only=True, params={"m1": -1.0})
+    with pytest.raises(LagdynError, match="not a coordinate"):
+        export_fmu(dp, tmp_path, name="dp", sources_only=True, inputs=["c"])
+    assert list(tmp_path.iterdir()) == []
