@@ -51,6 +51,8 @@ def units(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         "dp3": export_fmu(dp, d / "v3", name="dp"),
         "cp3": export_fmu(cp, d / "v3", name="cp", inputs=["x"]),
         "dp3mid": export_fmu(dp, d / "mid", name="dp", step="midpoint", step_size=2e-3),
+        "dp2": export_fmu(dp, d / "v2", name="dp", fmi=2),
+        "cp2": export_fmu(cp, d / "v2", name="cp", fmi=2, inputs=["x"]),
     }
 
 
@@ -86,13 +88,13 @@ def _rel(a: np.ndarray, b: np.ndarray) -> float:
 
 
 @needs_cc
-@pytest.mark.parametrize("key", ["dp3", "cp3", "dp3mid"])
+@pytest.mark.parametrize("key", ["dp3", "cp3", "dp3mid", "dp2", "cp2"])
 def test_fmpy_validates(units: dict[str, Path], key: str) -> None:
     assert validate_fmu(str(units[key])) == []
     md = fmpy.read_model_description(str(units[key]), validate=True)
     assert md.modelExchange is not None and md.coSimulation is not None
     names = [v.name for v in md.modelVariables]
-    assert "energy" in names and names[0] == "time"
+    assert "energy" in names and (names[0] == "time") == (md.fmiVersion == "3.0")
 
 
 @needs_cc
@@ -124,20 +126,22 @@ def test_contents_and_variables(units: dict[str, Path]) -> None:
 
 
 @needs_cc
-def test_model_exchange_matches_simulate(units: dict[str, Path]) -> None:
+@pytest.mark.parametrize("v", [3, 2])
+def test_model_exchange_matches_simulate(units: dict[str, Path], v: int) -> None:
     dp = ld.zoo.double_pendulum()
     ref = ld.simulate(dp, _dp_x0(), _grid(), method="scipy-DOP853", rtol=1e-13, atol=1e-13)
-    res = _simulate(units["dp3"], "ModelExchange", X0_DP, output=_states(["a", "b"]))
+    res = _simulate(units[f"dp{v}"], "ModelExchange", X0_DP, output=_states(["a", "b"]))
     assert np.allclose(res["time"], ref.t, rtol=0, atol=1e-12)
     assert _rel(_columns(res, _states(["a", "b"])), ref.x) < 1e-6
 
 
 @needs_cc
-def test_co_simulation_matches_rk4(units: dict[str, Path]) -> None:
+@pytest.mark.parametrize("v", [3, 2])
+def test_co_simulation_matches_rk4(units: dict[str, Path], v: int) -> None:
     dp = ld.zoo.double_pendulum()
     # the FMU's internal step is 1e-3: ten RK4 steps per communication step of 0.01
     ref = ld.simulate(dp, _dp_x0(), _grid(), method="rk4", substeps=10)
-    res = _simulate(units["dp3"], "CoSimulation", X0_DP, output=[*_states(["a", "b"]), "energy"])
+    res = _simulate(units[f"dp{v}"], "CoSimulation", X0_DP, output=[*_states(["a", "b"]), "energy"])
     assert _rel(_columns(res, _states(["a", "b"])), ref.x) < 1e-12
     assert np.abs(res["energy"] - ref.energy).max() < 1e-12 * np.abs(ref.energy).max()
 
@@ -169,10 +173,11 @@ def _cart_pole_reference(method: str, **kw: Any) -> np.ndarray:
 
 
 @needs_cc
-def test_cart_pole_torque_input_model_exchange(units: dict[str, Path]) -> None:
+@pytest.mark.parametrize("v", [3, 2])
+def test_cart_pole_torque_input_model_exchange(units: dict[str, Path], v: int) -> None:
     ref = _cart_pole_reference("scipy-DOP853", rtol=1e-13, atol=1e-13)
     res = _simulate(
-        units["cp3"],
+        units[f"cp{v}"],
         "ModelExchange",
         X0_CP,
         input=_step_input(0.5, 2.0),
@@ -182,15 +187,16 @@ def test_cart_pole_torque_input_model_exchange(units: dict[str, Path]) -> None:
     assert res.shape[0] == ref.shape[0]
     assert _rel(_columns(res, _states(["x", "theta"])), ref) < 1e-6
     # the input acted: without it the trajectory differs
-    free = _simulate(units["cp3"], "ModelExchange", X0_CP, output=_states(["x", "theta"]))
+    free = _simulate(units[f"cp{v}"], "ModelExchange", X0_CP, output=_states(["x", "theta"]))
     assert _rel(_columns(free, _states(["x", "theta"])), ref) > 1e-3
 
 
 @needs_cc
-def test_cart_pole_torque_input_co_simulation(units: dict[str, Path]) -> None:
+@pytest.mark.parametrize("v", [3, 2])
+def test_cart_pole_torque_input_co_simulation(units: dict[str, Path], v: int) -> None:
     ref = _cart_pole_reference("rk4", substeps=10)
     res = _simulate(
-        units["cp3"],
+        units[f"cp{v}"],
         "CoSimulation",
         X0_CP,
         input=_step_input(0.5, 2.0),
@@ -200,10 +206,13 @@ def test_cart_pole_torque_input_co_simulation(units: dict[str, Path]) -> None:
 
 
 @needs_cc
-def test_changed_parameter_changes_trajectory_as_predicted(units: dict[str, Path]) -> None:
+@pytest.mark.parametrize("v", [3, 2])
+def test_changed_parameter_changes_trajectory_as_predicted(units: dict[str, Path], v: int) -> None:
     dp = ld.zoo.double_pendulum()
     ref = ld.simulate(dp, _dp_x0(), _grid(), method="rk4", substeps=10, params={"l2": 2.0})
-    res = _simulate(units["dp3"], "CoSimulation", {**X0_DP, "l2": 2.0}, output=_states(["a", "b"]))
+    res = _simulate(
+        units[f"dp{v}"], "CoSimulation", {**X0_DP, "l2": 2.0}, output=_states(["a", "b"])
+    )
     got = _columns(res, _states(["a", "b"]))
     assert _rel(got, ref.x) < 1e-12
     default = ld.simulate(dp, _dp_x0(), _grid(), method="rk4", substeps=10)
@@ -315,11 +324,17 @@ def test_bad_value_is_an_error_status_with_a_message(
 
 
 @needs_cc
-def test_nan_parameter_through_simulate_fmu_is_an_error_not_a_crash(units: dict[str, Path]) -> None:
+@pytest.mark.parametrize("key", ["dp3", "dp2"])
+@pytest.mark.parametrize("fmi_type", ["CoSimulation", "ModelExchange"])
+def test_nan_parameter_through_simulate_fmu_is_an_error_not_a_crash(
+    units: dict[str, Path], key: str, fmi_type: str
+) -> None:
     from fmpy.fmi1 import FMICallException
 
+    log: list[str] = []
     with pytest.raises(FMICallException):
-        _simulate(units["dp3"], "CoSimulation", {"m1": float("nan")})
+        _simulate(units[key], fmi_type, {"m1": float("nan")}, logger=lambda *a: log.append(str(a)))
+    assert any("parameter m1" in m for m in log), log
 
 
 # --- bad input at export -------------------------------------------------------------
