@@ -413,3 +413,30 @@ def test_parameter_without_default_needs_params(tmp_path: Path) -> None:
     with pytest.raises(LagdynError, match="not a coordinate"):
         export_fmu(dp, tmp_path, name="dp", sources_only=True, inputs=["c"])
     assert list(tmp_path.iterdir()) == []
+
+
+# --- command line --------------------------------------------------------------------
+
+
+def test_cli_export_fmu(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from lagdyn.cli import main
+
+    argv = ["export", "cart_pole", "-t", "fmu", "--out", str(tmp_path), "--sources-only"]
+    assert main([*argv, "--fmi", "2", "--inputs", "x", "--name", "cp"]) == 0
+    path = tmp_path / "cp.fmu"
+    assert capsys.readouterr().out.strip() == str(path)
+    md = fmpy.read_model_description(str(path), validate=True)
+    assert md.fmiVersion == "2.0"
+    assert [v.name for v in md.modelVariables if v.causality == "input"] == ["tau.x"]
+    # an existing unit is refused without --force, replaced with it
+    assert main([*argv, "--name", "cp"]) == 2
+    assert "refusing to overwrite" in capsys.readouterr().err
+    assert main([*argv, "--name", "cp", "--force"]) == 0
+    assert fmpy.read_model_description(str(path)).fmiVersion == "3.0"
+    # FMU options belong to -t fmu; --bind-defaults does not
+    assert main(["export", "cart_pole", "-t", "c", "--out", str(tmp_path), "--fmi", "2"]) == 2
+    assert "--fmi: only with -t fmu" in capsys.readouterr().err
+    assert main([*argv, "--name", "cp2", "--bind-defaults"]) == 2
+    assert "--bind-defaults does not apply to -t fmu" in capsys.readouterr().err
+    assert main([*argv, "--name", "not-valid"]) == 2
+    assert "must be an identifier" in capsys.readouterr().err

@@ -21,6 +21,10 @@ Subcommands
     Write simulator source code (see :mod:`lagdyn.export.code`): every file or none,
     existing files refused unless ``--force``, never written through a symlink (``casadi``:
     serialized ``casadi.Function`` files).
+``lagdyn export MODEL -t fmu --out DIR [--fmi 2|3] [--inputs X,Y] [--sources-only]``
+    Write ``DIR/NAME.fmu``, a Functional Mock-up Unit (Model Exchange and Co-Simulation;
+    ``--step rk4|midpoint``, ``--step-size H``) with a binary built by the system C compiler
+    (see :mod:`lagdyn.export.fmu`); an existing file is refused unless ``--force``.
 ``lagdyn lab MODEL --out lab.html [--force] [--lang en|ko]``
     Write the generalized-coordinate lab of a planar model (see :mod:`lagdyn.lab`): one
     offline HTML page computed live from exported JavaScript; an existing file is refused
@@ -86,7 +90,7 @@ from .options import UsageError as _UsageError
 
 __all__ = ["main"]
 
-TARGETS = ("c", "cpp", "jax", "numba", "julia", "matlab", "js", "casadi")
+TARGETS = ("c", "cpp", "jax", "numba", "julia", "matlab", "js", "casadi", "fmu")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -175,6 +179,18 @@ def _build_parser() -> argparse.ArgumentParser:
     export.add_argument(
         "--bind-defaults", action="store_true", help="fold the default parameter values in"
     )
+    fmu = export.add_argument_group("FMU options (-t fmu; see lagdyn.export.fmu)")
+    fmu.add_argument("--fmi", type=int, choices=(2, 3), default=None, help="FMI version (3)")
+    fmu.add_argument(
+        "--inputs", metavar="COORDS", default=None, help="actuated coordinates: x,theta (all)"
+    )
+    fmu.add_argument(
+        "--step", choices=("rk4", "midpoint"), default=None, help="Co-Simulation method (rk4)"
+    )
+    fmu.add_argument(
+        "--step-size", type=float, default=None, metavar="H", help="its internal step (0.001)"
+    )
+    fmu.add_argument("--sources-only", action="store_true", help="no binary (no C compiler needed)")
 
     lab = sub.add_parser("lab", help="write the interactive lab page of a planar model")
     _add_model_arguments(lab)

@@ -615,9 +615,46 @@ def _check_programs(label: str, system: Any, out: TextIO) -> int:
     return 0
 
 
+_FMU_OPTIONS = ("fmi", "inputs", "step", "step_size")
+
+
+def _export_fmu(args: argparse.Namespace, label: str, system: Any, out: TextIO) -> int:
+    """``export -t fmu``: one ``.fmu`` (see :func:`lagdyn.export.fmu.export_fmu`)."""
+    from ..export.fmu import export_fmu
+
+    if args.bind_defaults:
+        raise _UsageError(
+            "--bind-defaults does not apply to -t fmu: every parameter stays tunable, with "
+            "its default as start value"
+        )
+    name = args.name or re.sub(r"\W", "_", label)
+    check_output("--out", args.output, directory=True)
+    inputs = None
+    if args.inputs is not None:
+        inputs = [c.strip() for c in args.inputs.split(",") if c.strip()]
+    path = export_fmu(
+        system,
+        args.output,
+        name=name,
+        fmi=3 if args.fmi is None else args.fmi,
+        inputs=inputs,
+        step=args.step or "rk4",
+        step_size=1e-3 if args.step_size is None else args.step_size,
+        force=args.force,
+        sources_only=args.sources_only,
+    )
+    print(path, file=out)
+    return 0
+
+
 def _cmd_export(args: argparse.Namespace, out: TextIO) -> int:
     label, factory = _model(args)
     system = factory()
+    if args.target == "fmu":
+        return _export_fmu(args, label, system, out)
+    given = [f"--{o.replace('_', '-')}" for o in _FMU_OPTIONS if getattr(args, o) is not None]
+    if given or args.sources_only:
+        raise _UsageError(f"{', '.join(given) or '--sources-only'}: only with -t fmu")
     try:
         from ..export import code
     except ImportError as exc:  # the numeric pipeline is an optional part of the install
