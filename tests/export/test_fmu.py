@@ -219,6 +219,52 @@ def test_changed_parameter_changes_trajectory_as_predicted(units: dict[str, Path
     assert _rel(got, default.x) > 1e-2
 
 
+# --- a robot from its URDF (recursive route) and the glue's Cholesky solve (n > 8) ------
+
+UR5_X0 = np.array([0.1, -0.5, 0.8, 0.2, -0.3, 0.4, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+UR5_STATES = [f"q.q{i}" for i in range(1, 7)] + [f"qd.q{i}" for i in range(1, 7)]
+
+
+@pytest.fixture(scope="module")
+def ur5_unit(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if fmu_mod.find_compiler() is None:
+        pytest.skip("no C compiler (cc/gcc/clang) to build FMU binaries")
+    ur5 = ld.zoo.ur5()  # built from its URDF (lagdyn.zoo.UR5_URDF)
+    return export_fmu(ur5, tmp_path_factory.mktemp("ur5"), name="ur5")
+
+
+@needs_cc
+def test_ur5_from_urdf_recursive_route(ur5_unit: Path) -> None:
+    assert validate_fmu(str(ur5_unit)) == []
+    source = zipfile.ZipFile(ur5_unit).read("sources/ur5.c").decode()
+    assert "ur5_forward_dynamics" in source
+    ur5 = ld.zoo.ur5()
+    grid = np.linspace(0.0, 0.3, 31)
+    start = dict(zip(UR5_STATES, UR5_X0))
+    kw = {"stop_time": 0.3, "output_interval": DT, "start_values": start, "output": UR5_STATES}
+    cs = fmpy.simulate_fmu(str(ur5_unit), fmi_type="CoSimulation", **kw)
+    ref = ld.simulate(ur5, UR5_X0, grid, method="rk4", substeps=10)
+    assert _rel(_columns(cs, UR5_STATES), ref.x) < 1e-12
+    me = fmpy.simulate_fmu(str(ur5_unit), fmi_type="ModelExchange", relative_tolerance=1e-11, **kw)
+    tight = ld.simulate(ur5, UR5_X0, grid, method="scipy-DOP853", rtol=1e-12, atol=1e-12)
+    assert _rel(_columns(me, UR5_STATES), tight.x) < 1e-6
+
+
+@needs_cc
+def test_cholesky_glue_when_forward_dynamics_is_not_generated(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # above n = 8 the C export has no forward_dynamics and the glue solves M q̈ = τ − h by
+    # Cholesky: forced here on the double pendulum (a 9-DOF closed form takes minutes)
+    monkeypatch.setattr(fmu_mod, "_MAX_GENERATED_FD", 1)
+    path = export_fmu(ld.zoo.double_pendulum(), tmp_path, name="dp")
+    header = zipfile.ZipFile(path).read("sources/lagdyn_fmu_model.h").decode()
+    assert "LD_FN_FD" not in header
+    ref = ld.simulate(ld.zoo.double_pendulum(), _dp_x0(), _grid(), method="rk4", substeps=10)
+    res = _simulate(path, "CoSimulation", X0_DP, output=_states(["a", "b"]))
+    assert _rel(_columns(res, _states(["a", "b"])), ref.x) < 1e-12
+
+
 # --- raw FMI calls: partial steps, several instances, bad values ------------------------
 
 
