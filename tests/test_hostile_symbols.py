@@ -107,3 +107,17 @@ def test_an_exact_constant_beyond_a_double_is_named() -> None:
     with pytest.raises(ld.UndefinedExpressionError, match="underflows a double"):
         ld.LagrangianSystem(xd**2 / 2 - sp.Rational(1, 10**400) * x**2, [x])
     assert ld.LagrangianSystem(10**300 * xd**2 / 2 - x**2, [x]).M[0, 0] == 10**300
+
+
+def test_look_alike_symbols_in_one_model_get_a_note() -> None:
+    (x,) = ld.coordinates("x")
+    a, a_cyrillic = sp.Symbol("a"), sp.Symbol("\u0430")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ld.LagrangianSystem(x.diff(ld.t) ** 2 / 2 - a * x**2 - a_cyrillic * x, [x])
+    texts = [str(w.message) for w in caught if issubclass(w.category, ld.LagdynWarning)]
+    assert texts == [
+        "symbols that look alike but are different: 'а' looks like 'a' but holds 'а' "
+        "(U+0430 CYRILLIC SMALL LETTER A)"
+    ]
+    assert caught[0].filename == __file__  # pointed at the caller

@@ -40,6 +40,7 @@ Matrix([[k*x(t) + m*Derivative(x(t), (t, 2)) - tau_x]])
 from __future__ import annotations
 
 import logging
+import warnings
 from collections.abc import Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -54,15 +55,17 @@ import lagdyn.trig.convert as _convert
 from ._common import distinct_nodes, without_gc
 from ._common import numeric_rank as _numeric_rank  # noqa: F401  (constraints imports it here)
 from ._common import validate_coordinates as _validate_coordinates
+from .codegen.binding import _stacklevel
 from .errors import (
     CoordinateError,
     LagdynError,
+    LagdynWarning,
     NotQuadraticError,
     ShapeError,
     SingularMassMatrixError,
 )
+from .symbols import confusable_note, skeleton, t
 from .symbols import reserved_message as _reserved_message
-from .symbols import t
 
 if TYPE_CHECKING:  # pragma: no cover
     from .numeric import NumericModel
@@ -111,6 +114,16 @@ def _refuse_reserved(L: sp.Expr, forces: Any, q: Sequence[sp.Expr], defaults: An
     msg = _reserved_message(names)
     if msg:
         raise LagdynError(msg)
+    by_look: dict[str, list[str]] = {}
+    for name in sorted(names):
+        by_look.setdefault(skeleton(name), []).append(name)
+    notes = [confusable_note(group[1], group[:1]) for group in by_look.values() if len(group) > 1]
+    if notes:  # two symbols that read the same: almost surely one mistyped
+        warnings.warn(
+            f"symbols that look alike but are different: {'; '.join(map(str, notes))}",
+            LagdynWarning,
+            stacklevel=_stacklevel(),
+        )
 
 
 def _check_dependencies(expr: sp.Expr, q: Sequence[sp.Expr], what: str, *, allow_t: bool) -> None:
