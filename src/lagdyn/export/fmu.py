@@ -133,8 +133,8 @@ def _check_name(name: str) -> None:
 def _coordinate_names(system: Any) -> list[str]:
     names = []
     for i, q in enumerate(system.q):
-        func = getattr(q, "func", None)
-        label = str(func) if func is not None and getattr(q, "args", ()) else str(q)
+        func, args = getattr(q, "func", None), getattr(q, "args", None)
+        label = str(func) if func is not None and args else str(q)
         names.append(label if label.isprintable() and label else f"q{i + 1}")
     if len(set(names)) != len(names):
         names = [f"q{i + 1}" for i in range(len(names))]
@@ -578,7 +578,7 @@ def export_fmu(
     if len(set(pnames) | {"time", "energy"}) != len(pnames) + 2:
         raise LagdynError("a parameter named 'time' or 'energy' clashes with an FMU variable")
     kinds = [1 if s.is_positive else 2 if s.is_nonnegative else 0 for s in system.parameters]
-    files, route = _c_sources(system, name, route)
+    files, used_route = _c_sources(system, name, route)
     digest = hashlib.sha256()
     for key in sorted(files):
         digest.update(files[key].encode())
@@ -596,7 +596,7 @@ def export_fmu(
         token,
         step,
         float(step_size),
-        generated_fd=route == "recursive" or system.n <= _MAX_GENERATED_FD,
+        generated_fd=used_route == "recursive" or system.n <= _MAX_GENERATED_FD,
     )
     sources[_CORE] = _fmi_file(_CORE)
     sources[_GLUE[fmi]] = _fmi_file(_GLUE[fmi])
