@@ -127,7 +127,7 @@ class ConstrainedSimulator(ConstrainedNumericModel):
         def projection(q: np.ndarray, qd: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             return self.project(q, qd, params=params)
 
-        start = time.perf_counter()
+        started = time.perf_counter()
         xs, steps = integrate(
             method,
             accel,
@@ -188,7 +188,7 @@ class ConstrainedSimulator(ConstrainedNumericModel):
             + ("+projection" if project else ""),
             names=tuple(str(qi.func.__name__) for qi in self.q),
             steps=steps,
-            wall_time=time.perf_counter() - start,
+            wall_time=time.perf_counter() - started,
             phi_dot=self.phi_dot(q, qd, params=params),
             lam=lam,
         )

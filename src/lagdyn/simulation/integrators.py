@@ -224,9 +224,9 @@ def check_grid(t: Any, dt: float | None, width: int = 1) -> np.ndarray:
         if not (dt > 0 and math.isfinite(dt)):
             raise LagdynError(f"dt must be a positive finite number, got {dt!r}")
         ratio = float(arr) / float(dt)
-        steps = max(1, math.ceil(ratio - 1e-9)) if math.isfinite(ratio) else math.inf
-        if steps == math.inf or steps > 2**62:
+        if not ratio < 2.0**62:
             raise LagdynError(f"simulate: t = {float(arr):g} with dt = {dt:g} has too many steps")
+        steps = max(1, math.ceil(ratio - 1e-9))
         check_output_size(steps + 1, width, f"t = {float(arr):g} with dt = {dt:g}")
         return np.linspace(0.0, float(arr), steps + 1)
     if dt is not None:
