@@ -485,6 +485,14 @@ def _child(case: Case, ctx: Ctx, wfd: int, mem_limit: int | None) -> None:
                 resource.setrlimit(resource.RLIMIT_AS, (mem_limit, mem_limit))
         os.chdir(ctx.work)
         os.environ["LAGDYN_CACHE_DIR"] = str(ctx.cache)
+        os.environ.update(ctx.data.get("env", {}))
+        if "umask" in ctx.data:
+            os.umask(ctx.data["umask"])
+        # what the input prints (progress bars, compilers) goes to files, not the table
+        for fd, name in ((1, "stdout.txt"), (2, "stderr.txt")):
+            out_fd = os.open(ctx.root / name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            os.dup2(out_fd, fd)
+            os.close(out_fd)
         handler = _Records(ctx.messages)
         logging.getLogger("lagdyn").addHandler(handler)
         logging.getLogger("lagdyn").propagate = False
@@ -584,7 +592,7 @@ class Runner:
         diff = snapshot_diff(r.before, snapshot(ctx.victim))
         if diff:
             outcome = outcome.worse(file_lost(f"outside the chosen directory: {diff}"))
-        if r.case.check is not None and outcome.kind not in ("hang",):
+        if r.case.check is not None:  # also after a hang: checks release what setups hold
             try:
                 outcome = r.case.check(ctx, outcome)
             except Exception as exc:
@@ -3750,6 +3758,1262 @@ def prepare_parser() -> None:
     parse_expr("sin(x)", _parser_symbols())
 
 
+# =========================================================================== numerics
+def prepare_numerics() -> None:
+    if "num_numpy" in SHARED:
+        return
+    system, _x, _y, m, k = oracle_model()
+    SHARED["num_k"] = k
+    SHARED["num_numpy"] = system.lambdify({m: MV, k: KV})
+    SHARED["num_numpy_free"] = system.lambdify({m: MV})
+    SHARED["num_c"] = system.lambdify({m: MV, k: KV}, backend="c")
+    SHARED["num_c_free"] = system.lambdify({m: MV}, backend="c")
+
+
+def _expected(fn: str, q: Any, qd: Any = None, k: Any = KV) -> Any:
+    import numpy as np
+
+    q = np.asarray(q)
+    if fn == "M":
+        return hand_M(q[..., 0], k=k)
+    qd = np.asarray(qd)
+    if fn == "fd":
+        return hand_fd(q[..., 0], q[..., 1], qd[..., 0], qd[..., 1], k=k)
+    return hand_energy(q[..., 0], q[..., 1], qd[..., 0], qd[..., 1], k=k)
+
+
+def _numeric_case(
+    label: str,
+    backend: str,
+    call: Callable[[Any], Any],
+    expected: Callable[[], Any] | None,
+    expect: str,
+) -> Case:
+    """``expect``: "valid" (equal to ``expected()``), "refuse", "ieee" (refused, or equal
+    to the hand value with NaN/inf where IEEE puts them), "complex" (refused, or equal to
+    the complex hand value; a real result drops the imaginary part silently)."""
+
+    def run(ctx: Ctx) -> Outcome | None:
+        import numpy as np
+
+        got = call(SHARED)
+        if expect == "refuse":
+            return wrong(f"accepted: {short(np.asarray(got).tolist(), 120)}")
+        want = expected() if expected is not None else None
+        if want is None:
+            return ok("accepted")
+        g = np.asarray(got)
+        if g.dtype == object:
+            raise WrongResult(f"returned an object array {short(g.tolist(), 100)}")
+        if not close(g, want, rtol=1e-6 if expect != "valid32" else 1e-3):
+            raise WrongResult(
+                f"returned {short(g.tolist(), 120)}, expected {short(np.asarray(want).tolist(), 120)}"
+            )
+        return ok()
+
+    return Case("numerics", f"{backend}: {label}", run)
+
+
+def numerics_cases() -> list[Case]:
+    import fractions
+    from decimal import Decimal
+
+    import numpy as np
+    import sympy as sp
+
+    cases: list[Case] = []
+    q0 = list(Q0)
+    qd0 = list(QD0)
+    strided = np.arange(8.0).reshape(2, 4)[:, ::2] / 10
+    fortran = np.asfortranarray(np.linspace(-1, 1, 10).reshape(5, 2))
+    big_endian = np.array(q0, dtype=">f8")
+    readonly = np.array(q0)
+    readonly.flags.writeable = False
+    rng = np.random.default_rng(7)
+    batch = rng.normal(size=(5, 2))
+    batch3 = rng.normal(size=(3, 4, 2))
+    qs: list[tuple[str, Any, str, Any]] = [
+        # label, q, expectation, the q the hand oracle evaluates (None: q itself)
+        ("list", q0, "valid", None),
+        ("tuple", tuple(q0), "valid", None),
+        ("float32 array", np.array(q0, dtype=np.float32), "valid32", None),
+        ("float16 array", np.array(q0, dtype=np.float16), "valid32", None),
+        ("int list", [1, 0], "valid", [1.0, 0.0]),
+        ("int64 2**60", [2**60, 0], "ieee", [float(2**60), 0.0]),
+        ("bool array", np.array([True, False]), "ieee", [1.0, 0.0]),
+        ("batch (5, 2)", batch, "valid", None),
+        ("batch (3, 4, 2)", batch3, "valid", None),
+        ("empty batch (0, 2)", np.zeros((0, 2)), "valid", None),
+        ("non-contiguous (2, 2)", strided, "valid", None),
+        ("Fortran order (5, 2)", fortran, "valid", None),
+        ("negative strides", np.array(q0)[::-1], "valid", None),
+        ("big-endian float64", big_endian, "valid", np.array(q0)),
+        ("read-only array", readonly, "valid", None),
+        ("np.matrix (1, 2)", np.matrix(q0), "ieee", np.array([q0])),
+        ("[10**400, 0]", [10**400, 0], "ieee", [math.inf, 0.0]),
+        ("[1e308, 0]", [1e308, 0.0], "ieee", None),
+        ("[nan, 0]", [math.nan, 0.0], "ieee", None),
+        ("[inf, 0]", [math.inf, 0.0], "ieee", None),
+        ("complex [0.3+0.1j, -0.2]", [0.3 + 0.1j, -0.2], "complex", None),
+        ("complex [1+0j, 0]", [1 + 0j, 0], "complex", None),
+        ("ragged [[0.1, 0.2], [0.3]]", [[0.1, 0.2], [0.3]], "refuse", None),
+        ("shape (3,)", [0.1, 0.2, 0.3], "refuse", None),
+        ("shape (2, 3)", np.zeros((2, 3)), "refuse", None),
+        ("scalar", 0.3, "refuse", None),
+        ("empty list", [], "refuse", None),
+        ("None", None, "refuse", None),
+        ("a string", "0.3", "refuse", None),
+        ("strings ['0.3', '-0.2']", ["0.3", "-0.2"], "ieee", q0),
+        ("object array of floats", np.array(q0, dtype=object), "ieee", q0),
+        (
+            "object array of sympy Floats",
+            np.array([sp.Float(0.3), sp.Float(-0.2)], dtype=object),
+            "ieee",
+            q0,
+        ),
+        ("sympy numbers [pi/10, 0]", [sp.pi / 10, 0], "ieee", [math.pi / 10, 0.0]),
+        ("Decimals", [Decimal("0.3"), Decimal("-0.2")], "ieee", q0),
+        ("Fractions", [fractions.Fraction(3, 10), fractions.Fraction(-1, 5)], "ieee", q0),
+        ("a dict", {"x": 0.3, "yy_": -0.2}, "refuse", None),
+        (
+            "datetime64 array",
+            np.array(["2020-01-01", "2020-01-02"], dtype="datetime64[D]"),
+            "refuse",
+            None,
+        ),
+        ("a set", {0.3, -0.2}, "refuse", None),
+        (
+            "nested object array",
+            np.array([np.array([0.3]), np.array([-0.2])], dtype=object),
+            "refuse",
+            None,
+        ),
+    ]
+    for backend in ("numpy", "c"):
+        key = f"num_{backend}"
+        for label, q, exp, q_hand in qs:
+
+            def call(S: dict[str, Any], q: Any = q, key: str = key) -> Any:
+                return S[key].M(q)
+
+            def want(q: Any = q, q_hand: Any = q_hand, exp: str = exp) -> Any:
+                base = np.asarray(
+                    q if q_hand is None else q_hand, dtype=complex if exp == "complex" else float
+                )
+                return _expected("M", base)
+
+            cases.append(
+                _numeric_case(
+                    f"M(q), q = {label}", backend, call, None if exp == "refuse" else want, exp
+                )
+            )
+        fds: list[tuple[str, Any, Any, Any, str]] = [
+            ("valid", q0, qd0, None, "valid"),
+            ("tau zeros (2,)", q0, qd0, [0.0, 0.0], "valid"),
+            ("tau (3,)", q0, qd0, [0.0, 0.0, 0.0], "refuse"),
+            ("tau complex", q0, qd0, [1j, 0], "complex"),
+            ("tau NaN", q0, qd0, [math.nan, 0.0], "ieee"),
+            ("qd (3,)", q0, [0.1, 0.2, 0.3], None, "refuse"),
+            ("q batch (5, 2), qd batch (3, 2)", batch, batch[:3], None, "refuse"),
+            ("q batch (5, 2), qd (2,) broadcast", batch, qd0, None, "ieee"),
+            ("qd complex", q0, [0.5j, 0.7], None, "complex"),
+            ("qd 10**400", q0, [10**400, 0], None, "ieee"),
+            ("qd None (read as rest)", q0, None, None, "ieee"),
+        ]
+        for label, q, qd, tau, exp in fds:
+
+            def call(
+                S: dict[str, Any], q: Any = q, qd: Any = qd, tau: Any = tau, key: str = key
+            ) -> Any:
+                return S[key].forward_dynamics(q, qd, tau)
+
+            def want(q: Any = q, qd: Any = qd, tau: Any = tau, exp: str = exp) -> Any:
+                dt = complex if exp == "complex" else float
+                vv = np.zeros(2) if qd is None else qd
+                qq, vv = np.asarray(q, dtype=dt), np.asarray(vv, dtype=dt)
+                qq, vv = np.broadcast_arrays(qq, vv)
+                base = _expected("fd", qq, vv)
+                if tau is not None:  # M is diagonal: entry by entry, so NaN stays put
+                    M = _expected("M", qq).astype(dt)
+                    diag = np.stack([M[..., 0, 0], M[..., 1, 1]], -1)
+                    base = base + np.asarray(tau, dtype=dt) / diag
+                return base
+
+            cases.append(
+                _numeric_case(
+                    f"forward_dynamics, {label}",
+                    backend,
+                    call,
+                    None if exp == "refuse" else want,
+                    exp,
+                )
+            )
+        for label, t_value, exp in (
+            ("t nan", math.nan, "ieee"),
+            ("t complex", 1j, "ieee"),
+            ("t a string", "0", "refuse"),
+            ("t an array (2,)", [0.0, 1.0], "ieee"),
+        ):
+
+            def call(S: dict[str, Any], t_value: Any = t_value, key: str = key) -> Any:
+                return S[key].forward_dynamics(q0, qd0, t=t_value)
+
+            cases.append(
+                _numeric_case(
+                    f"forward_dynamics, {label}",
+                    backend,
+                    call,
+                    None if exp == "refuse" else (lambda: None),
+                    exp,
+                )
+            )
+        free = f"num_{backend}_free"
+        ps: list[tuple[str, Callable[[dict[str, Any]], Any], str, Any]] = [
+            ("params {k: 3}", lambda S: {S["num_k"]: KV}, "valid", KV),
+            ("params [3.0]", lambda S: [KV], "valid", KV),
+            ("params {'k': 3} by name", lambda S: {"k": KV}, "valid", KV),
+            ("params {k: -1} (k positive)", lambda S: {S["num_k"]: -1.0}, "refuse", None),
+            ("params {k: 0} (k positive)", lambda S: {S["num_k"]: 0.0}, "refuse", None),
+            ("params {k: nan}", lambda S: {S["num_k"]: math.nan}, "ieee", math.nan),
+            ("params {k: inf}", lambda S: {S["num_k"]: math.inf}, "ieee", math.inf),
+            ("params {k: 1j}", lambda S: {S["num_k"]: 1j}, "refuse", None),
+            ("params {k: '3'}", lambda S: {S["num_k"]: "3"}, "refuse", None),
+            ("params {k: 10**400}", lambda S: {S["num_k"]: 10**400}, "ieee", math.inf),
+            ("params {'K': 3} (wrong case)", lambda S: {"K": KV}, "refuse", None),
+            ("params [3.0, 4.0] (too many)", lambda S: [KV, 4.0], "refuse", None),
+            ("params None (k unbound)", lambda S: None, "refuse", None),
+            ("params batch [[3], [4]] with q batch (2, 2)", lambda S: [[KV], [4.0]], "batch", None),
+        ]
+        for label, make, exp, kval in ps:
+            for fn in ("M", "energy"):
+
+                def call(
+                    S: dict[str, Any],
+                    make: Any = make,
+                    fn: str = fn,
+                    free: str = free,
+                    exp: str = exp,
+                ) -> Any:
+                    q = np.array([q0, [0.1, 0.4]]) if exp == "batch" else q0
+                    qd = np.array([qd0, qd0]) if exp == "batch" else qd0
+                    f = getattr(S[free], fn)
+                    return f(q, params=make(S)) if fn == "M" else f(q, qd, params=make(S))
+
+                def want(fn: str = fn, kval: Any = kval, exp: str = exp) -> Any:
+                    if exp == "batch":
+                        q = np.array([q0, [0.1, 0.4]])
+                        kk = np.array([KV, 4.0])
+                        if fn == "M":
+                            return np.stack([hand_M(q[i, 0], k=kk[i]) for i in range(2)])
+                        return np.array(
+                            [hand_energy(q[i, 0], q[i, 1], *QD0, k=kk[i]) for i in range(2)]
+                        )
+                    if fn == "M":
+                        return hand_M(Q0[0], k=kval)
+                    return hand_energy(*Q0, *QD0, k=kval)
+
+                cases.append(
+                    _numeric_case(
+                        f"{fn}, {label}",
+                        backend,
+                        call,
+                        None if exp == "refuse" else want,
+                        "valid" if exp == "batch" else exp,
+                    )
+                )
+    return cases
+
+
+# =========================================================================== simulation
+OMEGA = 2.0  # the oscillator m x''= -k x with m = 2, k = 8
+
+
+def prepare_simulation() -> None:
+    if "osc" in SHARED:
+        return
+    import sympy as sp
+
+    import lagdyn as ld
+    import lagdyn.simulation
+
+    (x,) = ld.coordinates(["x"])
+    m, k = ld.parameters("m k")
+    xd = sp.diff(x, ld.t)
+    osc = ld.LagrangianSystem(m * xd**2 / 2 - k * x**2 / 2, [x], defaults={m: 2.0, k: 8.0})
+    SHARED["osc"] = osc
+    SHARED["osc_num"] = osc.lambdify({m: 2.0, k: 8.0})
+    # a pendulum in Cartesian coordinates held on the unit circle
+    X, Y = ld.coordinates("X Y")
+    Xd, Yd = sp.diff(X, ld.t), sp.diff(Y, ld.t)
+    (g,) = ld.parameters("g")
+    cart = ld.LagrangianSystem((Xd**2 + Yd**2) / 2 - g * Y, [X, Y])
+    SHARED["pend"] = ld.ConstrainedSystem(cart, [X**2 + Y**2 - 1]).lambdify({g: 9.81})
+    ld.simulate(SHARED["osc_num"], [1.0, 0.0], 0.05)
+
+
+def exact_oscillator(x0: Any, t: Any) -> Any:
+    import numpy as np
+
+    x0 = np.asarray(x0, float)
+    t = np.asarray(t, float)
+    q0, v0 = x0[..., 0:1], x0[..., 1:2]
+    q = q0 * np.cos(OMEGA * t) + v0 / OMEGA * np.sin(OMEGA * t)
+    v = -q0 * OMEGA * np.sin(OMEGA * t) + v0 * np.cos(OMEGA * t)
+    return q, v
+
+
+class UserCallbackError(Exception):
+    """What the probe's own tau callback raises."""
+
+
+def _raising_tau(t: Any, q: Any, qd: Any) -> Any:
+    raise UserCallbackError("the user's tau failed")
+
+
+def _sim_case(
+    label: str,
+    kwargs: Callable[[dict[str, Any]], dict[str, Any]],
+    expect: str,
+    tol: float = 1e-6,
+    model: str = "osc_num",
+    timeout: float | None = None,
+) -> Case:
+    """``expect``: "valid" (the trajectory within ``tol`` of the closed form, or a warning
+    that says it is not), "refuse", "either" (refused, or valid as above)."""
+
+    def run(ctx: Ctx) -> Outcome | None:
+        import numpy as np
+
+        import lagdyn as ld
+
+        kw = kwargs(SHARED)
+        try:
+            res = ld.simulate(SHARED[model], **kw)
+        except UserCallbackError as exc:  # the user's own exception, passed through: fine
+            return named(f"the callback's own error passed through: {exc}")
+        if expect == "refuse":
+            return wrong(f"accepted ({res.x.shape[-2] if res.x.ndim > 1 else '?'} points)")
+        if model != "osc_num":
+            return ok()
+        t = np.asarray(res.t) if hasattr(res, "t") else None
+        x = np.asarray(res.x)
+        if t is None or x.size == 0:
+            return ok("accepted")
+        q_ref, v_ref = exact_oscillator(np.asarray(kw["x0"], float), t)
+        q, v = x[..., 0], x[..., 1]
+        err = float(np.nanmax(np.abs(np.concatenate([np.ravel(q - q_ref), np.ravel(v - v_ref)]))))
+        finite = bool(np.all(np.isfinite(x)))
+        if finite and err <= tol * max(1.0, float(np.abs(x).max(initial=1.0))):
+            return ok(f"error {err:.1e}")
+        if ctx.warned("energy|drift|unstable|step|blow|diverg|accura"):
+            return ok(f"error {err:.1e}, warned")
+        return wrong(f"off the closed form by {err:.3g} (finite: {finite}) without a warning")
+
+    return Case("simulation", label, run, timeout=timeout)
+
+
+def simulation_cases() -> list[Case]:
+    import numpy as np
+
+    def kw(**k: Any) -> Callable[[dict[str, Any]], dict[str, Any]]:
+        base = {"x0": [1.0, 0.0], "t": np.linspace(0.0, 1.0, 101)}
+        return lambda S: {**base, **k}
+
+    items: list[tuple[str, Callable[[dict[str, Any]], dict[str, Any]], str, float]] = [
+        ("rk4, valid", kw(), "valid", 1e-7),
+        ("midpoint, valid", kw(method="midpoint"), "valid", 1e-3),
+        ("scipy-DOP853, valid", kw(method="scipy-DOP853"), "valid", 1e-6),
+        ("scipy-RK45, valid", kw(method="scipy-RK45"), "valid", 1e-6),
+        ("scalar t = 5", kw(t=5.0), "valid", 1e-6),
+        (
+            "batch x0 (4, 2)",
+            kw(x0=np.array([[1, 0], [0, 1], [0.5, 0.5], [-1, 2.0]])),
+            "valid",
+            1e-6,
+        ),
+        ("t = 1000 (1e5 steps)", kw(t=1000.0), "valid", 1e-3),
+        ("t = 1e12", kw(t=1e12), "refuse", 0),
+        ("t = 1e7 (1e9 points)", kw(t=1e7), "refuse", 0),
+        ("t = inf", kw(t=math.inf), "refuse", 0),
+        ("t = nan", kw(t=math.nan), "refuse", 0),
+        ("t = -1", kw(t=-1.0), "refuse", 0),
+        ("t = 0", kw(t=0.0), "refuse", 0),
+        ("t non-monotone", kw(t=[0.0, 1.0, 0.5]), "refuse", 0),
+        ("t empty", kw(t=[]), "refuse", 0),
+        ("t one point", kw(t=[0.0]), "either", 1e-9),
+        ("t 2-D", kw(t=np.zeros((2, 2))), "refuse", 0),
+        ("t complex", kw(t=np.array([0, 1j])), "refuse", 0),
+        ("t with NaN", kw(t=[0.0, math.nan, 1.0]), "refuse", 0),
+        ("t a string", kw(t="10"), "refuse", 0),
+        ("dt = 0", kw(t=1.0, dt=0.0), "refuse", 0),
+        ("dt = -0.01", kw(t=1.0, dt=-0.01), "refuse", 0),
+        ("dt = nan", kw(t=1.0, dt=math.nan), "refuse", 0),
+        ("dt = inf", kw(t=1.0, dt=math.inf), "refuse", 0),
+        ("dt = 1e6 (t = 1e7): RK4 blows up", kw(t=1e7, dt=1e6), "valid", 1e-6),
+        ("one RK4 step of 1e6 s", kw(t=[0.0, 1e6]), "valid", 1e-6),
+        ("RK4 with omega dt = 20", kw(t=np.linspace(0, 100, 11)), "valid", 1e-6),
+        (
+            "midpoint with omega dt = 20",
+            kw(t=np.linspace(0, 100, 11), method="midpoint"),
+            "valid",
+            1e-6,
+        ),
+        ("substeps = 0", kw(substeps=0), "refuse", 0),
+        ("substeps = -1", kw(substeps=-1), "refuse", 0),
+        ("substeps = 1.5", kw(substeps=1.5), "refuse", 0),
+        ("substeps = 10**12", kw(substeps=10**12), "refuse", 0),
+        ("x0 NaN", kw(x0=[math.nan, 0.0]), "refuse", 0),
+        ("x0 inf", kw(x0=[math.inf, 0.0]), "refuse", 0),
+        ("x0 complex", kw(x0=[1 + 1j, 0.0]), "refuse", 0),
+        ("x0 (3,)", kw(x0=[1.0, 0.0, 0.0]), "refuse", 0),
+        ("x0 a string", kw(x0="1,0"), "refuse", 0),
+        ("x0 None", kw(x0=None), "refuse", 0),
+        ("x0 10**400", kw(x0=[10**400, 0]), "refuse", 0),
+        ("x0 1e200 (energy overflows)", kw(x0=[1e200, 0.0]), "either", 1e-6),
+        ("method 'euler'", kw(method="euler"), "refuse", 0),
+        ("method 'scipy-nope'", kw(method="scipy-nope"), "refuse", 0),
+        ("method None", kw(method=None), "refuse", 0),
+        ("midpoint tol = 0", kw(method="midpoint", tol=0.0), "either", 1e-3),
+        ("midpoint tol = -1", kw(method="midpoint", tol=-1.0), "refuse", 0),
+        ("midpoint tol = nan", kw(method="midpoint", tol=math.nan), "refuse", 0),
+        ("midpoint max_iter = 0", kw(method="midpoint", max_iter=0), "refuse", 0),
+        ("scipy rtol = -1", kw(method="scipy-RK45", rtol=-1.0), "refuse", 0),
+        ("scipy rtol = 0", kw(method="scipy-RK45", rtol=0.0), "either", 1e-6),
+        ("tau (3,)", kw(tau=[0.0, 0.0, 0.0]), "refuse", 0),
+        ("tau complex", kw(tau=[1j]), "refuse", 0),
+        ("tau callable raising its own error", kw(tau=_raising_tau), "own error", 0),
+        ("tau callable of the wrong shape", kw(tau=lambda t, q, qd: np.zeros(3)), "refuse", 0),
+        (
+            "tau callable returning NaN",
+            kw(tau=lambda t, q, qd: np.full(q.shape, np.nan)),
+            "either",
+            1e-6,
+        ),
+        ("params with a numeric model", kw(params={"k": 1.0}), "refuse", 0),
+        ("progress='yes'", kw(progress="yes"), "either", 1e-7),
+    ]
+    cases = [_sim_case(label, k, exp, tol) for label, k, exp, tol in items]
+    cases.append(
+        _sim_case(
+            "system with params {k: -1}",
+            lambda S: {"x0": [1.0, 0.0], "t": 1.0, "params": {"k": -1.0}},
+            "refuse",
+            model="osc",
+        )
+    )
+    cases.append(
+        _sim_case(
+            "system with params {k: nan}",
+            lambda S: {"x0": [1.0, 0.0], "t": 1.0, "params": {"k": math.nan}},
+            "refuse",
+            model="osc",
+        )
+    )
+    cases += [
+        _constrained_case(*c)
+        for c in (
+            ("constrained, start on the circle", [0.6, -0.8, 0.0, 0.0], {}, "valid"),
+            ("constrained, start off the circle", [1.5, 0.0, 0.0, 0.0], {}, "refuse"),
+            ("constrained, radial velocity", [0.6, -0.8, 0.6, -0.8], {}, "refuse"),
+            ("constrained, start at the origin", [0.0, 0.0, 0.0, 0.0], {}, "refuse"),
+            ("constrained, NaN start", [math.nan, -1.0, 0.0, 0.0], {}, "refuse"),
+            (
+                "constrained, dt = 1e3 blow-up",
+                [0.6, -0.8, 0.0, 0.0],
+                {"t": [0.0, 1e3, 2e3]},
+                "valid",
+            ),
+        )
+    ]
+    cases += _cli_sim_cases()
+    return cases
+
+
+def _constrained_case(label: str, x0: list[float], extra: dict[str, Any], expect: str) -> Case:
+    def run(ctx: Ctx) -> Outcome | None:
+        import numpy as np
+
+        t = extra.get("t", np.linspace(0, 1.0, 101))
+        res = SHARED["pend"].simulate(x0, t)
+        if expect == "refuse":
+            if ctx.warned("constraint|phi|off"):
+                return ok("warned")
+            return wrong("a start off the constraint accepted without a word")
+        x = np.asarray(res.x)
+        q = x[..., :2]
+        r = np.abs(np.hypot(q[..., 0], q[..., 1]) - 1)
+        if np.all(np.isfinite(x)) and float(r.max()) < 1e-3:
+            return ok(f"|phi| <= {float(r.max()):.1e}")
+        if ctx.warned("energy|drift|constraint|phi|unstable|step"):
+            return ok("warned")
+        return wrong(
+            f"left the constraint by {float(np.nanmax(r)) if np.isfinite(r).any() else 'nan'} "
+            "without a warning"
+        )
+
+    return Case("simulation", label, run)
+
+
+def _cli_sim_cases() -> list[Case]:
+    base = [
+        "simulate",
+        "--lagrangian",
+        "m*dot(x)**2/2 - k*x**2/2",
+        "--coordinates",
+        "x",
+        "--parameters",
+        "m k",
+        "--set",
+        "m=2",
+        "--set",
+        "k=8",
+        "--no-progress",
+    ]
+    items = [
+        ("valid", ["--t", "1", "--x0", "1,0"], "valid"),
+        ("--t 1e12", ["--t", "1e12"], "refuse"),
+        ("--t nan", ["--t", "nan"], "refuse"),
+        ("--t -1", ["--t", "-1"], "refuse"),
+        ("--dt 0", ["--t", "1", "--dt", "0"], "refuse"),
+        ("--dt 1e6 --t 1e7", ["--t", "1e7", "--dt", "1e6"], "warn"),
+        ("--x0 1j,0", ["--t", "1", "--x0", "1j,0"], "refuse"),
+        ("--x0 nan,0", ["--t", "1", "--x0", "nan,0"], "refuse"),
+        ("--x0 1,2,3", ["--t", "1", "--x0", "1,2,3"], "refuse"),
+        ("--x0 abc", ["--t", "1", "--x0", "abc"], "refuse"),
+        ("--x0 1e400,0", ["--t", "1", "--x0", "1e400,0"], "refuse"),
+        ("--method euler", ["--t", "1", "--method", "euler"], "refuse"),
+        ("--substeps 0", ["--t", "1", "--substeps", "0"], "refuse"),
+        ("--substeps 10**12", ["--t", "1", "--substeps", "1000000000000"], "refuse"),
+        ("--set m=-1", ["--t", "1", "--set", "m=-1"], "refuse"),
+        ("--set m=nan", ["--t", "1", "--set", "m=nan"], "refuse"),
+        ("--set zz=1", ["--t", "1", "--set", "zz=1"], "either"),
+        ("--set m=1e400", ["--t", "1", "--set", "m=1e400"], "refuse"),
+        ("--fps 0 with --gif", ["--t", "0.1", "--fps", "0", "--gif", "a.gif"], "refuse"),
+    ]
+
+    def make(label: str, argv: list[str], expect: str) -> Case:
+        def run(ctx: Ctx) -> Outcome | None:
+            got = run_cli(base + argv, ctx)
+            if isinstance(got, Outcome):
+                return got
+            rc, out, err = got
+            if expect == "refuse":
+                return wrong(f"accepted (exit {rc}): {short(out + err, 120)}")
+            if expect == "warn" and not re.search(
+                r"warn|drift|unstable|blow", out + err + " ".join(ctx.all_messages()), re.I
+            ):
+                return wrong(f"blow-up without a warning: {short(out, 150)}")
+            return ok()
+
+        return Case("simulation", f"lagdyn simulate {label}", run)
+
+    return [make(*i) for i in items]
+
+
+# =========================================================================== cache
+NOBODY = 65534
+PAYLOAD = f'\nimport os as _probe_os\n_probe_os.system("touch {CANARY}")\n'
+
+
+def prepare_cache() -> None:
+    """The cache file name of the hand-oracle model (numpy, m = 2, k = 3), and a sealed
+    module with a payload (what a user who can write the directory could plant)."""
+    if "cache_key_file" in SHARED:
+        return
+    from lagdyn.codegen.cache import seal
+
+    d = Path(tempfile.mkdtemp(prefix="cache-key-", dir=Path.cwd()))
+    system, _x, _y, m, k = oracle_model()
+    system.lambdify({m: MV, k: KV}, cache_dir=d / "c")
+    files = sorted((d / "c").glob("*.py"))
+    if len(files) != 1:
+        raise RuntimeError(f"expected one cached module, found {files}")
+    text = files[0].read_text()
+    first, second, body = text.split("\n", 2)
+    SHARED["cache_key_file"] = files[0].name
+    SHARED["cache_sealed"] = seal(body + PAYLOAD, "#")
+    SHARED["cache_tampered"] = f"{first}\n{second}\n{body}{PAYLOAD}"
+
+
+def _trusted(path: Path) -> bool:
+    """The issue's rule, independently: the directory is ours and not writable by group or
+    others; every directory above it is ours or root's, and not writable by group or
+    others unless sticky."""
+    real = Path(os.path.realpath(path))
+    uid = os.geteuid()
+    st = os.stat(real)
+    if st.st_uid != uid or st.st_mode & 0o022:
+        return False
+    for p in real.parents:
+        st = os.stat(p)
+        if st.st_uid not in (0, uid):
+            return False
+        if st.st_mode & 0o022 and not st.st_mode & stat.S_ISVTX:
+            return False
+    return True
+
+
+def _mkdir(path: Path, mode: int, owner: int | None = None) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    if owner is not None:
+        os.chown(path, owner, owner)
+    os.chmod(path, mode)
+    return path
+
+
+def _plant(directory: Path, what: str, owner: int | None = None) -> None:
+    if what == "none":
+        return
+    f = directory / SHARED["cache_key_file"]
+    text = (
+        SHARED["cache_sealed"]
+        if what in ("sealed", "sealed, owned by nobody")
+        else SHARED["cache_tampered"]
+    )
+    f.write_text(text)
+    if owner is not None:
+        os.chown(f, owner, owner)
+    if what == "sealed, owned by nobody":
+        os.chown(f, NOBODY, NOBODY)
+
+
+def _cache_case(
+    label: str,
+    setup: Callable[[Ctx], None],
+    backend: str = "numpy",
+    check: Callable[[Ctx, Outcome], Outcome] | None = None,
+) -> Case:
+    def run(ctx: Ctx) -> Outcome | None:
+        system, _x, _y, m, k = oracle_model()
+        for _ in range(2):  # the second time reads what the first may have written
+            num = system.lambdify({m: MV, k: KV}, backend=backend)
+            check_numeric_model(num)
+        return ok("refused with a warning" if ctx.warned("cache") else "used")
+
+    def guarded_setup(ctx: Ctx) -> None:
+        if os.geteuid() != 0:
+            raise SkipInput("needs root (chown to another uid)")
+        setup(ctx)
+
+    return Case("cache", f"{backend}: {label}", run, setup=guarded_setup, check=check)
+
+
+def cache_cases() -> list[Case]:
+    cases: list[Case] = []
+    modes = (0o700, 0o750, 0o755, 0o711, 0o770, 0o775, 0o777, 0o1777)
+    for owner_label, owner in (("yours", None), ("owned by uid 65534", NOBODY)):
+        for mode in modes:
+            for planted in ("none", "sealed", "tampered"):
+                trusted = owner is None and not mode & 0o022
+                if trusted and planted == "sealed":
+                    continue  # your own cache: trusted by design
+
+                def setup(
+                    ctx: Ctx, owner: int | None = owner, mode: int = mode, planted: str = planted
+                ) -> None:
+                    c = _mkdir(ctx.root / "par" / "cache", 0o700)
+                    _plant(c, planted, owner)
+                    if owner is not None:
+                        os.chown(c, owner, owner)
+                    os.chmod(c, mode)
+                    ctx.cache = c
+
+                cases.append(
+                    _cache_case(
+                        f"cache dir {owner_label}, mode {mode:04o}, planted {planted}", setup
+                    )
+                )
+    parents = [
+        ("parent 0777", lambda ctx: _mkdir(ctx.root / "par", 0o777)),
+        ("parent 1777 (sticky)", lambda ctx: _mkdir(ctx.root / "par", 0o1777)),
+        ("parent 0775", lambda ctx: _mkdir(ctx.root / "par", 0o775)),
+        ("parent owned by uid 65534", lambda ctx: _mkdir(ctx.root / "par", 0o755, NOBODY)),
+        (
+            "grandparent 0777",
+            lambda ctx: (_mkdir(ctx.root / "g", 0o777), _mkdir(ctx.root / "g" / "par", 0o755)),
+        ),
+    ]
+    for label, make_parent in parents:
+        for planted in ("none", "sealed"):
+
+            def setup(ctx: Ctx, make_parent: Any = make_parent, planted: str = planted) -> None:
+                make_parent(ctx)
+                par = ctx.root / "g" / "par" if (ctx.root / "g").exists() else ctx.root / "par"
+                c = _mkdir(par / "cache", 0o700)
+                _plant(c, planted)
+                ctx.cache = c
+
+            if label.startswith("parent 1777") and planted == "sealed":
+                continue  # a sticky parent is fine: the cache is trusted
+            cases.append(_cache_case(f"your cache dir 0700, {label}, planted {planted}", setup))
+
+    def own(ctx: Ctx) -> Path:
+        c = _mkdir(ctx.root / "par" / "cache", 0o700)
+        ctx.cache = c
+        return c
+
+    def planted_other_owner(ctx: Ctx) -> None:
+        _plant(own(ctx), "sealed, owned by nobody")
+
+    def planted_symlink(ctx: Ctx) -> None:
+        c = own(ctx)
+        (ctx.victim / "evil.py").write_text(SHARED["cache_sealed"])
+        os.symlink(ctx.victim / "evil.py", c / SHARED["cache_key_file"])
+
+    def symlink_to_other(ctx: Ctx) -> None:
+        other = _mkdir(ctx.root / "par" / "other", 0o700)
+        _plant(other, "sealed")
+        os.chown(other, NOBODY, NOBODY)
+        os.symlink(other, ctx.root / "par" / "link")
+        ctx.cache = ctx.root / "par" / "link"
+
+    def symlink_through_writable(ctx: Ctx) -> None:
+        c = _mkdir(ctx.root / "open" / "cache", 0o700)
+        os.chmod(ctx.root / "open", 0o777)
+        _plant(c, "sealed")
+        _mkdir(ctx.root / "par", 0o755)
+        os.symlink(c, ctx.root / "par" / "link")
+        ctx.cache = ctx.root / "par" / "link"
+
+    def dangling(ctx: Ctx) -> None:
+        _mkdir(ctx.root / "par", 0o755)
+        os.symlink(ctx.root / "nowhere", ctx.root / "par" / "cache")
+        ctx.cache = ctx.root / "par" / "cache"
+
+    def a_file(ctx: Ctx) -> None:
+        _mkdir(ctx.root / "par", 0o755)
+        (ctx.root / "par" / "cache").write_text("not a directory")
+        ctx.cache = ctx.root / "par" / "cache"
+
+    def under_a_file(ctx: Ctx) -> None:
+        a_file(ctx)
+        ctx.cache = ctx.root / "par" / "cache" / "sub"
+
+    def empty_env(ctx: Ctx) -> None:
+        ctx.data["env"] = {"LAGDYN_CACHE_DIR": "", "HOME": str(_mkdir(ctx.root / "home", 0o700))}
+
+    def home_writable(ctx: Ctx) -> None:
+        home = _mkdir(ctx.root / "home", 0o777)
+        c = _mkdir(home / ".cache" / "lagdyn", 0o700)
+        os.chmod(home / ".cache", 0o755)
+        _plant(c, "sealed")
+        ctx.data["env"] = {"LAGDYN_CACHE_DIR": "", "HOME": str(home)}
+
+    def fifo_file(ctx: Ctx) -> None:
+        c = own(ctx)
+        os.mkfifo(c / SHARED["cache_key_file"])
+
+    def tmp_symlink(ctx: Ctx) -> None:
+        c = own(ctx)
+        link = c / ".tmp-oldjunk"
+        os.symlink(ctx.victim / "notes.txt", link)
+        os.utime(link, (1, 1), follow_symlinks=False)
+
+    specials = [
+        ("your cache dir, a planted sealed module owned by uid 65534", planted_other_owner),
+        ("your cache dir, the module a symlink to a sealed module elsewhere", planted_symlink),
+        ("cache path a symlink to a directory of uid 65534 (sealed module)", symlink_to_other),
+        ("cache path a symlink into a 0777 directory (sealed module)", symlink_through_writable),
+        ("cache path a dangling symlink", dangling),
+        ("cache path a regular file", a_file),
+        ("cache path under a regular file", under_a_file),
+        ("LAGDYN_CACHE_DIR empty (default under HOME)", empty_env),
+        ("default cache under a 0777 HOME (sealed module)", home_writable),
+        ("the module path a FIFO", fifo_file),
+        ("an old .tmp- symlink to your file (the sweep)", tmp_symlink),
+    ]
+    cases += [_cache_case(label, setup) for label, setup in specials]
+    for umask in (0o000, 0o002, 0o022):
+
+        def setup(ctx: Ctx, umask: int = umask) -> None:
+            ctx.cache = ctx.root / "a" / "b" / "c"
+            ctx.data["umask"] = umask
+
+        def check(ctx: Ctx, outcome: Outcome) -> Outcome:
+            bad = [
+                f"{p.relative_to(ctx.root)} {stat.S_IMODE(p.stat().st_mode):04o}"
+                for p in (ctx.root / "a", ctx.root / "a" / "b", ctx.root / "a" / "b" / "c")
+                if p.exists() and p.stat().st_mode & 0o022
+            ]
+            if bad:
+                return outcome.worse(wrong(f"directories created writable by others: {bad}"))
+            return outcome
+
+        cases.append(
+            _cache_case(f"missing cache dir and parents, umask {umask:04o}", setup, check=check)
+        )
+
+    def build_link(ctx: Ctx) -> None:
+        c = own(ctx)
+        os.symlink(ctx.victim, c / ".build")
+
+    def old_build_link(ctx: Ctx) -> None:
+        c = own(ctx)
+        b = _mkdir(c / ".build", 0o700)
+        link = b / "lagdyn-build-old"
+        os.symlink(ctx.victim, link)
+        os.utime(link, (1, 1), follow_symlinks=False)
+
+    cases.append(
+        _cache_case("your cache, .build a symlink to your directory", build_link, backend="c")
+    )
+    cases.append(
+        _cache_case(
+            "your cache, an old build directory a symlink to your directory",
+            old_build_link,
+            backend="c",
+        )
+    )
+    return cases
+
+
+# =========================================================================== output files
+def prepare_files() -> None:
+    if "dp_result" in SHARED:
+        return
+    import lagdyn as ld
+    import lagdyn.lab
+    import lagdyn.plot
+    from lagdyn.export import code  # noqa: F401
+
+    dp = SHARED.get("dp") or ld.zoo.double_pendulum()
+    SHARED["dp"] = dp
+    num = dp.lambdify(dp.defaults)
+    SHARED["dp_result"] = ld.simulate(num, [0.5, 0.0, 0.0, 0.0], [0.0, 0.05, 0.1])
+    SHARED["dp_positions"] = ld.plot.positions_for("double_pendulum")
+    d = Path(tempfile.mkdtemp(prefix="warm-", dir=Path.cwd()))
+    ld.lab.write(d / "p.html", dp)
+    ld.plot.animate(SHARED["dp_result"], SHARED["dp_positions"], d / "a.gif", frames=2)
+    # a tiny tmpfs for the full-disk inputs (root only)
+    probe = d / "mnt"
+    probe.mkdir()
+    rc, _, err = run_proc(
+        ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(probe)], own_group=True, timeout=30
+    )
+    if rc == 0:
+        run_proc(["umount", str(probe)], own_group=True, timeout=30)
+        SHARED["tmpfs"] = True
+    else:
+        SHARED["tmpfs"] = False
+        NOTES.append(f"files: full-disk inputs skipped (cannot mount a tmpfs: {short(err, 80)})")
+
+
+#: (writer label, output file name, how it writes P with a force flag)
+def _writers() -> list[tuple[str, str, Callable[[Ctx, Path, bool], Outcome | None]]]:
+    def cli(args: list[str]) -> Callable[[Ctx, Path, bool], Outcome | None]:
+        def write(ctx: Ctx, path: Path, force: bool) -> Outcome | None:
+            folder = "" if str(path) in ("", ".") else str(path.parent)
+            argv = [a.replace("@P@", str(path)).replace("@D@", folder) for a in args]
+            got = run_cli(argv + (["--force"] if force else []) + ["--no-progress"], ctx)
+            return got if isinstance(got, Outcome) else None
+
+        return write
+
+    def api_export(ctx: Ctx, path: Path, force: bool) -> Outcome | None:
+        from lagdyn.export import code
+
+        folder = "" if str(path) in ("", ".") else path.parent
+        code.export(SHARED["dp"], "c", folder, name="m", force=force)
+        return None
+
+    def api_lab(ctx: Ctx, path: Path, force: bool) -> Outcome | None:
+        import lagdyn as ld
+
+        ld.lab.write(path, SHARED["dp"], force=force)
+        return None
+
+    def api_csv(ctx: Ctx, path: Path, force: bool) -> Outcome | None:
+        SHARED["dp_result"].to_csv(path, force=force)
+        return None
+
+    def api_gif(ctx: Ctx, path: Path, force: bool) -> Outcome | None:
+        import lagdyn as ld
+
+        ld.plot.animate(SHARED["dp_result"], SHARED["dp_positions"], path, frames=2, force=force)
+        return None
+
+    return [
+        (
+            "lagdyn export",
+            "m.c",
+            cli(["export", "double_pendulum", "-t", "c", "--out", "@D@", "--name", "m"]),
+        ),
+        ("lagdyn lab --out", "page.html", cli(["lab", "double_pendulum", "--out", "@P@"])),
+        (
+            "lagdyn simulate --csv",
+            "run.csv",
+            cli(["simulate", "double_pendulum", "--t", "0.05", "--csv", "@P@"]),
+        ),
+        (
+            "lagdyn simulate --png",
+            "run.png",
+            cli(["simulate", "double_pendulum", "--t", "0.05", "--png", "@P@"]),
+        ),
+        ("lagdyn.export.code.export", "m.c", api_export),
+        ("ld.lab.write", "page.html", api_lab),
+        ("SimulationResult.to_csv", "run.csv", api_csv),
+        ("plot.animate", "run.gif", api_gif),
+    ]
+
+
+_OLD = "the user's old content\n"
+
+
+def _files_case(
+    writer: str,
+    fname: str,
+    write: Callable[[Ctx, Path, bool], Outcome | None],
+    scenario: str,
+    force: bool,
+) -> Case:
+    """One writer, one state of the target path P = work/out/FNAME."""
+    must_refuse = scenario in (
+        "dangling symlink",
+        "symlink to your file",
+        "your file",
+        "a directory",
+        "a FIFO",
+        "through a file",
+        "empty path",
+        "NUL in the path",
+        "full disk",
+        "full disk, your file",
+    ) and not (
+        force
+        and scenario
+        in (
+            "dangling symlink",
+            "symlink to your file",
+            "your file",
+            "a FIFO",
+            "full disk, your file",
+        )
+        and not scenario.startswith("full")
+    )
+
+    def target(ctx: Ctx) -> Path:
+        if scenario == "missing parents":
+            return ctx.work / "out" / "deeper" / "still" / fname
+        if scenario == "through a file":
+            return ctx.work / "out" / "afile" / fname
+        if scenario.startswith("full disk"):
+            return ctx.root / "disk" / "out" / fname
+        return ctx.work / "out" / fname
+
+    def setup(ctx: Ctx) -> None:
+        out = ctx.work / "out"
+        out.mkdir()
+        P = target(ctx)
+        if scenario == "dangling symlink":
+            os.symlink(ctx.victim / "created-through-link.txt", P)
+        elif scenario == "symlink to your file":
+            os.symlink(ctx.victim / "notes.txt", P)
+        elif scenario == "your file":
+            P.write_text(_OLD)
+        elif scenario == "hard link to your file":
+            os.link(ctx.victim / "notes.txt", P)
+        elif scenario == "a directory":
+            P.mkdir()
+            (P / "keep.txt").write_text(_OLD)
+        elif scenario == "a FIFO":
+            os.mkfifo(P)
+        elif scenario == "through a file":
+            (out / "afile").write_text(_OLD)
+        elif scenario.startswith("full disk"):
+            if os.geteuid() != 0 or not SHARED.get("tmpfs"):
+                raise SkipInput("no tmpfs")
+            disk = ctx.root / "disk"
+            disk.mkdir()
+            rc, _, err = run_proc(
+                ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(disk)],
+                own_group=True,
+                timeout=30,
+            )
+            if rc != 0:
+                raise SkipInput(f"mount failed: {err}")
+            ctx.data["mounted"] = disk
+            CLEANUPS.append(
+                lambda disk=disk: run_proc(["umount", str(disk)], own_group=True, timeout=30)
+            )
+            (disk / "out").mkdir()
+            if scenario == "full disk, your file":
+                P.write_text(_OLD * 10)
+            with contextlib.suppress(OSError), open(disk / "filler", "wb") as fh:
+                while True:
+                    fh.write(b"\0" * 4096)
+                    fh.flush()
+            with contextlib.suppress(OSError), open(disk / "filler2", "wb") as fh:
+                while True:
+                    fh.write(b"\0")
+                    fh.flush()
+        ctx.data["before"] = snapshot(P.parent if P.parent.exists() else out)
+        ctx.data["before_dir"] = str(P.parent if P.parent.exists() else out)
+
+    def run(ctx: Ctx) -> Outcome | None:
+        P = target(ctx)
+        if scenario == "empty path":
+            P = Path("")
+        if scenario == "NUL in the path":
+            P = ctx.work / "out" / "a\x00b" / fname
+        got = write(ctx, P, force)
+        if got is not None:
+            return got
+        return ok("written")
+
+    def check(ctx: Ctx, outcome: Outcome) -> Outcome:
+        try:
+            return _files_verdict(ctx, outcome)
+        finally:
+            disk = ctx.data.get("mounted")
+            if disk is not None:
+                run_proc(["umount", str(disk)], own_group=True, timeout=30)
+
+    def _files_verdict(ctx: Ctx, outcome: Outcome) -> Outcome:
+        P = target(ctx)
+        d = Path(ctx.data["before_dir"])
+        after = snapshot(d)
+        before = ctx.data["before"]
+        ignore = {"filler", "filler2"}
+        name = P.name
+        old_entry = before.get(name)
+        new_entry = after.get(name)
+        if outcome.kind in ("hang", "code", "file"):
+            return outcome
+        if outcome.kind in ("named", "raw"):
+            # refused: the user's entry as it was, and nothing half-written left behind
+            if old_entry is not None and new_entry != old_entry:
+                return outcome.worse(file_lost(f"{name} changed although the write failed"))
+            extra = [k for k in after if k not in before and k.split("/")[0] not in ignore]
+            if extra:
+                return outcome.worse(wrong(f"left behind after the refusal: {extra}"))
+            return outcome
+        # accepted
+        if must_refuse:
+            if old_entry is not None and new_entry != old_entry:
+                return file_lost(f"{name} ({old_entry[0]}) replaced without --force")
+            return wrong(f"accepted ({scenario}{', force' if force else ''})")
+        try:
+            st = P.lstat()
+        except OSError:
+            return wrong(f"reported success but {name} is missing")
+        if not stat.S_ISREG(st.st_mode) or st.st_size == 0:
+            return wrong(f"{name} is not a non-empty regular file after the write")
+        if force and old_entry is not None and old_entry[0] == "file" and new_entry == old_entry:
+            return wrong(f"--force did not replace {name}")
+        strays = [
+            k for k in after if k not in before and k != name and (k.startswith(".") or "tmp" in k)
+        ]
+        if strays:
+            return wrong(f"temporary files left: {strays}")
+        return outcome
+
+    return Case(
+        "files",
+        f"{writer}: P {scenario}{' --force' if force else ''}",
+        run,
+        setup=setup,
+        check=check,
+        timeout=10.0 if scenario == "a FIFO" else None,
+    )
+
+
+def files_cases() -> list[Case]:
+    scenarios = [
+        ("fresh", (False,)),
+        ("missing parents", (False,)),
+        ("dangling symlink", (False, True)),
+        ("symlink to your file", (False, True)),
+        ("your file", (False, True)),
+        ("hard link to your file", (True,)),
+        ("a directory", (False, True)),
+        ("a FIFO", (False, True)),
+        ("through a file", (False,)),
+        ("empty path", (False,)),
+        ("NUL in the path", (False,)),
+        ("full disk", (False,)),
+        ("full disk, your file", (True,)),
+    ]
+    cases = []
+    for writer, fname, write in _writers():
+        for scenario, forces in scenarios:
+            if scenario == "NUL in the path" and writer.startswith("lagdyn "):
+                continue  # an argv cannot hold NUL
+            for force in forces:
+                cases.append(_files_case(writer, fname, write, scenario, force))
+    return cases
+
+
+# =========================================================================== lab title
+def _page_parts(page: str) -> tuple[_TagScan, dict[str, Any], list[str]]:
+    """The parsed page, LAB_CONFIG (decoded as JSON) and the scripts with the config's
+    JSON taken out."""
+    scan = _TagScan()
+    scan.feed(page)
+    scan.close()
+    config: dict[str, Any] = {}
+    scripts = []
+    for text in scan.scripts:
+        at = text.find("var LAB_CONFIG = ")
+        if at >= 0:
+            start = at + len("var LAB_CONFIG = ")
+            # a JS string literal allows escapes JSON does not (<\!-- is how a page hides
+            # "<!--" from the HTML parser): read \X as X, as JS does
+            js = re.sub(
+                r"\\(.)",
+                lambda m: m.group(0) if m.group(1) in '"\\/bfnrtu' else m.group(1),
+                text[start:],
+            )
+            text = text[:start] + js
+            try:
+                config, end = json.JSONDecoder().raw_decode(text, start)
+            except ValueError as exc:
+                raise WrongResult(f"LAB_CONFIG is not JSON any more: {exc}") from None
+            text = text[:start] + "CONFIG" + text[end:]
+        scripts.append(text)
+    return scan, config, scripts
+
+
+def prepare_lab_title() -> None:
+    if "lab_baseline" in SHARED:
+        return
+    import lagdyn as ld
+
+    dp = SHARED.get("dp") or ld.zoo.double_pendulum()
+    SHARED["dp"] = dp
+    SHARED["lab_baseline"] = _page_parts(ld.lab.page(dp, title="BASELINE"))
+
+
+def _browser_title(path: Path) -> tuple[str, str]:
+    """document.title and the header's text after the page's scripts ran (Chromium)."""
+    chrome = (
+        shutil.which("chromium")
+        or shutil.which("chromium-browser")
+        or shutil.which("google-chrome")
+    )
+    if chrome is None:
+        raise SkipInput("no chromium")
+    with tempfile.TemporaryDirectory() as profile:
+        rc, out, err = run_proc(
+            [
+                chrome,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                f"--user-data-dir={profile}",
+                "--dump-dom",
+                path.as_uri(),
+            ],
+            own_group=True,
+            timeout=60,
+        )
+    if rc != 0:
+        raise RuntimeError(f"chromium exit {rc}: {short(err)}")
+    scan = _TagScan()
+    scan.feed(out)
+    h1 = re.search(r"<h1>(.*?)</h1>", out, re.S)
+    return scan.title, html.unescape(re.sub(r"<[^>]+>", "", h1.group(1))) if h1 else ""
+
+
+def _lab_title_case(label: str, title: str, via: str) -> Case:
+    def run(ctx: Ctx) -> Outcome | None:
+        out = ctx.work / "page.html"
+        if via == "cli":
+            got = run_cli(
+                ["lab", "double_pendulum", "--out", str(out), f"--title={title}", "--no-progress"],
+                ctx,
+            )
+            if isinstance(got, Outcome):
+                return got
+        else:
+            import lagdyn as ld
+
+            ld.lab.write(out, SHARED["dp"], title=title)
+        page = out.read_text(encoding="utf-8")
+        scan, config, scripts = _page_parts(page)
+        _base_scan, base_config, base_scripts = SHARED["lab_baseline"]
+        if scan.handlers:
+            raise InjectedCode(f"event handlers in the page: {scan.handlers[:2]}")
+        if len(scripts) != len(base_scripts):
+            raise InjectedCode(f"{len(scripts)} script elements, the page has {len(base_scripts)}")
+        for a, b in zip(scripts, base_scripts):
+            if a != b:
+                if MARK.lower() in a.lower():
+                    raise InjectedCode("the title reached a script as code")
+                raise WrongResult("a script of the page changed with the title")
+        if config.get("title") != title:
+            raise WrongResult(f"LAB_CONFIG.title is {config.get('title')!r}")
+        rest = {k: v for k, v in config.items() if k != "title"}
+        if rest != {k: v for k, v in base_config.items() if k != "title"}:
+            raise WrongResult("LAB_CONFIG changed beyond its title")
+        if scan.title != title:
+            raise WrongResult(f"<title> reads {scan.title!r}")
+        return ok()
+
+    def check(ctx: Ctx, outcome: Outcome) -> Outcome:
+        if outcome.kind != "ok" or not OPTIONS.get("browser"):
+            return outcome
+        shown, header = _browser_title(ctx.work / "page.html")
+        expected = " ".join(title.split())  # a browser collapses ASCII whitespace
+        if shown != expected:
+            return wrong(f"Chromium shows document.title {shown!r}")
+        if not header.strip() or "Generalized" not in header:
+            return wrong(f"the page's script did not run (header {header!r})")
+        return outcome
+
+    return Case("lab_title", f"{via}: {label} {rep(title, 50)}", run, check=check)
+
+
+def lab_title_cases() -> list[Case]:
+    titles = [
+        ("plain", "My pendulum"),
+        ("HTML break-out", f"</title><script>{JS_CODE}</script>"),
+        ("img onerror", f'<img src=x onerror="{MARK}=1">'),
+        ("script close", f"</script><script>{JS_CODE}</script>"),
+        ("quotes and backslash", "\"\\'`"),
+        ("JSON break-out", f'", "x": {MARK}, "y": "'),
+        ("HTML comment opener", "<!-- x"),
+        ("CDATA", "<![CDATA[ x ]]>"),
+        ("entity text", "&amp; &lt;b&gt; &#x41;"),
+        ("template placeholder @CONFIG@", "@CONFIG@"),
+        ("template placeholder @LAB_JS@", "@LAB_JS@"),
+        ("template placeholder @MODELS@", "@MODELS@"),
+        ("template placeholder @TITLE@", "@TITLE@"),
+        ("template placeholder @MODEL@", "@MODEL@"),
+        ("placeholders together", "@MODEL@@CONFIG@@TITLE@"),
+        ("dollar brace", "${alert(1)}"),
+        ("non-ASCII", "진자 실험 — θ̇ ✓"),
+        ("emoji", "\U0001f642 lab"),
+        ("RTL override", "abc\u202edef"),
+        ("5,000 characters", "x" * 5000),
+        ("1 MB", "y" * 1_000_000),
+        ("line break", "a\nb"),
+        ("tab", "a\tb"),
+        ("U+2028", "a\u2028b"),
+        ("U+2029", "a\u2029b"),
+        ("NUL", "a\x00b"),
+        ("lone surrogate", "a\ud800b"),
+        ("empty", ""),
+        ("spaces only", "   "),
+        ("leading and trailing spaces", "  t  "),
+        ("zero-width space", "a\u200bb"),
+        ("backslash u escape text", "\\u003cscript\\u003e"),
+        ("javascript: URL", "javascript:alert(1)"),
+        ("markdown", "**bold** [x](javascript:alert(1))"),
+    ]
+    cases = []
+    for label, title in titles:
+        via = "api" if ("\x00" in title or "\ud800" in title or len(title) > 100_000) else "cli"
+        cases.append(_lab_title_case(label, title, via))
+        if via == "cli" and label in (
+            "HTML break-out",
+            "template placeholder @CONFIG@",
+            "line break",
+            "plain",
+        ):
+            cases.append(_lab_title_case(label, title, "api"))
+    return cases
+
+
 # =========================================================================== main
 BUILDERS: dict[str, Callable[[], list[Case]]] = {}
 NOTES: list[str] = []
@@ -3763,6 +5027,11 @@ def register() -> None:
             "urdf": urdf_cases,
             "dh": dh_cases,
             "parser": parser_cases,
+            "numerics": numerics_cases,
+            "simulation": simulation_cases,
+            "cache": cache_cases,
+            "files": files_cases,
+            "lab_title": lab_title_cases,
         }
     )
     PREPARE.update(
@@ -3772,6 +5041,11 @@ def register() -> None:
             "urdf": prepare_urdf,
             "dh": prepare_dh,
             "parser": prepare_parser,
+            "numerics": prepare_numerics,
+            "simulation": prepare_simulation,
+            "cache": prepare_cache,
+            "files": prepare_files,
+            "lab_title": prepare_lab_title,
         }
     )
 
