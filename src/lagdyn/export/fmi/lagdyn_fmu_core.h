@@ -13,7 +13,14 @@
  *   LD_VR_QDD + i   qdd[i]          output, derivative of qd[i]
  *   LD_VR_E         energy          output
  *   LD_VR_TAU + k   tau of coordinate LD_INPUT_COORD[k]   input
- *   LD_VR_P + j     p[j]            tunable parameter
+ *   LD_VR_P + j     p[j]            tunable parameter (constrained models: the last two are
+ *                                   the Baumgarte gains alpha, beta)
+ *   LD_VR_LAM + k   lambda[k]       output: multiplier of constraint k (constrained models)
+ *   LD_VR_PHI + k   phi[k]          output: residual of constraint k (constrained models)
+ *
+ * Constrained models (LD_NC > 0 constraints Phi(q) = 0) are integrated as the ODE of the
+ * KKT system [[M, -J^T], [J, 0]] [qdd; lambda] = [tau - h; gamma] with Baumgarte's
+ * gamma = -Jdot qd - 2 alpha J qd - beta^2 Phi, solved by LU with partial pivoting.
  */
 #ifndef LAGDYN_FMU_CORE_H
 #define LAGDYN_FMU_CORE_H
@@ -26,6 +33,10 @@
 
 #include "lagdyn_fmu_model.h"
 
+#ifndef LD_NC
+#define LD_NC 0
+#endif
+
 #define LD_VR_TIME 0u
 #define LD_VR_Q 1u
 #define LD_VR_QD (LD_VR_Q + LD_N)
@@ -35,6 +46,10 @@
 #define LD_VR_TAU (LD_VR_E + 1u)
 #define LD_VR_P (LD_VR_TAU + LD_NI)
 #define LD_VR_END (LD_VR_P + LD_NP)
+#define LD_VR_LAM LD_VR_END
+#define LD_VR_PHI (LD_VR_LAM + LD_NC)
+#define LD_VR_LAST (LD_VR_PHI + LD_NC)
+#define LD_NC1 (LD_NC > 0 ? LD_NC : 1)
 
 /* arrays of at least one entry (a model may have no parameter or no input) */
 #define LD_NP1 (LD_NP > 0 ? LD_NP : 1)
@@ -51,6 +66,7 @@ typedef struct {
     double tau[LD_N]; /* full torque vector: unactuated coordinates stay 0 */
     double p[LD_NP1];
     double qdd[LD_N]; /* cached accelerations of (time, q, qd, tau, p) */
+    double lam[LD_NC1]; /* cached multipliers (constrained models) */
     int qdd_valid;
     int midpoint_guess_valid;
     double midpoint_guess[LD_N]; /* the last midpoint velocity (Newton's predictor) */
@@ -123,6 +139,8 @@ static void ld_variable_name(unsigned vr, char *buf, size_t size) {
     else if (vr < LD_VR_P)
         snprintf(buf, size, "tau.%s", LD_Q_NAME[LD_INPUT_COORD[vr - LD_VR_TAU]]);
     else if (vr < LD_VR_END) snprintf(buf, size, "%s", LD_P_NAME[vr - LD_VR_P]);
+    else if (vr < LD_VR_PHI) snprintf(buf, size, "lambda.%u", vr - LD_VR_LAM + 1);
+    else if (vr < LD_VR_LAST) snprintf(buf, size, "phi.%u", vr - LD_VR_PHI + 1);
     else snprintf(buf, size, "<unknown value reference %u>", vr);
 }
 
@@ -172,12 +190,51 @@ static int ld_mass_solve(const double *q, const double *p, const double *b, doub
     return LD_OK;
 }
 
+static int ld_lu_solve(double *A, double *b, int n);
+
+#if LD_NC > 0
+/* the KKT system of the constrained model: qdd and lambda (lam may be NULL) */
+static int ld_kkt(const double *p, double t, const double *q, const double *qd,
+                  const double *tau, double *qdd, double *lam) {
+    enum { K = LD_N + LD_NC };
+    double A[K * K], b[K], Mm[LD_N * LD_N], h[LD_N], J[LD_NC * LD_N], jd[LD_NC], phi[LD_NC];
+    const double alpha = p[LD_NP - 2], beta = p[LD_NP - 1];
+    int i, j;
+    LD_FN_M(q, p, Mm);
+    LD_FN_BIAS(q, qd, p, t, h);
+    LD_FN_J(q, qd, p, t, J);
+    LD_FN_JDQD(q, qd, p, t, jd);
+    LD_FN_PHI(q, qd, p, t, phi);
+    for (i = 0; i < K * K; i++) A[i] = 0.0;
+    for (i = 0; i < LD_N; i++) {
+        for (j = 0; j < LD_N; j++) A[i * K + j] = Mm[i * LD_N + j];
+        for (j = 0; j < LD_NC; j++) {
+            A[i * K + LD_N + j] = -J[j * LD_N + i];
+            A[(LD_N + j) * K + i] = J[j * LD_N + i];
+        }
+        b[i] = tau[i] - h[i];
+    }
+    for (j = 0; j < LD_NC; j++) {
+        double phid = 0.0;
+        for (i = 0; i < LD_N; i++) phid += J[j * LD_N + i] * qd[i];
+        b[LD_N + j] = -jd[j] - 2.0 * alpha * phid - beta * beta * phi[j];
+    }
+    if (ld_lu_solve(A, b, K)) return LD_ERROR;
+    for (i = 0; i < LD_N; i++) qdd[i] = b[i];
+    if (lam)
+        for (j = 0; j < LD_NC; j++) lam[j] = b[LD_N + j];
+    return LD_OK;
+}
+#endif
+
 /* accelerations qdd = M^{-1}(tau - h); LD_ERROR when M is not positive definite or the
  * result is not finite */
 static int ld_accel(const double *p, double t, const double *q, const double *qd,
                     const double *tau, double *qdd) {
     int i;
-#ifdef LD_FN_FD
+#if LD_NC > 0
+    if (ld_kkt(p, t, q, qd, tau, qdd, NULL)) return LD_ERROR;
+#elif defined(LD_FN_FD)
     LD_FN_FD(q, qd, tau, p, t, qdd);
 #else
     double h[LD_N];
@@ -191,8 +248,21 @@ static int ld_accel(const double *p, double t, const double *q, const double *qd
 }
 
 static int ld_update(LdInstance *s) {
+    int bad;
     if (s->qdd_valid) return LD_OK;
-    if (ld_accel(s->p, s->time, s->q, s->qd, s->tau, s->qdd)) {
+#if LD_NC > 0
+    bad = ld_kkt(s->p, s->time, s->q, s->qd, s->tau, s->qdd, s->lam);
+    if (!bad) {
+        int i;
+        for (i = 0; i < LD_N; i++)
+            if (!isfinite(s->qdd[i])) bad = 1;
+        for (i = 0; i < LD_NC; i++)
+            if (!isfinite(s->lam[i])) bad = 1;
+    }
+#else
+    bad = ld_accel(s->p, s->time, s->q, s->qd, s->tau, s->qdd);
+#endif
+    if (bad) {
         ld_log(s, 1,
                "the accelerations are not finite at t = %g: the mass matrix is singular or "
                "the state, inputs or parameters are out of range",
@@ -212,11 +282,11 @@ static double ld_energy(LdInstance *s) { return LD_FN_ENERGY(s->q, s->qd, s->p);
 static int ld_set(LdInstance *s, unsigned vr, double value) {
     char name[160];
     ld_variable_name(vr, name, sizeof name);
-    if (vr >= LD_VR_DQ && vr <= LD_VR_E) {
+    if ((vr >= LD_VR_DQ && vr <= LD_VR_E) || (vr >= LD_VR_END && vr < LD_VR_LAST)) {
         ld_log(s, 1, "variable %s (value reference %u) is calculated and cannot be set", name, vr);
         return LD_ERROR;
     }
-    if (vr == LD_VR_TIME || vr >= LD_VR_END) {
+    if (vr == LD_VR_TIME || vr >= LD_VR_LAST) {
         ld_log(s, 1, "value reference %u is not a settable variable of this model", vr);
         return LD_ERROR;
     }
@@ -256,6 +326,16 @@ static int ld_get(LdInstance *s, unsigned vr, double *value) {
     } else if (vr == LD_VR_E) *value = ld_energy(s);
     else if (vr < LD_VR_P) *value = s->tau[LD_INPUT_COORD[vr - LD_VR_TAU]];
     else if (vr < LD_VR_END) *value = s->p[vr - LD_VR_P];
+#if LD_NC > 0
+    else if (vr < LD_VR_PHI) {
+        if (ld_update(s)) return LD_ERROR;
+        *value = s->lam[vr - LD_VR_LAM];
+    } else if (vr < LD_VR_LAST) {
+        double phi[LD_NC];
+        LD_FN_PHI(s->q, s->qd, s->p, s->time, phi);
+        *value = phi[vr - LD_VR_PHI];
+    }
+#endif
     else {
         ld_log(s, 1, "value reference %u is not a variable of this model", vr);
         return LD_ERROR;
