@@ -239,6 +239,9 @@ def test_ur5_from_urdf_recursive_route(ur5_unit: Path) -> None:
     assert validate_fmu(str(ur5_unit)) == []
     source = zipfile.ZipFile(ur5_unit).read("sources/ur5.c").decode()
     assert "ur5_forward_dynamics" in source
+    md = fmpy.read_model_description(str(ur5_unit))
+    by_name = {v.name: v for v in md.modelVariables}
+    assert by_name["q.q1"].description == "generalized coordinate q1 (joint shoulder_pan_joint)"
     ur5 = ld.zoo.ur5()
     grid = np.linspace(0.0, 0.3, 31)
     start = dict(zip(UR5_STATES, UR5_X0))
