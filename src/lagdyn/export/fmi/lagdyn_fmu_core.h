@@ -443,12 +443,87 @@ static int ld_lu_solve(double *A, double *b, int n) {
     return LD_OK;
 }
 
+/* finish a midpoint step from the converged midpoint velocity vbar */
+static int ld_midpoint_finish(LdInstance *s, double h, const double *p0, const double *vbar) {
+    double Mm[LD_N * LD_N], qm[LD_N], p1[LD_N];
+    int i, j;
+    for (i = 0; i < LD_N; i++) qm[i] = s->q[i] + 0.5 * h * vbar[i];
+    LD_FN_M(qm, s->p, Mm);
+    for (i = 0; i < LD_N; i++) {
+        double v = -p0[i];
+        for (j = 0; j < LD_N; j++) v += 2.0 * Mm[i * LD_N + j] * vbar[j];
+        p1[i] = v;
+    }
+    for (i = 0; i < LD_N; i++) qm[i] = s->q[i] + h * vbar[i];
+    if (ld_mass_solve(qm, s->p, p1, p1)) return LD_ERROR;
+    for (i = 0; i < LD_N; i++) {
+        s->q[i] = qm[i];
+        s->qd[i] = p1[i];
+        s->midpoint_guess[i] = vbar[i];
+    }
+    s->midpoint_guess_valid = 1;
+    return LD_OK;
+}
+
+#ifdef LD_FN_NEWTON
+/* One canonical implicit midpoint step in (q, p = M q̇), as lagdyn's newton_midpoint_step:
+ * the midpoint velocity vbar solves R(vbar) = M(qbar) vbar - p0 - h/2 (P(qbar, vbar) + tau)
+ * = 0, qbar = q + h/2 vbar, by Newton's method with the generated Jacobian
+ * M + h/2 (K - P_v) - h^2/4 P_q (LD_FN_NEWTON stacks [M, K, P_q, P_v, P] per row, K =
+ * d(M v)/dq, P = K v - h + Q); then q1 = q + h vbar, p1 = 2 M(qbar) vbar - p0,
+ * v1 = M(q1)^{-1} p1. */
+static int ld_midpoint_step(LdInstance *s, double t, double h) {
+    enum { W = 4 * LD_N + 1 };
+    double M0[LD_N * LD_N], p0[LD_N], vbar[LD_N], qm[LD_N], Jk[LD_N * W], R[LD_N];
+    double A[LD_N * LD_N];
+    const double tm = t + 0.5 * h;
+    double err = INFINITY;
+    int i, j, it;
+    LD_FN_M(s->q, s->p, M0);
+    for (i = 0; i < LD_N; i++) {
+        double v = 0.0;
+        for (j = 0; j < LD_N; j++) v += M0[i * LD_N + j] * s->qd[j];
+        p0[i] = v;
+        vbar[i] = s->midpoint_guess_valid ? 2.0 * s->qd[i] - s->midpoint_guess[i] : s->qd[i];
+    }
+    for (it = 0; it < LD_MAX_ITER; it++) {
+        double prev = err, rho;
+        for (i = 0; i < LD_N; i++) qm[i] = s->q[i] + 0.5 * h * vbar[i];
+        LD_FN_NEWTON(qm, vbar, s->p, tm, Jk);
+        for (i = 0; i < LD_N; i++) {
+            const double *row = Jk + i * W;
+            double r = -p0[i] - 0.5 * h * (row[4 * LD_N] + s->tau[i]);
+            for (j = 0; j < LD_N; j++) {
+                r += row[j] * vbar[j];
+                A[i * LD_N + j] = row[j] + 0.5 * h * (row[LD_N + j] - row[3 * LD_N + j]) -
+                                  0.25 * h * h * row[2 * LD_N + j];
+            }
+            R[i] = r;
+        }
+        if (ld_lu_solve(A, R, LD_N)) break;
+        err = 0.0;
+        for (i = 0; i < LD_N; i++) {
+            double e;
+            vbar[i] -= R[i];
+            e = fabs(R[i]) / (1.0 + fabs(vbar[i]));
+            if (!(e <= err)) err = e; /* NaN propagates as failure */
+        }
+        if (!isfinite(err)) break;
+        /* converged when the change, or the estimated remaining error rho/(1-rho) change,
+         * is within the tolerance (as lagdyn) */
+        rho = (prev > 0.0 && isfinite(prev)) ? err / prev : 1.0;
+        if (err <= LD_TOL || (rho < 0.5 && rho / (1.0 - rho) * err <= LD_TOL))
+            return ld_midpoint_finish(s, h, p0, vbar);
+    }
+    return LD_ERROR;
+}
+#else
 /* One canonical implicit midpoint step in (q, p = M q̇) (as lagdyn's run_midpoint): the
  * midpoint velocity vbar solves R(vbar) = 0 by Newton's method with a finite-difference
- * Jacobian; then q1 = q + h vbar, p1 = 2 M(qbar) vbar - p0, v1 = M(q1)^{-1} p1. */
+ * Jacobian (no generated Jacobian: robot chains on the recursive route); then
+ * q1 = q + h vbar, p1 = 2 M(qbar) vbar - p0, v1 = M(q1)^{-1} p1. */
 static int ld_midpoint_step(LdInstance *s, double t, double h) {
     double M0[LD_N * LD_N], p0[LD_N], vbar[LD_N], R[LD_N], Rj[LD_N], J[LD_N * LD_N];
-    double qm[LD_N], p1[LD_N];
     const double tm = t + 0.5 * h;
     int i, j, it;
     LD_FN_M(s->q, s->p, M0);
@@ -480,27 +555,11 @@ static int ld_midpoint_step(LdInstance *s, double t, double h) {
             if (!(e <= err)) err = e; /* NaN propagates as failure */
         }
         if (!isfinite(err)) break;
-        if (err <= LD_TOL) {
-            for (i = 0; i < LD_N; i++) qm[i] = s->q[i] + 0.5 * h * vbar[i];
-            LD_FN_M(qm, s->p, M0);
-            for (i = 0; i < LD_N; i++) {
-                double v = -p0[i];
-                for (j = 0; j < LD_N; j++) v += 2.0 * M0[i * LD_N + j] * vbar[j];
-                p1[i] = v;
-            }
-            for (i = 0; i < LD_N; i++) qm[i] = s->q[i] + h * vbar[i];
-            if (ld_mass_solve(qm, s->p, p1, p1)) return LD_ERROR;
-            for (i = 0; i < LD_N; i++) {
-                s->q[i] = qm[i];
-                s->qd[i] = p1[i];
-                s->midpoint_guess[i] = vbar[i];
-            }
-            s->midpoint_guess_valid = 1;
-            return LD_OK;
-        }
+        if (err <= LD_TOL) return ld_midpoint_finish(s, h, p0, vbar);
     }
     return LD_ERROR;
 }
+#endif
 
 /* Advance the state from s->time over H by internal steps of LD_STEP_SIZE (the last one
  * shorter when H is not a multiple of it); LD_ERROR leaves the state at the last good step. */
