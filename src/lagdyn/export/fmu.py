@@ -396,7 +396,8 @@ def _description_fmi3(
     lines = [
         '<?xml version="1.0" encoding="UTF-8"?>',
         f"<fmiModelDescription{head}>",
-        f'  <ModelExchange modelIdentifier="{name}" canGetAndSetFMUState="false" '
+        f'  <ModelExchange modelIdentifier="{name}" needsCompletedIntegratorStep="false" '
+        'canGetAndSetFMUState="false" '
         'canSerializeFMUState="false"/>',
         f'  <CoSimulation modelIdentifier="{name}" canHandleVariableCommunicationStepSize="true" '
         f'fixedInternalStepSize="{_num(step_size)}" canGetAndSetFMUState="false" '
@@ -456,8 +457,11 @@ def _description_fmi2(
     lines = [
         '<?xml version="1.0" encoding="UTF-8"?>',
         f"<fmiModelDescription{head}>",
-        f'  <ModelExchange modelIdentifier="{name}"/>',
-        f'  <CoSimulation modelIdentifier="{name}" canHandleVariableCommunicationStepSize="true"/>',
+        # the binary allocates with malloc/free, not the importer's callbacks
+        f'  <ModelExchange modelIdentifier="{name}" completedIntegratorStepNotNeeded="true" '
+        'canNotUseMemoryManagementFunctions="true"/>',
+        f'  <CoSimulation modelIdentifier="{name}" canHandleVariableCommunicationStepSize="true" '
+        'canNotUseMemoryManagementFunctions="true"/>',
         "  <LogCategories>",
         '    <Category name="logEvents" description="informational messages"/>',
         '    <Category name="logStatusError" description="errors: bad values, failed steps"/>',
