@@ -128,13 +128,15 @@ def _check_system(system: Any) -> tuple[Any, list[Any] | None]:
 
 
 def _all_parameters(system: Any, constraints: list[Any] | None) -> list[Any]:
-    """The system's parameters and those only the constraints hold, sorted by name."""
-    found = set(system.parameters)
+    """The system's parameters (in the order of the generated code's ``p``), then those only
+    the constraints hold, sorted by name."""
+    own = list(system.parameters)
+    extra: set[Any] = set()
     if constraints:
         times = {a for q in system.q for a in getattr(q, "args", ())}
         for c in constraints:
-            found |= {x for x in c.free_symbols if x not in times}
-    return sorted(found, key=str)
+            extra |= {x for x in c.free_symbols if x not in times and x not in own}
+    return own + sorted(extra, key=str)
 
 
 def _check_name(name: str) -> None:
