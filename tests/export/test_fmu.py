@@ -558,6 +558,24 @@ def test_binary_under_valgrind(units: dict[str, Path], tmp_path: Path) -> None:
     assert "value reference 100000 is not a variable of this model" in done.stdout
 
 
+@needs_cc
+def test_model_without_parameters(tmp_path: Path) -> None:
+    # accepted, not refused: an FMU with no parameter variables (LD_NP = 0 in the glue)
+    import sympy as sp
+
+    t = sp.Symbol("t")
+    x = sp.Function("x")(t)
+    oscillator = ld.LagrangianSystem(x.diff(t) ** 2 / 2 - x**2 / 2, [x])
+    assert oscillator.parameters == ()
+    path = export_fmu(oscillator, tmp_path, name="osc", fmi=2)
+    assert validate_fmu(str(path)) == []
+    res = fmpy.simulate_fmu(
+        str(path), fmi_type="CoSimulation", stop_time=1.0, output_interval=DT,
+        start_values={"q.x": 1.0},
+    )  # fmt: skip
+    assert abs(res["q.x"][-1] - np.cos(1.0)) < 1e-12
+
+
 # --- bad input at export -------------------------------------------------------------
 
 
