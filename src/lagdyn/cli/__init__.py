@@ -13,10 +13,14 @@ Subcommands
     renders offline), or JSON (expressions in the syntax of
     :func:`lagdyn.parse.parse_expr`, with ``dot(q1)`` for rates). Rates print with dots
     over one-letter names (``q̇₁``, ``θ̈``) and primes after longer ones (``th''``).
-``lagdyn check MODEL [--route recursive]``
+``lagdyn check MODEL [--route closed|recursive]``
     Run every structure proof; exit status 1 when one fails. For a robot arm,
     ``--route recursive`` proves the identities of its recursive programs instead
-    (:mod:`lagdyn.recursive.proofs`), without building the closed form.
+    (:mod:`lagdyn.recursive.proofs`), without building the closed form; that is the default
+    for a robot whose closed form is too large to build (a 7-DOF arm), which ``derive``
+    prints without M, C and g (its joints, parameters and the recursive proofs), ``export``
+    refuses for the targets printed from the closed form (``-t casadi`` takes the recursive
+    route) and ``bench`` times on the recursive route.
 ``lagdyn export MODEL -t c|cpp|jax|numba|julia|matlab|js|casadi --out DIR [--bind-defaults]``
     Write simulator source code (see :mod:`lagdyn.export.code`): every file or none,
     existing files refused unless ``--force``, never written through a symlink (``casadi``:
@@ -41,7 +45,20 @@ Subcommands
     (see :mod:`lagdyn.cli.opcounts`).
 
 MODEL is a name from ``lagdyn zoo`` (model options with ``-o/--option KEY=VALUE``, the same
-spelling in every command), or a user model:
+spelling in every command), a robot from a URDF file, or a user model:
+
+* ``--urdf arm.urdf [--parameters numeric|symbolic] [--lock JOINT] [--fixed-base]
+  [--friction] [--no-check-inertia]``: a fixed-base robot read by
+  :func:`lagdyn.robot.from_urdf` (meshes are not read, so ``package://`` paths need no ROS).
+  ``numeric`` (the default) puts the file's numbers in the equations; ``symbolic`` gives ten
+  inertial parameters per moving link with the file's numbers as defaults (``export
+  --bind-defaults`` folds them back in). ``--lock`` holds a joint at q = 0 (repeatable);
+  ``--fixed-base`` silences the warning for a root link that carries mass; ``--friction``
+  reads ``<dynamics damping friction>``. The label (and ``export``'s default ``--name``) is
+  the file's stem; coordinates are ``q1 … qn`` in Pinocchio's joint order, and ``derive``
+  prints which joint each one is. A missing, unreadable or malformed file, or one that
+  from_urdf refuses, is one line naming ``--urdf`` and the path (exit status 2); from_urdf's
+  warnings are ``lagdyn: warning:`` lines on stderr.
 
 * ``--file model.py``: a Python file that defines ``system`` (a
   :class:`~lagdyn.LagrangianSystem`). The file **is executed** as Python, like
@@ -112,8 +129,40 @@ def _add_model_arguments(p: argparse.ArgumentParser) -> None:
     user.add_argument("--file", metavar="PATH", help="a Python file defining `system` (executed!)")
     user.add_argument("--lagrangian", metavar="EXPR", help="L in the restricted syntax")
     user.add_argument("--coordinates", metavar="NAMES", help='coordinates of --lagrangian: "q1 q2"')
-    user.add_argument("--parameters", metavar="NAMES", help='its parameters: "m l g"')
+    user.add_argument(
+        "--parameters",
+        metavar="NAMES",
+        help='--lagrangian: its parameters, "m l g"; --urdf: numeric (default, the file\'s '
+        "numbers) or symbolic (ten symbols per link, the file's numbers as defaults)",
+    )
     user.add_argument("--forces", metavar="EXPRS", help="generalized forces, ';'-separated")
+    user.add_argument(
+        "--urdf", metavar="PATH", help="a robot from a URDF file (fixed base; meshes not read)"
+    )
+    urdf = p.add_argument_group("URDF options (with --urdf)")
+    urdf.add_argument(
+        "--lock",
+        action="append",
+        default=[],
+        metavar="JOINT",
+        help="hold a movable joint at q = 0, merged like a fixed one (repeatable): gripper "
+        "fingers, mimic joints",
+    )
+    urdf.add_argument(
+        "--fixed-base",
+        action="store_true",
+        help="a fixed base is meant: no warning when the root link carries mass",
+    )
+    urdf.add_argument(
+        "--friction",
+        action="store_true",
+        help="the joints' <dynamics damping friction> as viscous and Coulomb friction",
+    )
+    urdf.add_argument(
+        "--no-check-inertia",
+        action="store_true",
+        help="accept link inertias that are not positive semidefinite (as Pinocchio does)",
+    )
     p.add_argument("--progress", action="store_true", default=None, help="progress on stderr")
     p.add_argument("--no-progress", dest="progress", action="store_false")
 
@@ -163,9 +212,10 @@ def _build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--route",
         choices=("closed", "recursive"),
-        default="closed",
+        default=None,
         help="robot arms: prove the identities of the recursive programs instead of the "
-        "closed form (exact arithmetic at random points, error < 2^-100)",
+        "closed form (exact arithmetic at random points, error < 2^-100); the default for "
+        "a robot whose closed form is too large to build (otherwise closed)",
     )
 
     export = sub.add_parser("export", help="write simulator source code")

@@ -30,7 +30,7 @@ from ..errors import LagdynError
 from ..system import LagrangianSystem
 from ..trig.forms import natural_form
 from .options import UsageError as _UsageError
-from .options import check_output, parse_options
+from .options import check_input_file, check_output, parse_options, urdf_parameters
 
 __all__ = ["readable", "run"]
 
@@ -124,24 +124,132 @@ def _from_lagrangian(args: argparse.Namespace) -> LagrangianSystem:
     return LagrangianSystem(L, q, forces)
 
 
+#: The options of --urdf and the from_urdf keyword each one sets.
+_URDF_FLAGS = ("lock", "fixed_base", "friction", "no_check_inertia")
+
+#: Advice in from_urdf's messages (Python keywords) and the flag that does the same.
+_URDF_HINTS = (
+    ("locked=", "--lock JOINT"),
+    ("check_inertia=False", "--no-check-inertia"),
+    ("base='fixed'", "--fixed-base"),
+)
+
+
+def _urdf_message(path: str, text: str) -> str:
+    """A message of :func:`lagdyn.robot.from_urdf` as the CLI says it: the option and the
+    path first, the command-line flags for the Python keywords it suggests."""
+    flags = [flag for word, flag in _URDF_HINTS if word in text]
+    hint = f" (on the command line: {', '.join(flags)})" if flags else ""
+    return f"--urdf {path}: {text}{hint}"
+
+
+def _from_urdf(args: argparse.Namespace, shown: set[str]) -> LagrangianSystem:
+    """The robot of ``--urdf`` (see :func:`lagdyn.robot.from_urdf`).
+
+    The path is passed as a :class:`~pathlib.Path`, so it is always read as a file (never
+    as XML text), by from_urdf's one parser. Its warnings (a root link carrying mass,
+    odd inertias) go to stderr as ``lagdyn: warning: …`` lines, each once per run.
+    """
+    import warnings
+
+    from ..robot import from_urdf
+
+    path = check_input_file("--urdf", args.urdf)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            system = from_urdf(
+                path,
+                parameters=urdf_parameters(args.parameters),
+                friction=bool(args.friction),
+                locked=tuple(args.lock),
+                base="fixed" if args.fixed_base else None,
+                check_inertia=not args.no_check_inertia,
+            )
+    except LagdynError as exc:
+        raise LagdynError(_urdf_message(args.urdf, str(exc))) from None
+    except LookupError as exc:  # the XML reader's own: an unknown encoding
+        raise LagdynError(
+            _urdf_message(args.urdf, f"unreadable XML: {type(exc).__name__}: {exc}")
+        ) from None
+    for w in caught:
+        message = " ".join(_urdf_message(args.urdf, str(w.message)).split())
+        if message not in shown:
+            shown.add(message)
+            print(f"lagdyn: warning: {message}", file=sys.stderr)
+    return system
+
+
 def _model(args: argparse.Namespace) -> tuple[str, Callable[[], LagrangianSystem]]:
     """The model's label and a factory building it (called again by ``bench``)."""
+    urdf = getattr(args, "urdf", None)
     given = [x for x in (args.model, args.file, args.lagrangian) if x]
+    if urdf is not None:
+        given.append(urdf)
     if len(given) != 1:
         what = "only one of" if given else "a model is required:"
-        raise _UsageError(f"{what} a name from `lagdyn zoo`, --file or --lagrangian")
+        raise _UsageError(f"{what} a name from `lagdyn zoo`, --file, --lagrangian or --urdf")
     if args.option and not args.model:
         raise _UsageError("-o/--option (KEY=VALUE) applies to zoo models only")
-    for flag in ("coordinates", "parameters", "forces"):
+    for flag in ("coordinates", "forces"):
         if getattr(args, flag) and not args.lagrangian:
             raise _UsageError(f"--{flag} applies to --lagrangian only")
+    if args.parameters is not None and not (args.lagrangian or urdf is not None):
+        raise _UsageError("--parameters applies to --lagrangian and --urdf only")
+    for flag in _URDF_FLAGS:
+        if getattr(args, flag, None) and urdf is None:
+            raise _UsageError(f"--{flag.replace('_', '-')} applies to --urdf only")
     if args.model:
         options = parse_options(args.option)
         zoo.check_options(args.model, options)  # a mistyped name or option: before any work
         return args.model, lambda: zoo.get(args.model, **options)
     if args.file:
         return Path(args.file).stem, lambda: _from_file(args.file)
+    if urdf is not None:
+        check_input_file("--urdf", urdf)  # before any work
+        urdf_parameters(args.parameters)
+        shown: set[str] = set()
+        return Path(urdf).stem, lambda: _from_urdf(args, shown)
     return "user model", lambda: _from_lagrangian(args)
+
+
+def _closed_too_large(system: Any) -> str | None:
+    """For a robot whose closed form exceeds its ``closed_limit``: why, in one phrase.
+
+    ``None`` for every other system (and for robots within the limit): no closed form is
+    built here, only its size estimated (:func:`lagdyn.recursive.route.closed_size`).
+    """
+    from ..recursive import chain_of
+
+    if chain_of(system) is None:
+        return None
+    from ..recursive.route import CLOSED_LIMIT, closed_size
+
+    limit = getattr(system, "closed_limit", None)
+    limit = CLOSED_LIMIT if limit is None else limit
+    found = closed_size(system)
+    if found.size <= limit:
+        return None
+    angles = f" and {found.angles} distinct constant angles" if found.angles else ""
+    return (
+        f"the closed form of this robot is too large to build (size {found.size}: "
+        f"{found.joints} joints{angles} on the path to link {found.link!r}; the limit is "
+        f"{limit:g})"
+    )
+
+
+def _joints_line(system: Any) -> str | None:
+    """``joints: q1 = shoulder, q2 = elbow (prismatic)`` for a robot, else ``None``."""
+    from ..recursive import chain_of
+
+    chain = chain_of(system)
+    if chain is None:
+        return None
+    parts = []
+    for q, name, link in zip(system.q, chain.joint_names, chain.links):
+        kind = "" if link.joint == "revolute" else f" ({link.joint})"
+        parts.append(f"{q.func.__name__} = {name}{kind}")
+    return f"joints: {', '.join(parts)}"
 
 
 class _Progress:
@@ -417,6 +525,10 @@ def _cmd_derive(args: argparse.Namespace, out: TextIO) -> int:
         progress.step("building the system")
         system = factory()
         t_build = time.perf_counter() - t0
+        too_large = _closed_too_large(system)
+        if too_large is not None:
+            progress.abort()
+            return _derive_recursive(args, label, system, too_large, t_build, out)
         t_derive = _derive(system, progress)
         view: Any = system
         if args.simplify:
@@ -482,6 +594,50 @@ def _cmd_derive(args: argparse.Namespace, out: TextIO) -> int:
     return status
 
 
+def _derive_recursive(
+    args: argparse.Namespace, label: str, system: Any, why: str, t_build: float, out: TextIO
+) -> int:
+    """``derive`` of a robot whose closed form is refused: what can be printed without it.
+
+    The text output gives the chain (coordinates, joints, parameters), says why M, C, g are
+    not printed, and runs the proofs of the recursive programs (as ``check`` does); the
+    formats that consist of the closed form (LaTeX, Markdown, HTML, JSON) are refused.
+    """
+    if args.format is not None or args.simplify or args.base_parameters:
+        what = f"--{args.format}" if args.format else "--simplify/--base-parameters"
+        raise LagdynError(
+            f"{label}: {why}, and derive {what} prints the closed form; without it: "
+            "`lagdyn derive` (the chain and the recursive proofs), `lagdyn check`, "
+            "`lagdyn export -t casadi` (the recursive programs)"
+        )
+    names = ", ".join(q.func.__name__ for q in system.q)
+    print(f"{label}: {_dof(system.n)}, coordinates ({names})", file=out)
+    print(_joints_line(system), file=out)
+    print(f"parameters: {', '.join(str(p) for p in system.parameters) or 'none'}", file=out)
+    print(
+        f"\nM(q), C(q, q̇), g(q) and the equations are not printed: {why}. The recursive "
+        "route builds none: `lagdyn simulate` and `lagdyn export -t casadi` take it.",
+        file=out,
+    )
+    if args.no_proofs:
+        print(f"\ntime: build {t_build * 1e3:.1f} ms", file=out)
+        return 0
+    from ..recursive import proofs
+
+    t0 = time.perf_counter()
+    report = proofs.prove(system)
+    print("\nstructure (recursive programs, as `lagdyn check`):", file=out)
+    for line, secs in zip(report.lines(), report.seconds.values()):
+        print(f"  {line}  ({secs * 1e3:.1f} ms)", file=out)
+    print(
+        f"\ntime: build {t_build * 1e3:.1f} ms, recursive programs "
+        f"{report.build_seconds * 1e3:.1f} ms, proofs "
+        f"{(time.perf_counter() - t0 - report.build_seconds) * 1e3:.1f} ms",
+        file=out,
+    )
+    return _programs_verdict(report, out)
+
+
 #: Matrices whose pretty form is wider than this are printed one entry per line.
 WIDTH = 100
 
@@ -512,6 +668,9 @@ def _print_matrix(title: str, mat: Any, system: Any, out: TextIO) -> None:
 def _print_text(label: str, system: Any, out: TextIO) -> None:
     names = ", ".join(q.func.__name__ for q in system.q)
     print(f"{label}: {_dof(system.n)}, coordinates ({names})", file=out)
+    joints = _joints_line(getattr(system, "system", system))  # through --simplify's view
+    if joints:
+        print(joints, file=out)
     print(f"parameters: {', '.join(str(p) for p in system.parameters)}", file=out)
     print(f"derivation path: {system.derivation_path}", file=out)
     items = [("M(q)", system.M), ("C(q, q̇)", system.C)]
@@ -541,10 +700,15 @@ def _json(label: str, system: Any) -> dict[str, Any]:
         return [[_parseable(m[i, j], system) for j in range(m.shape[1])] for i in range(m.shape[0])]
 
     eqs = system.M * sp.Matrix(system.qdd) + system.h
+    from ..recursive import chain_of
+
+    chain = chain_of(getattr(system, "system", system))  # through --simplify's view
+    joints = {"joints": list(chain.joint_names)} if chain is not None else {}
     return {
         "model": label,
         "n": n,
         "coordinates": [q.func.__name__ for q in system.q],
+        **joints,
         "parameters": [str(p) for p in system.parameters],
         "derivation_path": system.derivation_path,
         "M": mat(system.M),
@@ -570,6 +734,13 @@ def _cmd_check(args: argparse.Namespace, out: TextIO) -> int:
         t0 = time.perf_counter()
         progress.step("building the system")
         system = factory()
+        too_large = _closed_too_large(system)
+        if too_large is not None:  # a robot: its recursive programs, unless told otherwise
+            progress.abort()
+            if args.route == "closed":
+                raise LagdynError(f"{label}: {too_large}; use --route recursive")
+            note = f"note: {too_large}: the recursive programs are proved instead"
+            return _check_programs(label, system, out, note=note)
         _derive(system, progress)
         progress.step("proofs")
         report = structure.check(system)
@@ -586,7 +757,7 @@ def _cmd_check(args: argparse.Namespace, out: TextIO) -> int:
     return status
 
 
-def _check_programs(label: str, system: Any, out: TextIO) -> int:
+def _check_programs(label: str, system: Any, out: TextIO, note: str | None = None) -> int:
     """``check --route recursive``: the identities of a robot's programs."""
     from ..recursive import chain_of
 
@@ -602,17 +773,33 @@ def _check_programs(label: str, system: Any, out: TextIO) -> int:
         f"{time.perf_counter() - t0 - report.build_seconds:.2f} s)",
         file=out,
     )
+    if note:
+        print(note, file=out)
     for line, secs in zip(report.lines(), report.seconds.values()):
         print(f"  {line}  ({secs * 1e3:.1f} ms)", file=out)
+    return _programs_verdict(report, out)
+
+
+def _programs_summary(report: Any) -> tuple[str, int]:
+    """The summary line of the recursive proofs and the exit status (0, 1 or 3)."""
     values = list(report.results.values())
     if False in values:
-        print("a proof FAILED", file=out)
-        return 1
+        return "a proof FAILED", 1
     if None in values:
-        print("not proven (neither proved nor refuted)", file=out)
-        return EXIT_UNKNOWN
-    print("all proofs passed", file=out)
-    return 0
+        return "not proven (neither proved nor refuted)", EXIT_UNKNOWN
+    return "all proofs passed", 0
+
+
+def _programs_verdict(report: Any, out: TextIO) -> int:
+    """Print :func:`_programs_summary`'s line; return its exit status."""
+    line, status = _programs_summary(report)
+    print(line, file=out)
+    return status
+
+
+#: Export targets printed from the closed form (robots above the closed limit cannot use
+#: them); ``casadi`` follows the route of ``lambdify`` (recursive for robots).
+_CLOSED_FORM_TARGETS = ("c", "cpp", "jax", "numba", "julia", "matlab", "js")
 
 
 _FMU_OPTIONS = ("fmi", "inputs", "step", "step_size")
@@ -655,6 +842,13 @@ def _cmd_export(args: argparse.Namespace, out: TextIO) -> int:
     given = [f"--{o.replace('_', '-')}" for o in _FMU_OPTIONS if getattr(args, o) is not None]
     if given or args.sources_only:
         raise _UsageError(f"{', '.join(given) or '--sources-only'}: only with -t fmu")
+    if args.target in _CLOSED_FORM_TARGETS:
+        too_large = _closed_too_large(system)
+        if too_large is not None:
+            raise LagdynError(
+                f"{label}: {too_large}, and `-t {args.target}` writes the closed form; "
+                "`-t casadi` writes the recursive programs"
+            )
     try:
         from ..export import code
     except ImportError as exc:  # the numeric pipeline is an optional part of the install
@@ -679,8 +873,17 @@ def _cmd_lab(args: argparse.Namespace, out: TextIO) -> int:
     check_output("--out", args.output)
     check_title(args.title)  # refuse before the (slow) derivation
     path = check_new_file(args.output, force=args.force)
+    system = factory()
+    from ..recursive import chain_of
+
+    drawing = getattr(system, "drawing", None)  # a robot's is cheap: before deriving
+    if chain_of(system) is not None and drawing is not None and drawing.dim != 2:
+        raise LagdynError(
+            f"lab: {label} is a spatial robot (its drawing is 3-D) and the lab shows planar "
+            "models; `lagdyn simulate --gif` animates it"
+        )
     written = lab.write(
-        path, factory(), force=args.force, lang=args.lang, title=args.title, label=label
+        path, system, force=args.force, lang=args.lang, title=args.title, label=label
     )
     print(written, file=out)
     return 0
@@ -697,7 +900,7 @@ def _best(factory: Callable[[], Any], repeat: int) -> tuple[float, Any]:
 
 def _cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
     if args.ops:
-        if args.model or args.file or args.lagrangian:
+        if args.model or args.file or args.lagrangian or args.urdf is not None:
             raise _UsageError("--ops counts its own chains and arms: give no MODEL")
         from .opcounts import report as opcount_report
 
@@ -716,11 +919,24 @@ def _cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
         # every phase is timed on its own (best of --repeat): no differences of minima taken
         # from different repeats, which could come out negative
         builds, derives, proofs = [], [], []
+        too_large: str | None = None
+        report: Any = None
         for _ in range(args.repeat):
             progress.step("building")
             t0 = time.perf_counter()
             system = factory()
             t1 = time.perf_counter()
+            too_large = _closed_too_large(system)
+            if too_large is not None:  # a robot: its recursive programs and their proofs
+                from ..recursive import proofs as recursive_proofs
+
+                progress.step("recursive programs and proofs")
+                report = recursive_proofs.prove(system)
+                t3 = time.perf_counter()
+                builds.append(t1 - t0)
+                derives.append(report.build_seconds)
+                proofs.append(t3 - t1 - report.build_seconds)
+                continue
             progress.step("deriving")
             _derive(system, _Progress(False, ""))
             t2 = time.perf_counter()
@@ -731,15 +947,25 @@ def _cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
             derives.append(t2 - t1)
             proofs.append(t3 - t2)
         rows.append(("build", min(builds)))
-        rows.append(("derive M C G g", min(derives)))
-        rows.append(("structure proofs", min(proofs)))
+        if too_large is None:
+            rows.append(("derive M C G g", min(derives)))
+            rows.append(("structure proofs", min(proofs)))
+        else:
+            rows.append(("recursive programs", min(derives)))
+            rows.append(("proofs of the recursive programs", min(proofs)))
         progress.done(sum(r[1] for r in rows))
     finally:
         progress.abort()
-    print(f"{label}: {_dof(system.n)}, {system.derivation_path} path", file=out)
+    if too_large is None:
+        print(f"{label}: {_dof(system.n)}, {system.derivation_path} path", file=out)
+    else:
+        print(f"{label}: {_dof(system.n)}, recursive route ({too_large})", file=out)
     for what, secs in rows:
         print(f"  {what:<42} {secs * 1e3:9.2f} ms", file=out)
-    print(f"  proofs: {_verdict(report)[0]}", file=out)
+    if too_large is None:
+        print(f"  proofs: {_verdict(report)[0]}", file=out)
+    else:
+        print(f"  proofs: {_programs_summary(report)[0]}", file=out)
     for line in _bench_numeric(system, args.states):
         print(f"  {line}", file=out)
     return 0

@@ -14,7 +14,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["MAX_INT_OPTION", "UsageError", "check_output", "parse_options"]
+__all__ = [
+    "MAX_INT_OPTION",
+    "URDF_PARAMETERS",
+    "UsageError",
+    "check_input_file",
+    "check_output",
+    "parse_options",
+    "urdf_parameters",
+]
 
 #: Integer model options above this are refused (``-o n=100000`` would hang the derivation).
 MAX_INT_OPTION = 200
@@ -101,3 +109,75 @@ def check_output(flag: str, path: str | None, *, directory: bool = False) -> Non
             if not parent.is_dir():
                 raise UsageError(f"{flag} {path}: {str(parent)!r} exists and is not a directory")
             return
+
+
+def check_input_file(flag: str, path: str | None) -> Path:
+    """Check an input file of the CLI (``--urdf PATH``) before any work; return its path.
+
+    A missing file, an empty name, a directory, something that is not a regular file
+    (a FIFO, a device) and a file that cannot be opened for reading are refused in one
+    line that names the option and the path.
+
+    Raises
+    ------
+    UsageError
+
+    Examples
+    --------
+    >>> from lagdyn.cli.options import check_input_file
+    >>> check_input_file("--urdf", "no/such/arm.urdf")
+    Traceback (most recent call last):
+    ...
+    lagdyn.cli.options.UsageError: --urdf no/such/arm.urdf: no such file
+    >>> check_input_file("--urdf", ".")
+    Traceback (most recent call last):
+    ...
+    lagdyn.cli.options.UsageError: --urdf .: is a directory, expected a file
+    """
+    if path is None or not str(path).strip():
+        raise UsageError(f"{flag}: empty file name")
+    target = Path(path)
+    if target.is_dir():
+        raise UsageError(f"{flag} {path}: is a directory, expected a file")
+    if not target.exists():
+        raise UsageError(f"{flag} {path}: no such file")
+    if not target.is_file():
+        raise UsageError(f"{flag} {path}: not a regular file")
+    try:
+        with target.open("rb"):
+            pass
+    except OSError as exc:
+        raise UsageError(f"{flag} {path}: cannot be read ({exc.strerror or exc})") from None
+    return target
+
+
+#: The values of ``--parameters`` with ``--urdf``; the first is the default.
+URDF_PARAMETERS = ("numeric", "symbolic")
+
+
+def urdf_parameters(value: str | None) -> str:
+    """The ``parameters=`` of :func:`lagdyn.robot.from_urdf` from ``--parameters``.
+
+    ``None`` (not given) is ``"numeric"``: the file's numbers in the equations.
+    ``"symbolic"`` gives ten symbols per moving link with the file's numbers as defaults.
+
+    Raises
+    ------
+    UsageError
+        Any other value (with ``--urdf``, ``--parameters`` does not take names).
+
+    Examples
+    --------
+    >>> from lagdyn.cli.options import urdf_parameters
+    >>> urdf_parameters(None), urdf_parameters("symbolic")
+    ('numeric', 'symbolic')
+    >>> urdf_parameters("m l")
+    Traceback (most recent call last):
+    ...
+    lagdyn.cli.options.UsageError: with --urdf, --parameters is symbolic or numeric, got 'm l'
+    """
+    if value is None:
+        return URDF_PARAMETERS[0]
+    if value.strip() not in URDF_PARAMETERS:
+        raise UsageError(f"with --urdf, --parameters is symbolic or numeric, got {value!r}")
+    return value.strip()

@@ -48,7 +48,10 @@ def default_state(system: Any) -> np.ndarray:
 
     A coordinate counts as an angle when the model's drawing, M and U contain it only
     inside sin, cos and tan (the cart position of the cart-pole and the spring length of
-    the elastic pendulum do not); a coordinate that occurs nowhere is not an angle.
+    the elastic pendulum do not); a coordinate that occurs nowhere is not an angle. For a
+    robot (a :class:`~lagdyn.robot.RobotSystem`, e.g. from ``--urdf``) the joints say it:
+    revolute joints are angles, prismatic ones are not; no closed form is built (a 7-DOF
+    arm's would be refused).
 
     Examples
     --------
@@ -60,17 +63,25 @@ def default_state(system: Any) -> np.ndarray:
     [1.0, 2.0, 0.0, 0.0]
     >>> default_state(ld.zoo.cart_pole()).tolist()
     [1.0, 2.0, 0.0, 0.0]
+    >>> default_state(ld.zoo.get("panda"))[:7].round(3).tolist()
+    [2.0, 2.067, 2.133, 2.2, 2.267, 2.333, 2.4]
     """
     import numpy as np
     import sympy as sp
 
+    from ..recursive import chain_of
+
     n = int(system.n)
+    angles = iter(np.linspace(2.0, 2.4, n) if n > 1 else [2.0])
+    chain = chain_of(system)
+    if chain is not None:
+        q0 = [float(next(angles)) if link.joint == "revolute" else 1.0 for link in chain.links]
+        return np.concatenate([q0, np.zeros(n)])
     exprs: list[Any] = [*getattr(system, "M", []), getattr(system, "U", 0)]
     drawing = getattr(system, "drawing", None)
     if drawing is not None:
         exprs += [c for p in drawing.points for c in p]
     exprs = [sp.sympify(e) for e in exprs]
-    angles = iter(np.linspace(2.0, 2.4, n) if n > 1 else [2.0])
     q0 = []
     for qi in getattr(system, "q", [None] * n):
         occurs = any(e.has(qi) for e in exprs) if qi is not None else False
