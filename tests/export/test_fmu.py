@@ -340,6 +340,26 @@ def test_constrained_mechanism_matches_constrained_simulate(constrained_unit: Pa
     assert _rel(_columns(me, CART), ref.x) < 1e-6
 
 
+def test_binary_platform(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import platform
+
+    monkeypatch.setattr(fmu_mod.sys, "platform", "linux")
+    monkeypatch.setattr(platform, "machine", lambda: "x86_64")
+    assert fmu_mod.binary_platform(3) == ("x86_64-linux", ".so")
+    assert fmu_mod.binary_platform(2) == ("linux64", ".so")
+    monkeypatch.setattr(platform, "machine", lambda: "aarch64")
+    assert fmu_mod.binary_platform(3) == ("aarch64-linux", ".so")
+    # FMI 2.0 names no ARM platform: refused before compiling, naming the way out
+    with pytest.raises(LagdynError, match=r"no FMI 2.0 binary .*sources_only.* or export FMI 3.0"):
+        export_fmu(ld.zoo.double_pendulum(), tmp_path, name="dp", fmi=2)
+    monkeypatch.setattr(fmu_mod.sys, "platform", "win32")
+    monkeypatch.setattr(platform, "machine", lambda: "AMD64")
+    with pytest.raises(LagdynError, match=r"no FMI 3.0 binary for this platform \(win32"):
+        export_fmu(ld.zoo.double_pendulum(), tmp_path, name="dp")
+    assert list(tmp_path.iterdir()) == []
+    export_fmu(ld.zoo.double_pendulum(), tmp_path, name="dp", sources_only=True)  # no binary
+
+
 def test_constrained_export_options(tmp_path: Path) -> None:
     cs = _cartesian_pendulum()
     with pytest.raises(LagdynError, match="step='rk4' only"):

@@ -7,7 +7,8 @@ Co-Simulation of one :class:`~lagdyn.LagrangianSystem`:
 - ``sources/``: the model's C99 code (:func:`lagdyn.export.code.generate`, target ``"c"``,
   every parameter left free), the FMI glue (``fmi3_glue.c`` or ``fmi2_glue.c`` over
   ``lagdyn_fmu_core.h``), the standard FMI headers and, for FMI 3.0, ``buildDescription.xml``;
-- ``binaries/x86_64-linux/NAME.so`` (FMI 3.0) or ``binaries/linux64/NAME.so`` (FMI 2.0), built
+- ``binaries/x86_64-linux/NAME.so`` (FMI 3.0) or ``binaries/linux64/NAME.so`` (FMI 2.0) on
+  x86-64 Linux (:data:`PLATFORMS`: also aarch64 Linux and macOS), built
   at export time by the system C compiler (``cc -shared -fPIC -O2``); ``sources_only=True``
   leaves it out.
 
@@ -57,8 +58,10 @@ from __future__ import annotations
 
 import hashlib
 import io
+import platform
 import shutil
 import subprocess
+import sys
 import tempfile
 import uuid
 import zipfile
@@ -74,10 +77,16 @@ from ..codegen.binding import check_value
 from ..codegen.names import check_export_name
 from ..errors import LagdynError
 
-__all__ = ["PLATFORMS", "export_fmu", "find_compiler"]
+__all__ = ["PLATFORMS", "binary_platform", "export_fmu", "find_compiler"]
 
-#: The binaries folder of this platform, by FMI version.
-PLATFORMS = {3: "x86_64-linux", 2: "linux64"}
+#: The binaries folder and library suffix, by (sys.platform, machine) and FMI version; FMI 2
+#: names only 32/64-bit x86 platforms.
+PLATFORMS: dict[tuple[str, str], dict[int, tuple[str, str]]] = {
+    ("linux", "x86_64"): {3: ("x86_64-linux", ".so"), 2: ("linux64", ".so")},
+    ("linux", "aarch64"): {3: ("aarch64-linux", ".so")},
+    ("darwin", "x86_64"): {3: ("x86_64-darwin", ".dylib"), 2: ("darwin64", ".dylib")},
+    ("darwin", "arm64"): {3: ("aarch64-darwin", ".dylib")},
+}
 _HEADERS = {
     3: ("fmi3Functions.h", "fmi3FunctionTypes.h", "fmi3PlatformTypes.h"),
     2: ("fmi2Functions.h", "fmi2FunctionTypes.h", "fmi2TypesPlatform.h"),
@@ -515,11 +524,44 @@ def _build_description(name: str, sources: list[str]) -> str:
     )
 
 
-def _compile(compiler: str, name: str, sources: dict[str, str], c_files: list[str]) -> bytes:
+def binary_platform(fmi: int) -> tuple[str, str]:
+    """``(binaries folder, library suffix)`` of this platform for FMI ``fmi``.
+
+    Raises
+    ------
+    LagdynError
+        A platform this export cannot build a binary for (naming ``sources_only``).
+
+    Examples
+    --------
+    >>> import sys, platform
+    >>> from lagdyn.export.fmu import binary_platform
+    >>> if sys.platform == "linux" and platform.machine() == "x86_64":
+    ...     print(binary_platform(3), binary_platform(2))
+    ... else:
+    ...     print(('x86_64-linux', '.so'), ('linux64', '.so'))
+    ('x86_64-linux', '.so') ('linux64', '.so')
+    """
+    key = ("darwin" if sys.platform == "darwin" else sys.platform, platform.machine().lower())
+    if key[0].startswith("linux"):
+        key = ("linux", "aarch64" if key[1] == "arm64" else key[1])
+    found = PLATFORMS.get(key, {}).get(fmi)
+    if found is None:
+        raise LagdynError(
+            f"no FMI {fmi}.0 binary for this platform ({key[0]}, {key[1]}): build one from a "
+            "source-code FMU (sources_only=True, --sources-only)"
+            + (" or export FMI 3.0" if fmi == 2 and 3 in PLATFORMS.get(key, {}) else "")
+        )
+    return found
+
+
+def _compile(
+    compiler: str, name: str, sources: dict[str, str], c_files: list[str], suffix: str
+) -> bytes:
     with tempfile.TemporaryDirectory(prefix="lagdyn-fmu-") as tmp:
         for fname, text in sources.items():
             Path(tmp, fname).write_text(text, encoding="utf-8")
-        out = Path(tmp, f"{name}.so")
+        out = Path(tmp, f"{name}{suffix}")
         cmd = [compiler, "-shared", "-fPIC", "-O2", "-std=c99", "-o", str(out)]
         cmd += [str(Path(tmp, c)) for c in c_files] + ["-lm"]
         try:
@@ -765,13 +807,14 @@ def export_fmu(
     model_description = describe(name, token, variables, float(step_size), text)
     binary = None
     if not sources_only:
+        folder, suffix = binary_platform(fmi)
         compiler = find_compiler()
         if compiler is None:
             raise LagdynError(
                 "no C compiler (cc, gcc or clang) on PATH to build the FMU binary: install "
                 "one, or pass sources_only=True (--sources-only) for a source-code FMU"
             )
-        binary = _compile(compiler, name, sources, c_files)
+        binary = _compile(compiler, name, sources, c_files, suffix)
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("modelDescription.xml", model_description)
@@ -780,5 +823,5 @@ def export_fmu(
         for fname in sorted(sources):
             archive.writestr(f"sources/{fname}", sources[fname])
         if binary is not None:
-            archive.writestr(f"binaries/{PLATFORMS[fmi]}/{name}.so", binary)
+            archive.writestr(f"binaries/{folder}/{name}{suffix}", binary)
     return write_file_atomically(target, buffer.getvalue(), force=force)
