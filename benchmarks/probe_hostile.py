@@ -726,14 +726,6 @@ def check_c_export(directory: Path, files: dict[str, str], spec: Spec) -> str:
     if len(c_files) != 1 or len(h_files) != 1:
         raise WrongResult(f"C export wrote {sorted(files)}")
     src = directory / c_files[0]
-    rc, pre, err = run_proc(
-        ["gcc", "-E", "-dD", "-P", "-trigraphs", "-I", str(directory), str(src)], timeout=60
-    )
-    if rc != 0:
-        raise WrongResult(f"C export does not preprocess: {short(err)}")
-    code = re.sub(r'"(\\.|[^"\\\n])*"|\'(\\.|[^\'\\\n])*\'', '""', pre)
-    if MARK.lower() in code.lower():
-        raise InjectedCode("C export: the payload is code after preprocessing")
     header = files[h_files[0]]
     protos = {m.group(2): (m.group(1), m.group(3)) for m in _C_PROTO.finditer(header)}
     want = {}
@@ -784,6 +776,14 @@ def check_c_export(directory: Path, files: dict[str, str], spec: Spec) -> str:
         raise WrongResult(f"C energy {energy} != {spec.energy}")
     if not close(M, [v for row in spec.M for v in row]):
         raise WrongResult(f"C M {M} != {spec.M}")
+    rc, pre, err = run_proc(
+        ["gcc", "-E", "-dD", "-P", "-trigraphs", "-I", str(directory), str(src)], timeout=60
+    )
+    if rc != 0:
+        raise WrongResult(f"C export does not preprocess: {short(err)}")
+    code = re.sub(r'"(\\.|[^"\\\n])*"|\'(\\.|[^\'\\\n])*\'', '""', pre)
+    if MARK.lower() in code.lower():
+        raise InjectedCode("C export: the payload is code after preprocessing")
     return "c ok"
 
 
@@ -1333,7 +1333,8 @@ def check_export(
         p = (directory / fname).resolve()
         if directory.resolve() not in p.parents:
             raise WrongResult(f"file name {fname!r} leaves the directory")
-    check_static(target, files, baseline)
+    if not (live and target in ("c", "cpp", "js")):
+        check_static(target, files, baseline)
     if target in ("numba", "jax"):
         return check_python_export(directory, files, spec, names)
     if target in ("julia", "matlab"):
@@ -1342,13 +1343,17 @@ def check_export(
         return check_casadi_export(directory, files, spec)
     if not live:
         return f"{target} static ok"
+    # live: run (a payload may create the canary) before the static check names it
     if target == "c":
-        return check_c_export(directory, files, spec)
-    if target == "cpp":
-        return check_cpp_export(directory, files, spec)
-    if target == "js":
-        return check_js_export(directory, files, spec, names)
-    raise ValueError(target)
+        note = check_c_export(directory, files, spec)
+    elif target == "cpp":
+        note = check_cpp_export(directory, files, spec)
+    elif target == "js":
+        note = check_js_export(directory, files, spec, names)
+    else:
+        raise ValueError(target)
+    check_static(target, files, baseline)
+    return note
 
 
 # =========================================================================== names
@@ -1538,6 +1543,12 @@ def _names_case(label: str, name: str, entry: str, sink: str) -> Case:
             num = system.lambdify({m: MV, k: KV}, backend="c")
             check_numeric_model(num)
             return ok()
+        if sink == "fmu":
+            from lagdyn.export.fmu import export_fmu
+
+            path = export_fmu(system, ctx.work / "fmu", params={m: MV, k: KV}, sources_only=True)
+            check_fmu(path, coordinate=str(x.func.__name__), parameter=str(k.name))
+            return ok()
         if sink == "html":
             from lagdyn.export.markdown import markdown
 
@@ -1571,6 +1582,44 @@ def _names_case(label: str, name: str, entry: str, sink: str) -> Case:
         raise ValueError(sink)
 
     return Case("names", f"{role} via {entry} -> {sink}: {label} {rep(name, 40)}", run)
+
+
+def check_fmu(
+    path: Path,
+    *,
+    coordinate: str | None = None,
+    parameter: str | None = None,
+    identifier: str | None = None,
+) -> None:
+    """An FMU (sources only): modelDescription.xml parses and holds the names as given;
+    the C sources carry no payload as code."""
+    import xml.etree.ElementTree as ET
+    import zipfile
+
+    with zipfile.ZipFile(path) as z:
+        names = z.namelist()
+        try:
+            root = ET.fromstring(z.read("modelDescription.xml"))
+        except ET.ParseError as exc:
+            raise WrongResult(f"modelDescription.xml does not parse: {exc}") from None
+        for member in names:
+            if member.endswith((".c", ".h")):
+                text = z.read(member).decode("utf-8", errors="replace")
+                if MARK.lower() in "\n".join(strip_c(text)).lower():
+                    raise InjectedCode(f"{member}: the payload is C code")
+    # variable names may be lagdyn's own (q.q1 for a name that is no identifier); they must
+    # be unique and hold no line break
+    variables = [
+        v.get("name", "")
+        for v in root.iter()
+        if v.get("valueReference") is not None and v.get("name") is not None
+    ]
+    if len(set(variables)) != len(variables) or any(not v or "\n" in v for v in variables):
+        raise WrongResult(f"FMU variable names {variables}")
+    if identifier is not None:
+        ids = {e.get("modelIdentifier") for e in root.iter() if e.get("modelIdentifier")}
+        if ids != {identifier}:
+            raise WrongResult(f"modelIdentifier {ids}, expected {identifier!r}")
 
 
 class _TagScan(html.parser.HTMLParser):
@@ -1634,6 +1683,23 @@ LIVE_PAYLOADS = {
     "${} template",
     "reserved _ldq0",
 }
+#: Payloads also sent into an FMU (C sources, modelDescription.xml).
+FMU_PAYLOADS = {
+    "*/ + C",
+    "newline + C",
+    "backslash-newline + C",
+    "trailing backslash",
+    "trigraph ??/ + newline",
+    "/* opens a comment",
+    "HTML tag",
+    "double quote + JS",
+    "</script> + JS",
+    "space",
+    "empty",
+    "emoji",
+    "RTL override",
+    "LaTeX",
+}
 #: Identifiers also sent through every export target (the others stop at numpy there).
 EXPORTED_IDENTIFIERS = {
     "lambda",
@@ -1654,6 +1720,14 @@ EXPORTED_IDENTIFIERS = {
 }
 
 
+try:
+    import importlib.util
+
+    _HAS_FMU = importlib.util.find_spec("lagdyn.export.fmu") is not None
+except (ImportError, ValueError):  # an older lagdyn
+    _HAS_FMU = False
+
+
 def names_cases() -> list[Case]:
     cases = []
     for label, name in BREAKOUTS + IDENTIFIERS:
@@ -1670,6 +1744,8 @@ def names_cases() -> list[Case]:
             cases.append(_names_case(label, name, "sp.Symbol", "by name"))
         if label in LIVE_PAYLOADS:
             cases.append(_names_case(label, name, "sp.Symbol", "live"))
+        if label in FMU_PAYLOADS and _HAS_FMU:
+            cases.append(_names_case(label, name, "sp.Function", "fmu"))
         if not is_id and any(w in label for w in ("HTML", "</script>", "LaTeX", "newline + JS")):
             cases.append(_names_case(label, name, "sp.Function", "html"))
     # the C runtime backend compiles (4 s each): the payload kinds that target C
@@ -2210,6 +2286,21 @@ def _export_name_case(label: str, name: str, target: str, via: str) -> Case:
     return Case("export_name", f"{via} {target}: {label} {rep(name, 40)}", run)
 
 
+def _fmu_name_case(label: str, name: str) -> Case:
+    def run(ctx: Ctx) -> Outcome | None:
+        from lagdyn.export.fmu import export_fmu
+
+        out = ctx.work / "out"
+        real = _resolve_name(name, ctx)
+        path = export_fmu(SHARED["dp"], out, name=real, sources_only=True)
+        if out.resolve() not in Path(path).resolve().parents:
+            return file_lost(f"the FMU was written to {path}")
+        check_fmu(Path(path), identifier=real)
+        return ok()
+
+    return Case("export_name", f"api fmu: {label} {rep(name, 40)}", run)
+
+
 def export_name_cases() -> list[Case]:
     cases = []
     groups = [
@@ -2229,6 +2320,11 @@ def export_name_cases() -> list[Case]:
     for label, name in _NAME_PAYLOADS:
         for t in TARGETS:
             cases.append(_export_name_case(label, name, t, "api"))
+    if _HAS_FMU:
+        for label, name in _NAME_PAYLOADS:
+            cases.append(_fmu_name_case(label, name))
+        for w in ("main", "NAN", "unix", "fmi3Instantiate", "ld", "lagdyn_fmu", "int", "M_PI"):
+            cases.append(_fmu_name_case("keyword/library", w))
     # the command line: every payload once (target c), and the C/C++ macros (target cpp)
     for label, name in _NAME_PAYLOADS:
         if "\x00" not in name:  # an argv cannot hold NUL
@@ -2448,8 +2544,11 @@ def _urdf_case(
 
 
 def _number_expectation(text: str) -> str:
-    """valid / refuse / either for one number as urdfdom reads it (a decimal strtod takes)."""
+    """valid / refuse / either for one number as urdfdom reads it (a decimal strtod takes);
+    Python spellings of a number (``1_000``, ``1/3``) may be refused or read as that number."""
     t = text.strip()
+    if re.fullmatch(r"\d+(_\d+)+|\d+/[1-9]\d*", t):
+        return "either"
     if not re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", t):
         return "refuse"
     try:
@@ -2511,7 +2610,11 @@ def urdf_cases() -> list[Case]:
                 exp = "refuse"  # a negative mass
             if exp == "valid" and float(v) == 0:
                 exp = "either"  # a massless link with inertia: allowed, or refused as singular
-            ref = arm_urdf(mass2=v.strip()) if exp != "refuse" else None
+            spelled = v.strip()
+            if "/" in spelled and exp != "refuse":  # the reference spells it as a decimal
+                a, b = spelled.split("/")
+                spelled = repr(int(a) / int(b))
+            ref = arm_urdf(mass2=spelled.replace("_", "")) if exp != "refuse" else None
             cases.append(
                 _urdf_case(f"mass {v!r}", const(arm_urdf(mass2=v)), exp, mode=mode, reference=ref)
             )
@@ -3017,6 +3120,11 @@ def mass_matrix_oracle(
         Jw = np.array(Jw).T
         m = float(spec["m"])
         Ic = np.asarray(spec.get("I", np.zeros((3, 3))), float)
+        if Ic.shape == (3,):
+            Ic = np.diag(Ic)
+        elif Ic.shape == (6,):  # Ixx Iyy Izz Ixy Iyz Ixz (Corke's order)
+            xx, yy, zz, xy, yz, xz = Ic
+            Ic = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
         M += m * Jv.T @ Jv + Jw.T @ R @ Ic @ R.T @ Jw
         g += m * g0 * Jv[2]
     return M, g
@@ -3153,8 +3261,8 @@ def dh_cases() -> list[Case]:
             (planar, "RR", "standard"),
         ),
         (
-            "prismatic second joint",
-            [(0, 1, half_pi), (0.2, 0, 0)],
+            "prismatic second joint (offset 0.2)",
+            [(0, 1, half_pi), (0, 0, 0, 0.2)],
             {"joints": "RP"},
             ([(0, 1, half_pi, 0), (0, 0, 0, 0.2)], "RP", "standard"),
         ),
@@ -3176,6 +3284,15 @@ def dh_cases() -> list[Case]:
     for mode in ("numeric", "symbolic"):
         for label, table, kw, ref in valid:
             cases.append(_dh_case(label, fixed(table, **kw), "valid", ref, mode=mode))
+    # a prismatic row's d: the joint variable's offset, or refused; ignoring it is wrong
+    cases.append(
+        _dh_case(
+            "prismatic row with d = 0.2 (no offset)",
+            fixed([(0, 1, 0), (0.2, 0, 0)], joints="RP"),
+            "either",
+            ([(0, 1, 0, 0), (0, 0, 0, 0.2)], "RP", "standard"),
+        )
+    )
     l = sp.Symbol("l", positive=True)
     cases.append(
         _dh_case(
