@@ -172,3 +172,32 @@ def test_bound_values_are_numbers(value, message: str) -> None:
     dp = ld.zoo.double_pendulum()
     with pytest.raises(LagdynError, match=message):
         dp.lambdify({**dp.defaults, "g": value}, cache=False)
+
+
+# ------------------------------------------------------------------ one-state paths
+@pytest.fixture(scope="module")
+def spring():
+    (x,) = ld.coordinates("x")
+    k = ld.parameters("k")[0]
+    return ld.LagrangianSystem(x.diff(ld.t) ** 2 / 2 * (1 + x**2) - k * x**2 / 2, [x]), k
+
+
+@pytest.mark.parametrize("backend", ["numpy", "c"])
+def test_one_state_with_parameters_per_call(spring, backend: str) -> None:
+    # energy of one state with params per call: "TypeError: reshape() takes exactly 1
+    # argument (0 given)" (a scalar output of an unbatched call)
+    system, k = spring
+    num = system.lambdify(backend=backend)
+    assert num.energy([0.5], [1.0], params={k: 3.0}) == pytest.approx(0.625 + 0.375)
+    assert num.energy([0.5], [1.0], params=[3.0]) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "c"])
+def test_byte_swapped_arrays_are_read_as_numbers(spring, backend: str) -> None:
+    # the C one-state entry read big-endian doubles as native ones: M = 1, q̈ = -1.6
+    system, k = spring
+    num = system.lambdify({k: 3.0}, backend=backend)
+    swapped = np.array([0.5]).astype(">f8")
+    np.testing.assert_allclose(num.M(swapped), [[1.25]], rtol=1e-15)
+    tau = np.array([2.0]).astype(">f8")
+    np.testing.assert_allclose(num.forward_dynamics([0.5], [1.0], tau), [0.0], atol=1e-15)

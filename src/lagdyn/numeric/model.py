@@ -176,14 +176,20 @@ class _KernelModel:
             ) from None
         x = jnp.concatenate([jnp.broadcast_to(a, (*batch, a.shape[-1])) for a in args], axis=-1)
         out = kern.jax.vmap(kern.functions[kernel])(x.reshape(-1, x.shape[-1]))
-        return out.reshape(*batch, *self._shapes[kernel])
+        return out.reshape((*batch, *self._shapes[kernel]))
 
     def _call(self, kernel: str, q: Any, qd: Any, u: Any, params: Any, t: Any) -> Any:
         """Evaluate ``kernel``: compiled one-state entry point, else the scalar one-state
         path, else the batched kernels."""
         if params is None:
             compiled = self._compiled.get(kernel)
-            if compiled is not None:
+            # the C entry reads raw doubles: byte-swapped arrays take the checked path
+            if (
+                compiled is not None
+                and (type(q) is not _ND or q.dtype is _F8 or q.dtype.isnative)
+                and (type(qd) is not _ND or qd.dtype is _F8 or qd.dtype.isnative)
+                and (type(u) is not _ND or u.dtype is _F8 or u.dtype.isnative)
+            ):
                 try:
                     r = compiled(q, qd, u, t)
                 except OverflowError:  # an int beyond a double: named by the checks below
@@ -305,7 +311,7 @@ class _KernelModel:
             out = np.empty((B, *shape))
             if B:
                 self._kernels.batch(kernel, fq, fqd, fu, fp, ft, out=out)
-        return out.reshape(*batch, *self._shapes[kernel])
+        return out.reshape((*batch, *self._shapes[kernel]))
 
     def _evaluate_dask(self, kernel: str, q: Any, qd: Any, u: Any, params: Any, t: Any) -> Any:
         da = _dask_array()

@@ -48,7 +48,10 @@ Limits and checks
 -----------------
 Before anything runs, the states the run would return (output times × batch × 2n
 doubles) are estimated and refused above :data:`MAX_OUTPUT_BYTES` (1 GiB), with the
-estimate. A state that becomes NaN or infinite stops the run with a
+estimate, and a fixed-step run of more than :data:`MAX_STEPS` steps (10⁸) is refused. A
+step longer than the fastest time scale of the motion at the start (h·ρ above
+:data:`STEP_SCALE_WARNING`, ρ the spectral radius of the linearized dynamics) gives a
+:class:`~lagdyn.LagdynWarning`. A state that becomes NaN or infinite stops the run with a
 :class:`~lagdyn.LagdynError` naming the time interval and the batch member. After a
 fixed-step run, an energy balance off by more than :data:`ENERGY_DRIFT_WARNING` of the
 energy scale gives a :class:`~lagdyn.LagdynWarning` (the step is too large for the motion).
@@ -74,12 +77,14 @@ True
 """
 
 from .api import DynamicsModel, simulate
-from .integrators import ENERGY_DRIFT_WARNING, MAX_OUTPUT_BYTES
+from .integrators import ENERGY_DRIFT_WARNING, MAX_OUTPUT_BYTES, MAX_STEPS, STEP_SCALE_WARNING
 from .result import ConstrainedSimulationResult, SimulationReport, SimulationResult
 
 __all__ = [
     "ENERGY_DRIFT_WARNING",
     "MAX_OUTPUT_BYTES",
+    "MAX_STEPS",
+    "STEP_SCALE_WARNING",
     "ConstrainedSimulationResult",
     "DynamicsModel",
     "SimulationReport",

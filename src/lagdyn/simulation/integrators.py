@@ -38,6 +38,12 @@ __all__: list[str] = []  # internal; see lagdyn.simulation
 #: Largest array of states a simulation may return (output times × batch × 2n doubles);
 #: above it the run is refused before anything is allocated or integrated.
 MAX_OUTPUT_BYTES = 2**30
+#: Most integration steps (grid intervals × substeps) a fixed-step run may take; above it
+#: the run is refused before it starts (``substeps=10**12`` would run for years).
+MAX_STEPS = 10**8
+#: A fixed-step run whose step h exceeds this many times the fastest time scale of the
+#: motion at the start (h·ρ, ρ the spectral radius of the linearized dynamics) warns.
+STEP_SCALE_WARNING = 1.0
 #: A fixed-step run whose energy balance is off by more than this fraction of its energy
 #: scale gets a :class:`~lagdyn.LagdynWarning` (unforced runs; 1.0 when τ or Q do work,
 #: whose integral on the output grid is itself approximate).
@@ -260,6 +266,66 @@ def check_finite(q: np.ndarray, v: np.ndarray, t0: float, t1: float, steps: int)
         f"{member} (step {h:.3g}): the step is too large for the motion, or the motion "
         "blows up or reaches a singular state (M not invertible there); use a smaller dt "
         "or substeps=..., or method='midpoint'"
+    )
+
+
+def check_time_scale(
+    method: str,
+    accel: AccelFn,
+    tau: Actuation,
+    x0: np.ndarray,
+    grid: np.ndarray,
+    n: int,
+    substeps: int,
+) -> None:
+    """Warn when a fixed step is long against the fastest time scale at the start.
+
+    ρ is the largest |eigenvalue| of the Jacobian of (q, q̇) ↦ (q̇, q̈) at ``x0`` (forward
+    differences, actuation included, so feedback gains count); h·ρ above
+    :data:`STEP_SCALE_WARNING` means fewer than one step per radian of the fastest motion:
+    RK4 then loses energy and the midpoint rule, though it conserves energy, turns the
+    phase wrongly (ω h = 20: 2 atan(10) = 2.94 rad a step instead of 20). Skipped when it
+    would cost more than the run (2n + 1 evaluations against 4 per step) and at states
+    where the dynamics are not finite.
+    """
+    steps = (grid.shape[0] - 1) * substeps
+    if 2 * n + 1 > 4 * steps:
+        return
+    h = float(np.diff(grid).max()) / substeps
+    t0 = float(grid[0])
+
+    def rate(x: np.ndarray) -> np.ndarray:
+        q, v = x[..., :n], x[..., n:]
+        a = np.broadcast_to(np.asarray(accel(t0, q, v, tau(t0, q, v)), dtype=float), q.shape)
+        return np.concatenate([v, a], axis=-1)
+
+    with np.errstate(all="ignore"):
+        try:
+            f0 = rate(x0)
+            cols = []
+            for j in range(2 * n):
+                d = 1e-7 * (1.0 + np.abs(x0[..., j]))
+                x = x0.copy()
+                x[..., j] += d
+                cols.append((rate(x) - f0) / d[..., None])
+        except (LagdynError, ArithmeticError, ValueError):
+            return  # the run itself will say what is wrong
+        jac = np.stack(cols, axis=-1)  # (..., 2n, 2n)
+        flat = jac.reshape(-1, 2 * n, 2 * n)
+        flat = flat[np.isfinite(flat).all(axis=(-2, -1))]
+        if not flat.size:
+            return
+        rho = float(np.abs(np.linalg.eigvals(flat)).max())
+    if not h * rho > STEP_SCALE_WARNING:
+        return
+    warnings.warn(
+        f"simulate: the step {h:.3g} is {h * rho:.3g} times the fastest time scale of the "
+        f"motion at the start (1/ρ = {1 / rho:.3g}, ρ the largest |eigenvalue| of the "
+        f"linearized dynamics): {method} resolves it poorly (accurate for h·ρ well below 1); "
+        "use a smaller dt or substeps=... (LagdynWarning; "
+        "lagdyn.simulation.STEP_SCALE_WARNING)",
+        LagdynWarning,
+        stacklevel=4,
     )
 
 
@@ -686,6 +752,13 @@ def integrate(
             "(e.g. 'scipy-RK45', 'scipy-DOP853', 'scipy-Radau')"
         )
     total = (grid.shape[0] - 1) * substeps
+    if total > MAX_STEPS:
+        raise LagdynError(
+            f"simulate: {grid.shape[0] - 1} grid intervals × {substeps} substeps are {total} "
+            f"steps, above the limit of {MAX_STEPS} (lagdyn.simulation.MAX_STEPS; the run "
+            "would take hours or years): take fewer substeps, or simulate in pieces"
+        )
+    check_time_scale(method, accel, tau, x0, grid, n, substeps)
     if progress is None:
         progress = total > 10_000 and sys.stderr.isatty()
     bar = Progress(total, bool(progress), f"lagdyn {method}")
