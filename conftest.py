@@ -122,6 +122,13 @@ REQUIREMENTS: tuple[Requirement, ...] = (
     Requirement("dask", "dask", ("dask",), _imports("dask")),
     Requirement("pin", "crosscheck", ("pinocchio",), _imports("pinocchio")),
     Requirement(
+        "gymnasium",
+        "rl",
+        ("gymnasium",),
+        # every example of lagdyn.gym makes an environment (its modules import without it)
+        (*_imports("gymnasium"), r"\bgym\.make(?:_vec)?\(", r"^# doctest: lagdyn\.gym\b"),
+    ),
+    Requirement(
         "example-robot-data",
         "robot",
         (),

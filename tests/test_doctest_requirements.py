@@ -141,6 +141,8 @@ def test_every_doctest_name_pattern_names_a_doctest() -> None:
         (['dp.lambdify(dp.defaults, backend="c")\n'], ["cffi"]),
         (['dp.lambdify(dp.defaults, backend="numpy")\n'], []),
         (['urdf_path("ur_description", "ur5_robot.urdf")\n'], ["example-robot-data"]),
+        (['env = ld.gym.make("cart_pole")\n'], ["gymnasium"]),
+        (["import gymnasium\n"], ["gymnasium"]),
     ],
 )
 def test_needs(sources: list[str], expected: list[str]) -> None:
@@ -157,6 +159,7 @@ def test_needs_by_doctest_name() -> None:
 BLOCKED = {
     "casadi": ("casadi",),
     "example-robot-data": ("example-robot-data", "example_robot_data", "urdf_path"),
+    "gymnasium": ("gymnasium",),
 }
 # scipy and matplotlib doctests are few (lqr, the plot module): the rule's table is checked
 # for them by test_needs above; running their modules' doctests again blocked cost 30 s.

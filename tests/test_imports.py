@@ -231,7 +231,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("proofs", {"structure", "_validate", "tangent", "coordchange"}),
     ("systems", {"system"}),
     ("system builders", {"kinematics", "constraints", "mechanics", "robot/"}),
-    ("applications", {"zoo/", "lab/"}),
+    ("applications", {"zoo/", "lab/", "gym/"}),
     ("front ends", {"plot", "cli/", "__init__", "__main__", "casadi_model"}),
 ]
 

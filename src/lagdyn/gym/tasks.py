@@ -1,0 +1,414 @@
+r"""Ready-made tasks on the zoo's underactuated models: pendulum swing-up, cart-pole, acrobot.
+
+A :class:`Task` is a model with the options of :func:`lagdyn.gym.make` that make it a
+control problem (actions, reward, termination, resets, episode length, observation,
+picture). Pass it, or its name, to :func:`lagdyn.gym.make` / :func:`lagdyn.gym.make_vec`;
+any option given there overrides the task's, and ``params=`` rebuilds the task with the new
+parameter values (its reward and termination read them).
+
+============  ======================================  =====================================
+name          model                                   after
+============  ======================================  =====================================
+pendulum      ``zoo.n_link_pendulum(1)``              Gymnasium's ``Pendulum-v1``
+cart_pole     ``zoo.cart_pole()``                     Gymnasium's ``CartPole-v1``
+acrobot       ``zoo.acrobot()``                       Gymnasium's ``Acrobot-v1``
+============  ======================================  =====================================
+
+``cart_pole(gymnasium_compat=True)`` and ``acrobot(gymnasium_compat=True)`` set Gymnasium's own
+parameters, integrator, observation layout and reset draws: with the same seed and actions
+they reproduce ``gymnasium.make("CartPole-v1")`` and ``gymnasium.make("Acrobot-v1")`` step by
+step (to rounding: the equations are lagdyn's, derived from the zoo models, not copied).
+
+Examples
+--------
+>>> from lagdyn.gym import tasks
+>>> tasks.names()
+['acrobot', 'cart_pole', 'pendulum']
+>>> tasks.cart_pole().options["torques"]
+[[-10.0], [10.0]]
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..errors import LagdynError
+
+__all__ = ["Task", "acrobot", "cart_pole", "get", "names", "pendulum"]
+
+
+@dataclass(frozen=True)
+class Task:
+    """A model and the options of :func:`lagdyn.gym.make` that turn it into a control task.
+
+    Attributes
+    ----------
+    name : str
+        The task's name (:func:`names`).
+    model : LagrangianSystem
+        The zoo model.
+    options : dict
+        Options of :func:`lagdyn.gym.make` (``params``, ``dt``, ``actuated``, ``torques``,
+        ``reward``, ``termination``, ...).
+    description : str
+        One line.
+    factory : callable
+        The task function, and ``arguments`` what it was called with: :func:`lagdyn.gym.make`
+        calls it again when ``params=`` changes parameter values.
+
+    Examples
+    --------
+    >>> from lagdyn.gym import tasks
+    >>> task = tasks.acrobot()
+    >>> task.name, task.options["dt"], task.options["actuated"]
+    ('acrobot', 0.2, ['q2'])
+    """
+
+    name: str
+    model: Any
+    options: dict[str, Any]
+    description: str
+    factory: Callable[..., Task]
+    arguments: dict[str, Any] = field(default_factory=dict)
+
+    def with_params(self, params: Mapping[Any, Any]) -> Task:
+        """The task rebuilt with ``params`` over its parameter values.
+
+        Examples
+        --------
+        >>> from lagdyn.gym import tasks
+        >>> tasks.pendulum().with_params({"l1": 2.0}).options["params"]["l1"]
+        2.0
+        """
+        if not isinstance(params, Mapping):
+            raise LagdynError(
+                f"params must be a mapping of parameter (name) to value, got "
+                f"{type(params).__name__}"
+            )
+        merged = {**dict(self.arguments.get("params") or {}), **_names(params)}
+        return self.factory(**{**self.arguments, "params": merged})
+
+
+_TASKS: dict[str, Callable[..., Task]] = {}
+
+
+def names() -> list[str]:
+    """The names of the ready-made tasks, sorted.
+
+    Examples
+    --------
+    >>> from lagdyn.gym import tasks
+    >>> "cart_pole" in tasks.names()
+    True
+    """
+    return sorted(_TASKS)
+
+
+def get(name: str, **arguments: Any) -> Task:
+    """The task ``name`` (its function called with ``arguments``).
+
+    Raises
+    ------
+    LagdynError
+        An unknown name (the message lists the tasks).
+
+    Examples
+    --------
+    >>> from lagdyn.gym import tasks
+    >>> tasks.get("pendulum").options["max_episode_steps"]
+    200
+    """
+    try:
+        factory = _TASKS[name]
+    except (KeyError, TypeError):
+        raise LagdynError(f"unknown task {name!r}; tasks: {', '.join(names())}") from None
+    return factory(**arguments)
+
+
+@functools.cache
+def _system(name: str) -> Any:
+    """The zoo model of a task, derived once per process (systems are immutable)."""
+    from ..zoo import get, n_link_pendulum
+
+    if name == "pendulum":
+        return n_link_pendulum(1)
+    return get(name)
+
+
+def _names(params: Mapping[Any, Any] | None) -> dict[str, Any]:
+    return {getattr(k, "name", str(k)): v for k, v in dict(params or {}).items()}
+
+
+def _values(system: Any, base: Mapping[str, float], params: Mapping[Any, Any] | None) -> dict:
+    values = {**{s.name: float(v) for s, v in system.defaults.items()}, **base}
+    values.update(_names(params))
+    known = {s.name for s in system.parameters}
+    unknown = sorted(set(values) - known)
+    if unknown:
+        raise LagdynError(
+            f"params: {', '.join(unknown)} are not parameters of the model "
+            f"(its parameters: {', '.join(sorted(known))})"
+        )
+    return values
+
+
+def _wrap(a: np.ndarray) -> np.ndarray:
+    return a - 2 * math.pi * np.floor((a + math.pi) / (2 * math.pi))
+
+
+def pendulum(*, params: Mapping[Any, Any] | None = None, max_torque: float = 2.0) -> Task:
+    r"""Swing a pendulum up with too little torque to lift it directly (after ``Pendulum-v1``).
+
+    The model is ``zoo.n_link_pendulum(1)`` (a point mass ``m1`` on a rod ``l1``, θ from the
+    downward vertical; defaults m1 = 1, l1 = 1, g = 9.81). The action is the torque τ on θ
+    in ``[-max_torque, max_torque]`` (2 N m < m g l: the pendulum must be swung up). Observation
+    ``(cos θ, sin θ, θ̇)``, θ̇ limited to ±8 rad/s; reward
+    :math:`-(\phi^2 + 0.1\,\dot\theta^2 + 0.001\,\tau^2)` with φ = θ − π wrapped to
+    [−π, π) (the angle from upright) in the state where τ is applied; episodes of 200 steps of
+    0.05 s (RK4), never terminated; resets with θ uniform in [−π, π), θ̇ in [−1, 1].
+
+    Parameters
+    ----------
+    params : mapping, optional
+        Model parameter values over the defaults (``m1``, ``l1``, ``g``).
+    max_torque : float
+        Bound of the torque.
+
+    Returns
+    -------
+    Task
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lagdyn.gym import tasks
+    >>> task = tasks.pendulum()
+    >>> x = np.array([[np.pi, 0.0]])               # upright and at rest: no cost
+    >>> task.options["reward"](x, np.zeros((1, 1)), x)
+    array([-0.])
+    """
+    from ._core import positive_number
+
+    limit = positive_number("max_torque", max_torque)
+    system = _system("pendulum")
+    values = _values(system, {}, params)
+    length = values["l1"]
+
+    def reward(x: np.ndarray, tau: np.ndarray, x_next: np.ndarray) -> np.ndarray:
+        phi = _wrap(x[:, 0] - math.pi)
+        return -(phi**2 + 0.1 * x[:, 1] ** 2 + 0.001 * tau[:, 0] ** 2)
+
+    def reset(rng: np.random.Generator, size: int) -> np.ndarray:
+        return rng.uniform([-math.pi, -1.0], [math.pi, 1.0], size=(size, 2))
+
+    options = {
+        "params": values,
+        "dt": 0.05,
+        "integrator": "rk4",
+        "action_space": limit,
+        "reward": reward,
+        "max_episode_steps": 200,
+        "observation": "sincos",
+        "angles": [0],
+        "velocity_limits": 8.0,
+        "reset": reset,
+        "render_bounds": (-1.2 * length, 1.2 * length, -1.2 * length, 1.2 * length),
+        "render_size": (500, 500),
+    }
+    return Task(
+        "pendulum",
+        system,
+        options,
+        "pendulum swing-up with a bounded torque (after Pendulum-v1)",
+        pendulum,
+        {"params": dict(_names(params)), "max_torque": max_torque},
+    )
+
+
+def cart_pole(*, gymnasium_compat: bool = False, params: Mapping[Any, Any] | None = None) -> Task:
+    r"""Balance the pole on the cart by pushing the cart left or right (``CartPole-v1``).
+
+    The model is ``zoo.cart_pole()`` (θ from the upward vertical; defaults mc = 1, mp = 0.1,
+    l = 0.5 the half pole length, Ip = mp (2l)²/12, g = 9.81). Two actions push the cart
+    with −10 N (action 0) or +10 N (action 1); reward 1 every step; the episode terminates when
+    |x| > 2.4 or |θ| > 12°, and is truncated after 500 steps of 0.02 s; resets draw the four
+    state entries uniformly in ±0.05.
+
+    Parameters
+    ----------
+    gymnasium_compat : bool
+        Gymnasium's ``CartPole-v1`` exactly: g = 9.8, explicit Euler, the observation in its
+        order ``(x, ẋ, θ, θ̇)`` with its bounds, the reset drawn in that order. Default:
+        g = 9.81, RK4, the observation ``(q, q̇) = (x, θ, ẋ, θ̇)``.
+    params : mapping, optional
+        Model parameter values over those (``mc``, ``mp``, ``l``, ``Ip``, ``g``).
+
+    Returns
+    -------
+    Task
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lagdyn.gym import tasks
+    >>> task = tasks.cart_pole(gymnasium_compat=True)
+    >>> task.options["integrator"], task.options["params"]["g"]
+    ('euler', 9.8)
+    >>> task.options["termination"](np.array([[0.0, 0.25, 0.0, 0.0], [2.5, 0.0, 0.0, 0.0]]))
+    array([ True,  True])
+    """
+    system = _system("cart_pole")
+    values = _values(system, {"g": 9.8} if gymnasium_compat else {}, params)
+    x_limit, angle_limit = 2.4, 12 * 2 * math.pi / 360
+
+    def reward(x: np.ndarray, tau: np.ndarray, x_next: np.ndarray) -> np.ndarray:
+        return np.ones(x.shape[0])
+
+    def termination(x: np.ndarray) -> np.ndarray:
+        # |x| > limit is (x < -limit) | (x > limit) exactly, in two operations instead of three
+        return (np.abs(x[:, 0]) > x_limit) | (np.abs(x[:, 1]) > angle_limit)
+
+    options: dict[str, Any] = {
+        "params": values,
+        "dt": 0.02,
+        "integrator": "euler" if gymnasium_compat else "rk4",
+        "actuated": ["x"],
+        "torques": [[-10.0], [10.0]],
+        "reward": reward,
+        "termination": termination,
+        "max_episode_steps": 500,
+        "reset_noise": 0.05,
+        "render_bounds": (-2.4, 2.4, -0.8, 1.6),
+        "render_size": (600, 400),
+    }
+    if gymnasium_compat:
+        order = [0, 2, 1, 3]  # Gymnasium's (x, ẋ, θ, θ̇) ↔ lagdyn's (x, θ, ẋ, θ̇)
+
+        def observation(x: np.ndarray) -> np.ndarray:
+            return x[:, order]
+
+        def reset(rng: np.random.Generator, size: int) -> np.ndarray:
+            return rng.uniform(-0.05, 0.05, size=(size, 4))[:, order]
+
+        high = np.array([2 * x_limit, np.inf, 2 * angle_limit, np.inf])
+        options.update(observation=observation, observation_space=(-high, high), reset=reset)
+    return Task(
+        "cart_pole",
+        system,
+        options,
+        "balance the pole on the cart with ±10 N pushes (after CartPole-v1)",
+        cart_pole,
+        {"gymnasium_compat": gymnasium_compat, "params": dict(_names(params))},
+    )
+
+
+#: Acrobot-v1's parameters (Sutton & Barto), in the zoo acrobot's names.
+GYMNASIUM_ACROBOT = {
+    "m1": 1.0,
+    "m2": 1.0,
+    "l1": 1.0,
+    "lc1": 0.5,
+    "lc2": 0.5,
+    "I1": 1.0,
+    "I2": 1.0,
+    "g": 9.8,
+}
+
+
+def acrobot(*, gymnasium_compat: bool = False, params: Mapping[Any, Any] | None = None) -> Task:
+    r"""Swing the acrobot's tip above the shoulder, driving only the elbow (``Acrobot-v1``).
+
+    The model is ``zoo.acrobot()`` (q1 of link 1 from the horizontal, q2 the elbow angle;
+    defaults Spong's: m1 = m2 = 1, l1 = 1, lc1 = 0.5, lc2 = 1, I1 = 0.083, I2 = 0.33,
+    g = 9.8). Three actions apply τ2 = −1, 0, +1 N m at the elbow; steps of 0.2 s (RK4);
+    angles wrapped to [−π, π) and rates limited to ±4π and ±9π rad/s after every step; the
+    episode terminates when the tip rises more than l1 above the shoulder
+    (:math:`l_1\sin q_1 + 2 l_{c2}\sin(q_1 + q_2) > l_1`; link 2 is drawn 2 lc2 long),
+    reward −1 per step and 0 on the terminating one, truncated after 500 steps. Observation
+    ``(cos θ1, sin θ1, cos q2, sin q2, q̇1, q̇2)`` with θ1 = q1 + π/2 the angle of link 1 from
+    the downward vertical (Acrobot-v1's); resets hang the arm down with the four state entries
+    (θ1, q2, q̇1, q̇2) uniform in ±0.1.
+
+    Parameters
+    ----------
+    gymnasium_compat : bool
+        Acrobot-v1's parameters (unit masses and links, COMs at the middle, unit inertias;
+        ``GYMNASIUM_ACROBOT``) and its reset (drawn in float32, as Gymnasium does).
+        Gymnasium integrates the "book" equations of Sutton & Barto, which are the exact
+        Lagrangian dynamics of this model.
+    params : mapping, optional
+        Model parameter values over those.
+
+    Returns
+    -------
+    Task
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lagdyn.gym import tasks
+    >>> task = tasks.acrobot(gymnasium_compat=True)
+    >>> up = np.array([[np.pi / 2, 0.0, 0.0, 0.0]])      # stretched straight up
+    >>> task.options["termination"](up), task.options["observation"](up).round(6)
+    (array([ True]), array([[-1.,  0.,  1.,  0.,  0.,  0.]]))
+    """
+    system = _system("acrobot")
+    values = _values(system, GYMNASIUM_ACROBOT if gymnasium_compat else {}, params)
+    l1, reach = values["l1"], 2 * values["lc2"]
+
+    def termination(x: np.ndarray) -> np.ndarray:
+        q1, q2 = x[:, 0], x[:, 1]
+        return l1 * np.sin(q1) + reach * np.sin(q1 + q2) > l1
+
+    def reward(x: np.ndarray, tau: np.ndarray, x_next: np.ndarray) -> np.ndarray:
+        return np.where(termination(x_next), 0.0, -1.0)
+
+    def observation(x: np.ndarray) -> np.ndarray:
+        q1, q2 = x[:, 0], x[:, 1]
+        # θ1 = q1 + π/2: cos θ1 = −sin q1, sin θ1 = cos q1
+        return np.stack([-np.sin(q1), np.cos(q1), np.cos(q2), np.sin(q2), x[:, 2], x[:, 3]], 1)
+
+    def reset(rng: np.random.Generator, size: int) -> np.ndarray:
+        x = rng.uniform(-0.1, 0.1, size=(size, 4))
+        if gymnasium_compat:
+            x = x.astype(np.float32).astype(np.float64)
+        x[:, 0] -= math.pi / 2  # θ1 → q1
+        return x
+
+    high = np.array([1.0, 1.0, 1.0, 1.0, 4 * math.pi, 9 * math.pi])
+    span = 1.1 * (l1 + reach)
+    options = {
+        "params": values,
+        "dt": 0.2,
+        "integrator": "rk4",
+        "actuated": ["q2"],
+        "torques": [-1.0, 0.0, 1.0],
+        "reward": reward,
+        "termination": termination,
+        "max_episode_steps": 500,
+        "observation": observation,
+        "observation_space": (-high, high),
+        "wrap_angles": True,
+        "angles": [0, 1],
+        "velocity_limits": [4 * math.pi, 9 * math.pi],
+        "reset": reset,
+        "render_bounds": (-span, span, -span, span),
+        "render_size": (500, 500),
+    }
+    return Task(
+        "acrobot",
+        system,
+        options,
+        "swing the acrobot's tip above the shoulder with elbow torques (after Acrobot-v1)",
+        acrobot,
+        {"gymnasium_compat": gymnasium_compat, "params": dict(_names(params))},
+    )
+
+
+_TASKS.update(pendulum=pendulum, cart_pole=cart_pole, acrobot=acrobot)
