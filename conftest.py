@@ -129,6 +129,12 @@ REQUIREMENTS: tuple[Requirement, ...] = (
         (*_imports("gymnasium"), r"\bgym\.make(?:_vec)?\(", r"^# doctest: lagdyn\.gym\b"),
     ),
     Requirement(
+        "drake",
+        "drake",
+        ("pydrake",),
+        (*_imports("pydrake"), r"\bto_drake\("),
+    ),
+    Requirement(
         "example-robot-data",
         "robot",
         (),

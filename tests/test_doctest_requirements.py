@@ -143,6 +143,8 @@ def test_every_doctest_name_pattern_names_a_doctest() -> None:
         (['urdf_path("ur_description", "ur5_robot.urdf")\n'], ["example-robot-data"]),
         (['env = ld.gym.make("cart_pole")\n'], ["gymnasium"]),
         (["import gymnasium\n"], ["gymnasium"]),
+        (["plant = dp.to_drake()\n"], ["drake"]),
+        (["from pydrake.systems.analysis import Simulator\n"], ["drake"]),
     ],
 )
 def test_needs(sources: list[str], expected: list[str]) -> None:
@@ -160,6 +162,7 @@ BLOCKED = {
     "casadi": ("casadi",),
     "example-robot-data": ("example-robot-data", "example_robot_data", "urdf_path"),
     "gymnasium": ("gymnasium",),
+    "drake": ("pydrake",),
 }
 # scipy and matplotlib doctests are few (lqr, the plot module): the rule's table is checked
 # for them by test_needs above; running their modules' doctests again blocked cost 30 s.
@@ -169,8 +172,9 @@ PYTEST_ARGS = ("-q", "-rs", "-p", "no:cacheprovider", "-p", "no:randomly", "-p",
 BOOT = """
 import importlib.metadata as md, sys
 blocked = sys.argv[1].split(",")
+modules = {"drake": "pydrake"}  # packages whose module is not their name
 for name in blocked:
-    sys.modules[name.replace("-", "_")] = None  # import fails, as without the package
+    sys.modules[modules.get(name, name.replace("-", "_"))] = None  # fails, as without it
 _distribution = md.distribution
 def distribution(name):
     if name in blocked:
@@ -193,9 +197,9 @@ def _modules_mentioning(words: tuple[str, ...]) -> list[str]:
 
 @pytest.mark.slow
 def test_doctests_pass_or_skip_without_the_optional_packages() -> None:
-    """Without casadi, scipy, matplotlib and example-robot-data (all blocked in one run, to
-    keep the suite fast) the doctests of the modules that mention them pass or are skipped
-    naming each package; none fails."""
+    """Without casadi, scipy, matplotlib, example-robot-data, gymnasium and drake (all blocked
+    in one run, to keep the suite fast) the doctests of the modules that mention them pass or
+    are skipped naming each package; none fails."""
     files = sorted({f for words in BLOCKED.values() for f in _modules_mentioning(words)})
     assert files
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT / "tests")])}

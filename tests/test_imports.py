@@ -227,7 +227,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("exact engine", {"trig/"}),
     ("code generation", {"codegen/", "_common"}),
     ("programs and numerics", {"recursive/", "numeric/"}),
-    ("numeric services", {"simulation/", "control", "identification/", "export/"}),
+    ("numeric services", {"simulation/", "control", "identification/", "export/", "drake"}),
     ("proofs", {"structure", "_validate", "tangent", "coordchange"}),
     ("systems", {"system"}),
     ("system builders", {"kinematics", "constraints", "mechanics", "robot/"}),

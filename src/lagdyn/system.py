@@ -1122,6 +1122,22 @@ class LagrangianSystem:
         source = CasadiRegressor(options.pop("regressor_params", None))
         return casadi_model.to_casadi(self, params, regressor=source, **options)
 
+    def to_drake(self, params: Mapping[Any, float] | None = None, **options: Any) -> Any:
+        """This system as a Drake ``LeafSystem`` with state (q, q̇), input ``tau`` and outputs
+        ``state`` and ``energy`` (see :func:`lagdyn.drake.to_drake`; needs
+        ``pip install 'lagdyn[drake]'``).
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> cp = ld.zoo.cart_pole()
+        >>> cp.to_drake(inputs=["x"]).get_input_port(0).size()
+        1
+        """
+        from .drake import to_drake
+
+        return to_drake(self, params, **options)
+
     def plain(self, expr: sp.Expr) -> sp.Expr:
         """``expr`` with q(t), q̇(t) replaced by the plain symbols used internally.
 
