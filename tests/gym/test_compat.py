@@ -103,13 +103,13 @@ def test_acrobot_reproduces_gymnasium_up_to_the_goal(acrobots, seed):
 
 
 def test_acrobot_one_step_map_matches_from_gymnasiums_states(acrobots):
-    """From every state Gymnasium visits over 300 random steps (its RK4 on the book
+    """From every state Gymnasium visits over 200 random steps (its RK4 on the book
     equations, wrapping, clipping), one lagdyn step lands on Gymnasium's next state to 1e-12."""
     ours, theirs = acrobots
     rng = np.random.default_rng(0)
     theirs.reset(seed=5)
     worst = 0.0
-    for _ in range(300):
+    for _ in range(200):
         s = np.array(theirs.unwrapped.state, dtype=float)
         ours.reset(options={"state": [s[0] - math.pi / 2, s[1], s[2], s[3]]})  # θ1 → q1
         a = int(rng.integers(3))

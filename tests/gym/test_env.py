@@ -533,3 +533,23 @@ def test_a_blow_up_is_named_not_returned(particle):
         warnings.simplefilter("ignore", RuntimeWarning)
         with pytest.raises(LagdynError, match="reward.* is nan for environment 0"):
             nan_reward.step([0.0])
+
+
+def test_a_robot_chain_on_its_recursive_route():
+    """A RobotSystem lambdified on the recursive route (RNEA/CRBA programs, no closed form):
+    the step kernel inlines those programs, and the steps are those of ld.simulate."""
+    arm = ld.robot.from_dh(
+        [(0, 1, 0), (0, 1, 0)],
+        parameters="numeric",
+        inertia=[{"m": 1, "com": (-0.5, 0, 0), "I": (0.1, 0.1, 0.1, 0, 0, 0)}] * 2,
+        gravity=(0, -9.81, 0),
+    )
+    num = arm.lambdify({}, route="recursive")
+    env = ld.gym.make(num, dt=0.01, action_space=5.0)
+    assert env._core.model.route == "recursive" and env._core.stepper.fused
+    x0 = np.array([0.3, -0.2, 0.0, 0.5])
+    env.reset(options={"state": x0})
+    for _ in range(3):
+        env.step(np.array([1.0, -1.0], dtype=np.float32))
+    res = ld.simulate(num, x0, np.linspace(0, 0.03, 4), tau=[1.0, -1.0])
+    np.testing.assert_allclose(env.state, np.concatenate([res.q[-1], res.qd[-1]]), atol=1e-14)

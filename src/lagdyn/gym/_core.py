@@ -89,7 +89,8 @@ class Resolved:
 
     @property
     def time_dependent(self) -> bool:
-        """Whether the generalized forces read the time ``t`` (``None`` when unknown)."""
+        """Whether the generalized forces read the time ``t`` (True when there is no system
+        to tell: the time is then passed to every step)."""
         from ..symbols import t
 
         system = self.system
@@ -1053,7 +1054,7 @@ class Core:
                     f"reward(x, tau, x_next) must return shape ({batch},) (one reward per "
                     f"environment); got {r.shape}"
                 ) from None
-        if not np.isfinite(r).all():
+        if not math.isfinite(float(np.add.reduce(r))) and not np.isfinite(r).all():
             i = int(np.argwhere(~np.isfinite(r))[0, 0])
             raise LagdynError(
                 f"reward(x, tau, x_next) is {r[i]} for environment {i} at the state "
