@@ -52,7 +52,13 @@ FENCE = re.compile(r"^([ \t]*)```(?:python|py)[ \t]*\n(.*?)^\1```[ \t]*$", re.S 
 SKIP = re.compile(r"<!--\s*docs-test:\s*skip\b(.*?)-->")
 INCLUDE = re.compile(r'^\s*--8<--\s+"([^"]+)"\s*$')
 #: optional packages a block may need: skipped (with the reason) only when missing
-OPTIONAL = {"casadi": "casadi", "scipy": "sim", "matplotlib": "plot", "PIL": "plot"}
+OPTIONAL = {
+    "casadi": "casadi",
+    "scipy": "sim",
+    "matplotlib": "plot",
+    "PIL": "plot",
+    "pydrake": "drake",
+}
 
 
 def _load_hooks():
