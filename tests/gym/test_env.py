@@ -387,6 +387,9 @@ def test_wrap_angles_and_velocity_limits_in_the_kernel_and_in_stages(dp):
     fused, staged = states
     np.testing.assert_allclose(fused, staged, atol=1e-12)
     assert -np.pi <= fused[0] < np.pi and fused[2] == 20.0 and fused[3] < -30.0
+    env.reset(options={"state": [7.0, -4.0, 0.0, 0.0]})  # resets are wrapped as steps are
+    assert env.state[:2].tolist() == pytest.approx([7.0 - 2 * np.pi, -4.0 + 2 * np.pi])
+    assert env.observation_space.contains(env.reset(seed=0)[0])
 
 
 # --------------------------------------------------------------------------- rendering

@@ -1028,10 +1028,18 @@ class Core:
     dt: float
     integrator: str
     renderer: Any = None
+    wrap: tuple[int, ...] = ()  # angles wrapped to [-π, π) after every step and reset
 
     def __post_init__(self) -> None:
         self.timed = self.model.time_dependent
         self._zero = np.zeros((1, 1))
+
+    def settle(self, x: np.ndarray) -> np.ndarray:
+        """Fresh states as the steps leave them: the ``wrap_angles`` angles in [−π, π)."""
+        if self.wrap:
+            idx = list(self.wrap)
+            x[:, idx] = wrap(x[:, idx])
+        return x
 
     def advance(self, x: np.ndarray, tau: np.ndarray, steps: np.ndarray) -> np.ndarray:
         """The states after one step of ``dt`` (angles wrapped, q̇ clipped after each

@@ -175,6 +175,7 @@ def build_core(model: Any, options: Mapping[str, Any]) -> tuple[Core, str | None
         velocity_limits,
     )
     core = Core(
+        wrap=angles if wrap_angles else (),
         model=resolved,
         stepper=stepper,
         actions=actions,
@@ -311,9 +312,9 @@ class LagdynEnv(_EnvBase):
         core = self._core
         state = _reset_options(options, ("state",)).get("state")
         if state is not None:
-            x = given_state(state, 1, core.model.n)
+            x = core.settle(given_state(state, 1, core.model.n))
         else:
-            x = reset_states(core.reset, self.np_random, 1, core.model.n)
+            x = core.settle(reset_states(core.reset, self.np_random, 1, core.model.n))
         self._x = x
         self._steps = np.zeros(1, dtype=np.int64)
         return core.observations(x)[0], {}
@@ -507,7 +508,7 @@ class LagdynVectorEnv(_VectorEnvBase):
             idx = _mask(mask, N)
         k = int(idx.sum())
         state = opts.get("state")
-        fresh = (
+        fresh = core.settle(
             given_state(state, k, n)
             if state is not None
             else reset_states(core.reset, self.np_random, k, n)
@@ -549,7 +550,8 @@ class LagdynVectorEnv(_VectorEnvBase):
         done = self._done
         if restart:  # copies that ended last step start their next episode in this one
             idx = np.flatnonzero(done)  # integer indices: cheaper than the mask, used 5 times
-            x1[idx] = reset_states(core.reset, self.np_random, idx.size, core.model.n, finite=False)
+            fresh = reset_states(core.reset, self.np_random, idx.size, core.model.n, finite=False)
+            x1[idx] = core.settle(fresh)
             steps[idx] = 0
         core.check_finite(x1, steps, done if restart else None)
         rewards = core.rewards(x, applied, x1)
@@ -576,7 +578,7 @@ class LagdynVectorEnv(_VectorEnvBase):
                     "_final_info": ended.copy(),
                 }
                 k = int(ended.sum())
-                x1[ended] = reset_states(core.reset, self.np_random, k, core.model.n)
+                x1[ended] = core.settle(reset_states(core.reset, self.np_random, k, core.model.n))
                 steps[ended] = 0
         else:
             self._done = ended
