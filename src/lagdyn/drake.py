@@ -201,7 +201,14 @@ def _system_class() -> Any:
         def _params(self, context: Any) -> Any:
             if not self._tunable:
                 return None
-            return context.get_numeric_parameter(0).CopyToVector()
+            p = context.get_numeric_parameter(0).CopyToVector()
+            if not np.isfinite(p).all():
+                bad = [str(self.free_parameters[i]) for i in np.flatnonzero(~np.isfinite(p))]
+                raise LagdynError(
+                    f"numeric parameter 0 has non-finite values for {', '.join(bad)}: "
+                    f"{p.tolist()} (in the order {', '.join(map(str, self.free_parameters))})"
+                )
+            return p
 
         def _input(self, context: Any) -> np.ndarray:
             port = self._tau
