@@ -287,6 +287,15 @@ def test_disabled_autoreset_and_reset_mask(particle):
     assert envs.t.tolist() == pytest.approx([0.2, 0.0])
 
 
+def test_reset_noise_per_coordinate(particle):
+    env = ld.gym.make(
+        particle, initial_state=[1.0, 2.0], reset_noise=np.array([0.0, 0.5]), backend="numpy"
+    )
+    states = np.array([env.reset(seed=s)[0] for s in range(20)])
+    assert (states[:, 0] == 1.0).all() and np.ptp(states[:, 1]) > 0.2
+    assert np.abs(states[:, 1] - 2.0).max() <= 0.5
+
+
 def test_truncation(particle):
     env = ld.gym.make(particle, max_episode_steps=3, backend="numpy")
     env.reset(seed=0)
@@ -455,6 +464,8 @@ def test_tasks_are_named():
         ({"torques": [[1.0], [2.0]]}, r"torques must hold one τ of 2 values"),
         ({"torques": [[1.0, 0.0]], "action_space": 1.0}, "torques= gives 1 discrete actions"),
         ({"velocity_limits": -1.0}, "velocity_limits must be positive"),
+        ({"reset_noise": -0.1}, "reset_noise must be finite and non-negative"),
+        ({"reset_noise": [0.1, 0.2]}, "reset_noise must be one number or 4 numbers"),
         ({"observation": "angles"}, "unknown observation 'angles'"),
         ({"observation_space": ([0.0], [1.0])}, "observation_space= goes with a callable"),
         ({"max_episode_steps": 0}, "max_episode_steps must be a positive integer"),

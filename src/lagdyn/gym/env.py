@@ -143,8 +143,7 @@ def build_core(model: Any, options: Mapping[str, Any]) -> tuple[Core, str | None
             if cfg.get("initial_state") is None
             else _state("initial_state", cfg["initial_state"], n)
         )
-        noise = limits("reset_noise", cfg["reset_noise"], 2 * n) if cfg["reset_noise"] else None
-        reset_fn = uniform_reset(center, np.zeros(2 * n) if noise is None else noise)
+        reset_fn = uniform_reset(center, _noise(cfg["reset_noise"], 2 * n))
     elif cfg.get("initial_state") is not None:
         raise LagdynError("pass either reset= or initial_state= (with reset_noise=), not both")
 
@@ -201,6 +200,19 @@ def _state(label: str, value: Any, n: int) -> np.ndarray:
     if not np.isfinite(x).all():
         raise LagdynError(f"{label} contains NaN or infinite values")
     return x
+
+
+def _noise(value: Any, k: int) -> np.ndarray:
+    """``reset_noise``: one or ``k`` finite non-negative half-widths."""
+    from ..codegen.binding import real_array
+
+    arr = real_array("reset_noise", value)
+    if arr.dtype.kind not in "fiu" or arr.ndim > 1 or (arr.ndim == 1 and arr.shape != (k,)):
+        raise ShapeError(f"reset_noise must be one number or {k} numbers; got {value!r}")
+    arr = np.broadcast_to(arr.astype(np.float64), (k,)).copy()
+    if not (np.isfinite(arr).all() and (arr >= 0).all()):
+        raise LagdynError(f"reset_noise must be finite and non-negative, got {arr.tolist()}")
+    return arr
 
 
 def _drawing(model: Any) -> tuple[Any, Callable[[Any], np.ndarray] | None]:
