@@ -724,6 +724,14 @@ class Actions:
     def __call__(self, actions: Any, batch: int, single: bool) -> tuple[np.ndarray, np.ndarray]:
         """``(τ (B, n), applied (B, m))`` for the actions of ``batch`` environments."""
         if self.kind == "discrete":
+            if single and isinstance(actions, (int, np.integer)) and not isinstance(actions, bool):
+                if not 0 <= actions < self.k:
+                    raise LagdynError(
+                        f"actions must be in 0..{self.k - 1} (Discrete({self.k})); got {actions}"
+                    )
+                i = int(actions)
+                tau = self.full_table[i : i + 1].copy()  # a fresh (1, n) row
+                return tau, self._applied(tau)
             a = actions if type(actions) is np.ndarray else np.asarray(actions)
             shape: tuple[int, ...] = () if single else (batch,)
             if a.shape != shape or a.dtype.kind not in "iu":
