@@ -58,6 +58,8 @@ OPTIONAL = {
     "matplotlib": "plot",
     "PIL": "plot",
     "pydrake": "drake",
+    "gymnasium": "rl",
+    "fmpy": "fmu",
 }
 
 
