@@ -229,7 +229,7 @@ class Link:
         object.__setattr__(self, "inertia", I)
         for label in ("armature", "viscous", "coulomb"):
             object.__setattr__(self, label, sp.sympify(getattr(self, label)))
-        if self.mass.is_number and self.mass < 0:
+        if self.mass.is_number and self.mass.is_negative:  # NaN or complex: not compared
             raise LagdynError(f"link {self.name!r}: negative mass {self.mass}")
 
     def transform(self, q: Any) -> tuple[sp.ImmutableMatrix, sp.ImmutableMatrix]:

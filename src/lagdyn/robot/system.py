@@ -19,11 +19,13 @@ import sympy as sp
 import lagdyn.trig.convert as _convert
 
 from .._moved import warn_moved
+from ..errors import LagdynError
 from ..geometry import Drawing
 from ..recursive import Program, coriolis, crba, forward_dynamics, rnea
 from ..recursive.chain import Chain
 from ..symbols import t as _time
 from ..system import LagrangianSystem, _validate_coordinates
+from ._checks import check_chain
 
 __all__ = ["RobotSystem", "build"]
 
@@ -46,6 +48,10 @@ class RobotSystem(LagrangianSystem):
     needs it (``M``, ``C``, ``g``, ``lambdify(route="closed")``, the closed-form proofs,
     LaTeX) raises a :class:`~lagdyn.LagdynError` at once that names the recursive route,
     instead of expanding for minutes and gigabytes.
+
+    The chain is checked first (:func:`lagdyn.robot._checks.check_chain`): unique joint
+    names, no symbol named like lagdyn's internal ones (``_ld…``), every entry a finite
+    real constant or parameter (never a coordinate or time), placements that are rotations.
 
     Parameters
     ----------
@@ -71,6 +77,9 @@ class RobotSystem(LagrangianSystem):
     def __init__(
         self, chain: Chain, *, friction: bool = False, closed_limit: float | None = None
     ) -> None:
+        if not isinstance(chain, Chain):
+            raise LagdynError(f"a RobotSystem is built from a Chain, got {type(chain).__name__}")
+        check_chain(chain)
         self.chain = chain
         self.friction = friction
         self.closed_limit = closed_limit
@@ -217,8 +226,6 @@ class RobotSystem(LagrangianSystem):
         >>> ld.zoo.get("puma560", parameters="symbolic").is_skew_symmetric(route="recursive")
         True
         """
-        from ..errors import LagdynError
-
         if route == "closed":
             return super().is_skew_symmetric(C)
         if route != "recursive":
@@ -260,8 +267,6 @@ class RobotSystem(LagrangianSystem):
         >>> ld.zoo.get("planar_3r").program("g").name
         'g'
         """
-        from ..errors import LagdynError
-
         cache: dict[str, Program] = self.__dict__.setdefault("_programs", {})
         if name not in cache:
             c, fr = self.chain, self.friction

@@ -33,6 +33,7 @@ Matrix([[5/2]])
 
 from __future__ import annotations
 
+import math
 import os
 import warnings
 import xml.etree.ElementTree as ET
@@ -41,12 +42,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import numpy as np
+import symengine as se
 import sympy as sp
 
 from ..codegen.binding import check_value
 from ..errors import LagdynError, SingularMassMatrixError
-from ..recursive.chain import Link, inertia_about_origin, rpy, standard_parameters, symbolic_inertia
+from ..recursive.chain import Link, inertia_about_origin, standard_parameters, symbolic_inertia
+from ._checks import MAX_JOINTS, check_count, inertia_complaint, user_stacklevel
 from .builders import exact, exact_angle, make_chain
 from .system import RobotSystem, build
 
@@ -100,12 +102,37 @@ def _floats(text: str | None, count: int, default: Sequence[Any], what: str) -> 
     return [_number(x, what) for x in parts]
 
 
-def _origin(elem: ET.Element | None, what: str) -> tuple[Any, Any]:
+def _odd(angle: Any) -> bool:
+    """An angle that is not a rational multiple of π (its cosine is transcendental, so
+    products of such rotations do not simplify)."""
+    return bool(angle != 0 and not (angle / sp.pi).is_Rational)
+
+
+def _rpy(roll: Any, pitch: Any, yaw: Any) -> sp.ImmutableMatrix:
+    """``rpy(roll, pitch, yaw)`` (Rz Ry Rx) entry by entry, without matrix products."""
+    if roll == 0 and pitch == 0 and yaw == 0:
+        return _EYE
+    cr, sr = sp.cos(roll), sp.sin(roll)
+    cp, s_p = sp.cos(pitch), sp.sin(pitch)
+    cy, sy = sp.cos(yaw), sp.sin(yaw)
+    return Mat(
+        [
+            [cy * cp, cy * s_p * sr - sy * cr, cy * s_p * cr + sy * sr],
+            [sy * cp, sy * s_p * sr + cy * cr, sy * s_p * cr - cy * sr],
+            [-s_p, cp * sr, cp * cr],
+        ]
+    )
+
+
+def _origin(elem: ET.Element | None, what: str) -> tuple[Any, Any, int]:
+    """``(R, p, k)`` of an ``<origin>``: the rotation (``_EYE`` itself when there is none),
+    the offset, and how many of its angles are not rational multiples of π."""
     if elem is None:
-        return _EYE, _ZERO3
+        return _EYE, _ZERO3, 0
     xyz = _floats(elem.get("xyz"), 3, (0, 0, 0), f"{what} xyz")
     angles = [exact_angle(x) for x in _floats(elem.get("rpy"), 3, (0, 0, 0), f"{what} rpy")]
-    return rpy(*angles), Mat(xyz)
+    p = _ZERO3 if all(x == 0 for x in xyz) else Mat(xyz)
+    return _rpy(*angles), p, sum(map(_odd, angles))
 
 
 _INERTIA_KEYS = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
@@ -116,18 +143,7 @@ def _check_inertia(name: str, Ic: Any) -> str | None:
     definiteness); return a complaint for principal moments that violate the triangle
     inequality (A + B ≥ C: no body has them, though M stays positive definite). Both
     beyond the rounding of the file's decimals: 1e-3 of the trace, plus 1e-12 kg·m²."""
-    values = np.linalg.eigvalsh(np.array(Ic.tolist(), dtype=float))
-    tol = 1e-3 * float(abs(values).sum()) + 1e-12
-    moments = ", ".join(f"{v:.6g}" for v in values)
-    if values[0] < -tol:
-        raise LagdynError(
-            f"link {name!r}: the inertia (ixx … izz) is not positive semidefinite (principal "
-            f"moments {moments}), so M need not be positive definite: correct the file, or "
-            "pass check_inertia=False to accept it as Pinocchio does"
-        )
-    if values[0] + values[1] < values[2] - tol:
-        return f"{name!r} (principal moments {moments})"
-    return None
+    return inertia_complaint(f"link {name!r}", Ic)
 
 
 def _inertial(link: ET.Element) -> tuple[Any, Any, Any, Any] | None:
@@ -148,7 +164,7 @@ def _inertial(link: ET.Element) -> tuple[Any, Any, Any, Any] | None:
         raise LagdynError(f"{where} has no <mass value=...> (urdfdom refuses it too)")
     m = _number(str(mass.get("value")), f"link {name!r}: mass")
     check_value(_MASS, m, label=f"link {name!r}: mass")
-    R, c = _origin(inertial.find("origin"), f"link {name!r} inertial origin")
+    R, c, _ = _origin(inertial.find("origin"), f"link {name!r} inertial origin")
     ie = inertial.find("inertia")
     if ie is None:
         raise LagdynError(f"{where} has no <inertia> element (urdfdom refuses it too)")
@@ -163,19 +179,43 @@ def _inertial(link: ET.Element) -> tuple[Any, Any, Any, Any] | None:
             [v["ixz"], v["iyz"], v["izz"]],
         ]
     )
-    I = inertia_about_origin(m, c, Mat(R * Ic * R.T)).applyfunc(sp.expand)
+    if R is _EYE and c is _ZERO3:  # the common case, without matrix arithmetic
+        return m, _ZERO3, Ic, Ic
+    Iw = Ic if R is _EYE else Mat(R * Ic * R.T)
+    I = inertia_about_origin(m, c, Iw).applyfunc(sp.expand)
     return m, Mat(m * c), I, Ic
 
 
-def _parse(source: str | os.PathLike[str]) -> ET.Element:
-    text = str(source)
+def _parse(source: Any) -> ET.Element:
+    """The ``<robot>`` element of a path or of XML text (``str`` or ``bytes``)."""
+    if isinstance(source, (bytes, bytearray)):
+        try:
+            return ET.fromstring(bytes(source))
+        except ET.ParseError as exc:
+            raise LagdynError(f"malformed URDF XML: {exc}") from exc
+    if not isinstance(source, (str, os.PathLike)):
+        raise LagdynError(
+            "from_urdf reads a file path (str or os.PathLike) or the XML itself (str or "
+            f"bytes), got {type(source).__name__}"
+        )
+    text = os.fspath(source)
+    if isinstance(text, bytes):  # a PathLike of bytes
+        text = os.fsdecode(text)
+    shown = repr(text) if len(text) <= 80 else repr(text[:60]) + f"… ({len(text)} characters)"
     try:
-        if isinstance(source, str) and text.lstrip().startswith("<"):
-            return ET.fromstring(text)
-        path = Path(source)
-        if not path.is_file():
-            raise LagdynError(f"URDF file not found: {text!r}")
-        return ET.parse(path).getroot()
+        if isinstance(source, str) and text.lstrip("\ufeff \t\r\n").startswith("<"):
+            return ET.fromstring(text.lstrip("\ufeff"))
+        path = Path(text)
+        try:
+            found = path.is_file()
+        except (OSError, ValueError):  # an embedded NUL, a name too long for the system
+            found = False
+        if not found:
+            raise LagdynError(f"URDF file not found: {shown}")
+        try:
+            return ET.parse(path).getroot()
+        except OSError as exc:
+            raise LagdynError(f"cannot read the URDF file {shown}: {exc.strerror or exc}") from None
     except ET.ParseError as exc:
         raise LagdynError(f"malformed URDF XML: {exc}") from exc
 
@@ -213,6 +253,12 @@ def _tree(root: ET.Element, locked: Sequence[str]) -> tuple[str, list[ET.Element
     """
     rname = root.get("name", "")
     link_elems, joints = root.findall("link"), root.findall("joint")
+    check_count(len(joints), f"URDF {rname!r}")
+    if len(link_elems) > MAX_JOINTS + 1:
+        raise LagdynError(
+            f"URDF {rname!r} has {len(link_elems)} links, more than the {MAX_JOINTS + 1} of a "
+            f"tree of {MAX_JOINTS} joints (lagdyn.robot.MAX_JOINTS)"
+        )
     if not link_elems and not joints:
         raise LagdynError(f"URDF {rname!r} is empty: it has no <link> and no <joint>")
     problems: list[str] = []
@@ -310,6 +356,100 @@ def _mass_text(m: Any) -> str:
     return f"{float(m):.6g} kg"
 
 
+#: The most constant angles that are not multiples of π/12 (rpy angles such as 0.3) one
+#: placement may compose through a run of fixed joints: their exact product has a number of
+#: terms exponential in them (12 angles: about 150 terms per rotation entry). Real files
+#: compose at most 9 (icub_reduced's IMU frame).
+MAX_COMPOSED_ANGLES = 12
+
+#: The most terms (summed over the entries) of the placements that compose such angles in
+#: one file, the placements shared by several links counted once: the cost of the merged
+#: constants is proportional to it (about 3 ms a term on one core). Real files need up to
+#: about 540 (icub_reduced).
+MAX_COMPOSED_TERMS = 2000
+
+
+def _se(m: Any) -> Any:
+    return se.DenseMatrix(m.rows, m.cols, [se.sympify(x) for x in m.flat()])
+
+
+def _sympy_matrix(m: Any) -> sp.ImmutableMatrix:
+    return Mat(m.rows, m.cols, [sp.sympify(x) for x in m])
+
+
+def _then(Rb: Any, pb: Any, Ro: Any, po: Any) -> tuple[Any, Any]:
+    """The placement ``(Rb, pb)·(Ro, po)`` in symengine, ``None`` standing for the identity
+    rotation and the zero offset (``Ro is _EYE``, ``po is _ZERO3`` for the sympy ones).
+
+    Expanded, so that a run of fixed joints stays a sum of products of the angles' sines and
+    cosines (bounded by :data:`MAX_COMPOSED_ANGLES`), not a tree of products three times
+    larger per joint; each fixed joint costs the same, however long the run."""
+    R = Rb if Ro is _EYE else _se(Ro) if Rb is None else (Rb * _se(Ro)).expand()
+    if po is _ZERO3:
+        return R, pb
+    step = _se(po) if Rb is None else (Rb * _se(po)).expand()
+    return R, step if pb is None else (pb + step).expand()
+
+
+def _terms(*matrices: Any) -> int:
+    """The number of terms of the entries of symengine matrices (``None`` counts nothing)."""
+    return sum(
+        len(x.args) if isinstance(x, se.Add) else 1 for m in matrices if m is not None for x in m
+    )
+
+
+def _se_inertia(own: tuple[Any, Any, Any]) -> list[Any]:
+    m, h, I = own
+    return [se.sympify(m), _se(Mat(h)), _se(Mat(I))]
+
+
+def _merge(acc: list[Any], R: Any, p: Any, inertial: Any, expand: bool) -> None:
+    """Add a welded link's (m, h, I) at placement (R, p) (symengine, ``None`` for the
+    identity and zero) to ``acc``, as :func:`transform_inertia` does; expanded when R holds
+    no transcendental cosine (the product R I Rᵀ of such rotations would square their
+    number of terms)."""
+    m, h, I = (se.sympify(inertial[0]), _se(inertial[1]), _se(inertial[2]))
+    Rh, I2 = (h, I) if R is None else (R * h, R * I * R.T)
+    h2 = Rh
+    if p is not None:
+
+        def cross(v: Any) -> Any:
+            return se.DenseMatrix(3, 3, [0, -v[2], v[1], v[2], 0, -v[0], -v[1], v[0], 0])
+
+        P, H = cross(p), cross(Rh)
+        I2 = I2 - P * P * m - P * H - H * P
+        h2 = Rh + p * m
+    if expand:
+        I2, h2 = I2.expand(), h2.expand()
+    acc[0] = acc[0] + m
+    acc[1] = acc[1] + h2
+    acc[2] = acc[2] + I2
+
+
+def _coefficient(text: str, what: str) -> Any:
+    """A ``<dynamics>`` coefficient: a finite, nonnegative number."""
+    value = _number(text, what)
+    if value < 0:
+        raise LagdynError(
+            f"{what} = {value} is negative: friction dissipates, so it is nonnegative"
+        )
+    return value
+
+
+def _default(s: sp.Symbol, v: Any, link: str) -> float:
+    """The default of a standard parameter: the file's numbers, which must fit a double."""
+    try:
+        value = float(v)
+    except (OverflowError, TypeError):
+        value = math.inf
+    if not math.isfinite(value):
+        raise LagdynError(
+            f"link {link!r}: the default of {s.name} overflows a double (the file's mass, "
+            "centre of mass and inertia combine to more than 1.8e308): rescale the units"
+        )
+    return value
+
+
 def from_urdf(
     source: str | os.PathLike[str],
     *,
@@ -387,40 +527,72 @@ def from_urdf(
         raise LagdynError(
             f"base must be None or 'fixed', got {base!r} (floating bases are not supported yet)"
         )
-    locked = tuple(locked) if not isinstance(locked, str) else (locked,)
+    if isinstance(locked, str):
+        locked = (locked,)
+    if not isinstance(locked, (list, tuple, set, frozenset)) or not all(
+        isinstance(x, str) for x in locked
+    ):
+        raise LagdynError(f"locked must be joint names (strings), got {locked!r}")
+    locked = tuple(locked)
     root = _parse(source)
     if root.tag != "robot":
         raise LagdynError(f"not a URDF: the root element is <{root.tag}>, expected <robot>")
     rname = root.get("name", "")
     root_link, joints, links = _tree(root, locked)
     masses = {name: _inertial(e) for name, e in links.items()}  # every link checked
-    # placement of every link frame in the frame of the moving body it is welded to
-    body_of: dict[str, tuple[int, Any, Any]] = {root_link: (-1, _EYE, _ZERO3)}
+    # placement of every link frame in the frame of the moving body it is welded to, and
+    # the joints whose angles (not rational multiples of π) that placement composes
+    body_of: dict[str, tuple[int, Any, Any, tuple[str, ...]]] = {root_link: (-1, None, None, ())}
     members: list[list[str]] = []  # the links of each moving body
     welded_to_root: list[str] = [root_link]
     chain_links: list[Link] = []
     names: list[str] = []
     inertials: list[tuple[Any, Any, Any]] = []
-    for j in joints:
+    work = 0  # terms of the placements that compose transcendental angles
+    merged: dict[int, list[Any]] = {}  # body -> [m, h, I] in symengine (fixed links added)
+    for j in joints:  # depth-first: a link's body is known before its children's
         jn = str(j.get("name"))
         parent = str(j.find("parent").get("link"))  # type: ignore[union-attr]
         child = str(j.find("child").get("link"))  # type: ignore[union-attr]
-        b, Rb, pb = body_of[parent]
-        Ro, po = _origin(j.find("origin"), f"joint {jn!r} origin")
-        R, p = Mat(Rb * Ro), Mat(pb + Rb * po)
+        b, Rb, pb, oddb = body_of[parent]
+        Ro, po, k = _origin(j.find("origin"), f"joint {jn!r} origin")
+        odd = oddb + (jn,) * k
+        if len(odd) > MAX_COMPOSED_ANGLES:
+            raise LagdynError(
+                f"URDF {rname!r}: joint {jn!r} composes {len(odd)} constant angles that are "
+                f"not multiples of π/12 through the fixed joints {sorted(set(odd))} (at most "
+                f"{MAX_COMPOSED_ANGLES}: their exact product grows exponentially). Round the "
+                "rpy angles of those joints to multiples of π/12 where that is meant, or "
+                "merge the fixed joints in the file"
+            )
+        R, p = _then(Rb, pb, Ro, po)
+        if odd:  # the work of exact constants is bounded before it is done (below)
+            work += _terms(None if R is Rb else R, None if p is pb else p)
+            if work > MAX_COMPOSED_TERMS:
+                raise LagdynError(
+                    f"URDF {rname!r}: the fixed joints compose constant angles that are not "
+                    f"multiples of π/12 into placements of more than {MAX_COMPOSED_TERMS} "
+                    f"terms in all (at joint {jn!r}; their exact products grow with every "
+                    "angle and every link they carry). Round the rpy angles to multiples "
+                    "of π/12 where that is meant, or merge the fixed joints in the file"
+                )
         kind = "fixed" if jn in locked else j.get("type")
         if kind == "fixed":
-            body_of[child] = (b, R, p)
+            body_of[child] = (b, R, p, odd)
             if b < 0:
                 if j.get("type") == "fixed":
                     welded_to_root.append(child)
                 continue
             members[b].append(child)
             if masses[child] is not None:
-                mm, hh, II = transform_inertia(R, p, *masses[child][:3])  # type: ignore[index]
-                m0, h0, I0 = inertials[b]
-                inertials[b] = (m0 + mm, Mat(h0 + hh), Mat(I0 + II))
+                if b not in merged:
+                    merged[b] = _se_inertia(inertials[b])
+                _merge(merged[b], R, p, masses[child], not odd)
             continue
+        pre = (  # the file's own sympy origin when no fixed joint comes before it
+            Ro if Rb is None else _sympy_matrix(R),
+            (po if pb is None else _ZERO3 if p is None else _sympy_matrix(p)),
+        )
         ax = j.find("axis")
         axis = _floats(
             ax.get("xyz") if ax is not None else None, 3, (1, 0, 0), f"joint {jn!r} axis"
@@ -428,11 +600,13 @@ def from_urdf(
         if all(a == 0 for a in axis):
             raise LagdynError(f"URDF {rname!r}: joint {jn!r} has the zero axis '0 0 0'")
         dyn = j.find("dynamics")
-        damping = (
-            _number(dyn.get("damping", "0"), f"joint {jn!r} damping") if dyn is not None else 0
-        )
-        coulomb = (
-            _number(dyn.get("friction", "0"), f"joint {jn!r} friction") if dyn is not None else 0
+        damping, coulomb = (
+            (
+                _coefficient(dyn.get(key, "0"), f"joint {jn!r} {key}")
+                if dyn is not None
+                else sp.Integer(0)
+            )
+            for key in ("damping", "friction")
         )
         index = len(chain_links)
         chain_links.append(
@@ -441,7 +615,7 @@ def from_urdf(
                 "prismatic" if kind == "prismatic" else "revolute",
                 axis,  # normalised by Link, as Pinocchio does
                 parent=b,
-                pre=(R, p),
+                pre=pre,
                 viscous=damping if friction else 0,
                 coulomb=coulomb if friction else 0,
             )
@@ -450,7 +624,10 @@ def from_urdf(
         members.append([child])
         own = masses[child]
         inertials.append(own[:3] if own is not None else (sp.Integer(0), _ZERO3, _ZERO33))
-        body_of[child] = (index, _EYE, _ZERO3)
+        body_of[child] = (index, None, None, ())
+    for b, (m, h, I) in merged.items():  # back to sympy once per body
+        sym = [[sp.sympify(I[min(r, c), max(r, c)]) for c in range(3)] for r in range(3)]
+        inertials[b] = (sp.sympify(m), _sympy_matrix(h), Mat(sym))
     if not chain_links:
         raise LagdynError(
             f"URDF {rname!r} has no movable joint"
@@ -459,15 +636,15 @@ def from_urdf(
     _warn_floating_base(rname, root_link, welded_to_root, masses, base)
     if check_inertia:  # the links that move (those welded to the world do not enter M)
         moving = [(name, m) for group in members for name in group if (m := masses[name])]
-        odd = [c for c in (_check_inertia(name, m[3]) for name, m in moving) if c]
-        if odd:
+        unlike = [c for c in (_check_inertia(name, m[3]) for name, m in moving) if c]
+        if unlike:
             warnings.warn(
-                f"URDF {rname!r}: the inertia of link {', '.join(odd)} violates the triangle "
+                f"URDF {rname!r}: the inertia of {', '.join(unlike)} violates the triangle "
                 "inequality A + B ≥ C of principal moments, which no mass distribution "
                 "gives (M stays positive definite; pass check_inertia=False to accept it "
                 "silently)",
                 UserWarning,
-                stacklevel=2,
+                stacklevel=user_stacklevel(),
             )
     _check_massless(rname, chain_links, names, members, inertials, masses, parameters)
     defaults: dict[sp.Symbol, float] = {}
@@ -479,7 +656,7 @@ def from_urdf(
             final.append(symbolic_inertia(link, k + 1))
             values = (I[0, 0], I[0, 1], I[0, 2], I[1, 1], I[1, 2], I[2, 2], *h, m)
             for s, v in zip(standard_parameters(k + 1).values(), values):
-                defaults[s] = float(v)
+                defaults[s] = _default(s, v, link.name)
     chain, _ = make_chain(final, gravity=gravity, defaults=defaults, names=names)
     return build(chain, friction=friction)
 
@@ -504,7 +681,7 @@ def _warn_floating_base(
         "fixed-base model, as pin.buildModelFromUrdf without a root joint). Pass base='fixed' "
         "if a fixed base is meant.",
         UserWarning,
-        stacklevel=3,
+        stacklevel=user_stacklevel(),
     )
 
 
@@ -547,5 +724,7 @@ def _check_massless(
     if parameters == "numeric":
         raise SingularMassMatrixError(message)
     warnings.warn(
-        message + " (the symbolic model's defaults make M singular)", UserWarning, stacklevel=3
+        message + " (the symbolic model's defaults make M singular)",
+        UserWarning,
+        stacklevel=user_stacklevel(),
     )
