@@ -319,15 +319,24 @@ def test_ten_thousand_joints_are_refused_before_any_work(moving):
 
 
 def test_long_fixed_run_listed_leaves_first_merges_exactly():
-    """200 fixed joints (quarter turns, so the placements cycle) welded to one moving link:
-    one merged body whose mass and inertia about the joint axis are the sums."""
-    xml = fixed_chain(201, reverse=True, rpy_angles="0 0 1.5707963267948966", xyz="0 0 1")
+    """200 fixed joints (quarter turns about two axes, so the placements cycle) welded to
+    one moving link, listed leaves first: one body whose mass, first moment and inertia are
+    the sums, as a plain numpy accumulation of the placements gives them."""
+    half = "1.5707963267948966"
+    xml = fixed_chain(201, reverse=True, rpy_angles=f"{half} 0 {half}", xyz="1 0 0.5")
     arm = quiet(ld.robot.from_urdf, xml, base="fixed", parameters="numeric")
     assert arm.n == 1
     link = arm.chain.links[0]
     assert link.mass == 201
-    # every link's COM sits on the z axis (xyz = 0 0 1 per joint): Izz = 201 × 0.1
-    assert sp.nsimplify(link.inertia[2, 2]) == sp.Rational(201, 10)
+    step = np.array([[0.0, 0, 1], [1, 0, 0], [0, 1, 0]])  # Rz(π/2) Rx(π/2)
+    R, p = np.eye(3), np.zeros(3)
+    h, inertia = np.zeros(3), np.zeros((3, 3))
+    for _ in range(201):  # link 1 at the identity, then each fixed joint
+        h += p
+        inertia += 0.1 * np.eye(3) + (p @ p) * np.eye(3) - np.outer(p, p)
+        p, R = p + R @ np.array([1, 0, 0.5]), R @ step
+    np.testing.assert_allclose(np.array(link.first_moment, dtype=float).ravel(), h, rtol=1e-15)
+    np.testing.assert_allclose(np.array(link.inertia, dtype=float), inertia, rtol=1e-15)
 
 
 def test_fixed_joints_composing_too_many_transcendental_angles_are_refused():

@@ -34,6 +34,7 @@ from ..recursive import (
 )
 from ..recursive import proofs as proofs
 from ..recursive import regressor as regressor
+from ._checks import MAX_JOINTS
 from .builders import exact, exact_angle, from_dh, from_screws, make_chain
 from .system import RobotSystem
 from .urdf import from_urdf, transform_inertia
@@ -61,6 +62,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "MAX_JOINTS",
     "Chain",
     "Link",
     "Program",

@@ -464,15 +464,18 @@ def from_urdf(
 
     Parameters
     ----------
-    source : str or path
-        A file path, or the XML itself (a string starting with ``<``).
+    source : str, bytes or path
+        A file path (``str`` or ``os.PathLike``), or the XML itself: a string starting with
+        ``<``, or ``bytes`` (read as XML, with the encoding its declaration names). At most
+        :data:`~lagdyn.robot.MAX_JOINTS` ``<joint>`` elements, fixed ones included.
     parameters : {"symbolic", "numeric"}
         Ten symbols per moving link (the file's numbers, fixed links merged, become
         ``defaults``) or the file's numbers.
     gravity : 3-vector, optional
         In the root link's frame; default ``(0, 0, -g)``.
     friction : bool
-        Use each joint's ``<dynamics damping friction>`` as viscous and Coulomb friction.
+        Use each joint's ``<dynamics damping friction>`` as viscous and Coulomb friction
+        (read and checked, nonnegative, whether or not this is set).
     locked : sequence of str
         Names of movable joints to lock at 0 (treated as fixed, e.g. a gripper's fingers or
         a mimic joint).
@@ -496,11 +499,17 @@ def from_urdf(
     Raises
     ------
     LagdynError
-        Malformed XML, a missing file, an empty file, floating/planar joints, movable mimic
+        A source that is neither a path nor XML text, malformed XML, a missing file, an
+        empty file, more than ``MAX_JOINTS`` joints, floating/planar joints, movable mimic
         joints, duplicate names, a joint naming a link that does not exist, a link with two
-        parents (closed loop), a cycle, several roots, a zero axis, a non-finite number, an
-        ``<inertial>`` without ``<mass>`` or ``<inertia>``, a negative mass or an inertia
-        that is not positive semidefinite. Every message names the joint or link.
+        parents (closed loop), a cycle, several roots, a zero axis, a number that is not
+        finite or overflows (or underflows) a double — read as a double first, so a huge
+        exponent costs nothing —, an ``<inertial>`` without ``<mass>`` or ``<inertia>``, a
+        negative mass or ``<dynamics>`` coefficient, an inertia that is not positive
+        semidefinite, a run of fixed joints composing more than
+        :data:`MAX_COMPOSED_ANGLES` rpy angles that are not multiples of π/12 (or more
+        than :data:`MAX_COMPOSED_TERMS` terms of such placements in the file). Every
+        message names the joint or link.
     SingularMassMatrixError
         ``parameters="numeric"`` and a movable joint that moves only massless links (links
         without ``<inertial>``): its row of M would be zero.
