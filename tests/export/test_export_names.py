@@ -164,3 +164,30 @@ def test_the_cli_refuses_before_writing(tmp_path, capsys):
     argv = ["export", "double_pendulum", "-t", "julia", "--name", "n", "--out", str(out)]
     assert main(argv) == 2
     assert "its module 'N' is a constant of the generated module" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("target", "compiler"), [("c", ["-x", "c"]), ("cpp", ["-x", "c++"])])
+def test_the_compilers_predefined_macros_are_refused(target, compiler):
+    """Every macro this machine's compiler predefines without a leading underscore (GNU
+    modes: ``unix``, ``linux``) is refused: ``namespace unix {`` reads ``namespace 1 {``."""
+    import shutil
+    import subprocess
+
+    from lagdyn.codegen.names import check_export_name
+    from lagdyn.errors import LagdynError
+
+    cc = shutil.which("gcc" if target == "c" else "g++") or shutil.which("cc")
+    if cc is None:
+        pytest.skip("no C compiler")
+    out = subprocess.run(
+        [cc, "-dM", "-E", *compiler, "-"], input="", capture_output=True, text=True, check=True
+    ).stdout
+    words = sorted(
+        line.split()[1]
+        for line in out.splitlines()
+        if line.startswith("#define ") and not line.split()[1].startswith("_")
+    )
+    assert words, "the compiler predefines no plain macro here (nothing to check)"
+    for word in words:
+        with pytest.raises(LagdynError, match="clashes with"):
+            check_export_name(word, target)

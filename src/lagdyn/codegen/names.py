@@ -101,7 +101,10 @@ _C_HEADERS = _words(
     signal stdalign stdarg stdatomic stdbit stdbool stdckdint stddef stdint stdio stdlib
     stdnoreturn string tgmath threads time uchar wchar wctype"""
 )
-_C = _C_KEYWORDS | _C_MATH | _C_LIBRARY
+#: Macros GCC and Clang predefine in their default GNU modes (``-std=gnu*``, the default):
+#: ``namespace unix {`` becomes ``namespace 1 {``.
+_C_PREDEFINED = _words("unix linux i386 i486 i586 i686 sun sparc mips vax m68k hppa hpux pdp11")
+_C = _C_KEYWORDS | _C_MATH | _C_LIBRARY | _C_PREDEFINED
 
 _CXX_KEYWORDS = _words(
     """alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t
@@ -221,6 +224,8 @@ def _kind(word: str, target: str) -> str:
             return "a name of <math.h>" if target == "c" else "a name of <cmath>"
         if word in ("std", "T"):
             return "a name the generated C++ code uses"
+        if word in _C_PREDEFINED:
+            return "a macro GCC and Clang predefine in their default GNU modes"
         return "a name of the C standard library"
     if target == "julia":
         if word in _JULIA_KEYWORDS:
