@@ -207,3 +207,22 @@ def test_atomic_path_removes_its_temporary_file_on_failure(tmp_path):
         assert tmp.suffix == ".png" and tmp.parent == tmp_path and tmp.exists()
         tmp.write_bytes(b"png")
     assert _listing(tmp_path) == ["c.png"] and (tmp_path / "c.png").read_bytes() == b"png"
+
+
+def test_a_nul_in_an_output_name_is_named(tmp_path):
+    """The probe: a NUL in the path raised a raw ``ValueError: embedded null byte``."""
+    from lagdyn._files import atomic_path, write_file_atomically, write_files_atomically
+    from lagdyn.errors import LagdynError
+
+    with pytest.raises(LagdynError, match="holds a NUL character"):
+        write_file_atomically(tmp_path / "a\x00b.txt", "x")
+    with pytest.raises(LagdynError, match="holds a NUL character"):
+        write_files_atomically(tmp_path / "d\x00", {"a.txt": "x"})
+    with pytest.raises(LagdynError, match="holds a NUL character"):
+        write_files_atomically(tmp_path, {"a\x00.txt": "x"})
+    with (
+        pytest.raises(LagdynError, match="holds a NUL character"),
+        atomic_path(str(tmp_path) + "/x\x00.csv"),
+    ):
+        pass
+    assert list(tmp_path.iterdir()) == []

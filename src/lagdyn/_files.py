@@ -80,6 +80,13 @@ def _reason(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
+def _no_nul(path: str | os.PathLike[str], what: str) -> None:
+    """Refuse a name holding a NUL character (no file system can store it)."""
+    text = os.fsdecode(path) if isinstance(path, (bytes, os.PathLike)) else str(path)
+    if "\x00" in text:
+        raise LagdynError(f"the output {what} name {text!r} holds a NUL character")
+
+
 def _directory(path: Path, *, parents: bool) -> Path:
     """The existing (or, with ``parents``, created) directory of a target."""
     out = path.parent
@@ -153,6 +160,7 @@ def check_new_file(path: str | os.PathLike[str], *, force: bool = False) -> Path
     """
     if str(path).strip() == "":
         raise LagdynError("the output file name is empty")
+    _no_nul(path, "file")
     target = Path(path)
     _in_the_way([target], force=force)
     return target
@@ -386,6 +394,9 @@ def write_files_atomically(
     """
     if str(directory).strip() == "":
         raise LagdynError("the output directory name is empty")
+    _no_nul(directory, "directory")
+    for name in files:
+        _no_nul(name, "file")
     out = Path(directory)
     bad = [n for n in files if not n or Path(n).name != n or n in (".", "..")]
     if bad:
