@@ -76,3 +76,11 @@ def test_near_names_are_still_fine() -> None:
     (x,) = ld.coordinates("_x")
     sys_ = ld.LagrangianSystem(m * x.diff(ld.t) ** 2 / 2 - ld_ * x**2 / 2, [x])
     assert sys_.M[0, 0] == m
+
+
+def test_a_lone_surrogate_in_a_name_is_refused_when_the_system_is_built() -> None:
+    """The probe: ``sp.Symbol('x\\ud800')`` reached lambdify and the exports and died there
+    with a raw UnicodeEncodeError."""
+    L, q = _pendulum_like(sp.Symbol("m\ud800", positive=True))
+    with pytest.raises(ld.LagdynError, match="not valid Unicode text"):
+        ld.LagrangianSystem(L, q)

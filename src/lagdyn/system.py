@@ -105,6 +105,14 @@ def _scan(expr: sp.Basic) -> tuple[set[sp.Derivative], set[sp.Basic], bool]:
     return derivs, funcs, explicit_t
 
 
+def _encodable(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _refuse_reserved(L: sp.Expr, forces: Any, q: Sequence[sp.Expr], defaults: Any) -> None:
     """Refuse symbols named like lagdyn's internal ones (``_ldq0`` would merge with q_0)."""
     exprs = [L, *(forces if forces is not None else ())]
@@ -114,6 +122,12 @@ def _refuse_reserved(L: sp.Expr, forces: Any, q: Sequence[sp.Expr], defaults: An
     msg = _reserved_message(names)
     if msg:
         raise LagdynError(msg)
+    unencodable = sorted(n for n in names if not _encodable(n))
+    if unencodable:  # a lone surrogate: no file, header or code printer can hold it
+        raise LagdynError(
+            f"symbol names {', '.join(map(ascii, unencodable))} are not valid Unicode text "
+            "(a lone surrogate): rename them"
+        )
     by_look: dict[str, list[str]] = {}
     for name in sorted(names):
         by_look.setdefault(skeleton(name), []).append(name)
