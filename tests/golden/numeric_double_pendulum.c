@@ -6,11 +6,16 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+#if defined(__GNUC__) || defined(__clang__)
+#define LD_INLINE static inline __attribute__((always_inline))
+#else
+#define LD_INLINE static inline
+#endif
 #pragma omp declare simd notinbranch
 double sin(double);
 #pragma omp declare simd notinbranch
 double cos(double);
-static inline void M_state(const double *q, const double *qd, const double *x, const double *params, double t, double *out) {
+LD_INLINE void M_state(const double *q, const double *qd, const double *x, const double *params, double t, double *out) {
     const double q_0 = q[0];
     const double q_1 = q[1];
     (void)q; (void)qd; (void)x; (void)params; (void)t;
@@ -58,7 +63,7 @@ void ld_M(long N, const double *q, const double *qd, const double *x, long sx,
     M_range(0, N, q, qd, x, sx, params, sp, t, st, out);
 }
 
-static inline void C_state(const double *q, const double *qd, const double *x, const double *params, double t, double *out) {
+LD_INLINE void C_state(const double *q, const double *qd, const double *x, const double *params, double t, double *out) {
     const double q_0 = q[0];
     const double q_1 = q[1];
     const double qd_0 = qd[0];
@@ -108,7 +113,7 @@ void ld_C(long N, const double *q, const double *qd, const double *x, long sx,
     C_range(0, N, q, qd, x, sx, params, sp, t, st, out);
 }
 
-static inline void g_state(const double *q, const double *qd, const double *x, const double *params, double t, double *out) {
+LD_INLINE void g_state(const double *q, const double *qd, const double *x, const double *params, double t, double *out) {
     const double q_0 = q[0];
     const double q_1 = q[1];
     (void)q; (void)qd; (void)x; (void)params; (void)t;
@@ -154,7 +159,7 @@ void ld_g(long N, const double *q, const double *qd, const double *x, long sx,
     g_range(0, N, q, qd, x, sx, params, sp, t, st, out);
 }
 
-static inline void energy_state(const double *q, const double *qd, const double *x, const double *params, double t, double *out) {
+LD_INLINE void energy_state(const double *q, const double *qd, const double *x, const double *params, double t, double *out) {
     const double q_0 = q[0];
     const double q_1 = q[1];
     const double qd_0 = qd[0];
@@ -203,7 +208,7 @@ void ld_energy(long N, const double *q, const double *qd, const double *x, long 
     energy_range(0, N, q, qd, x, sx, params, sp, t, st, out);
 }
 
-static inline void bias_state(const double *q, const double *qd, const double *x, const double *params, double t, double *out) {
+LD_INLINE void bias_state(const double *q, const double *qd, const double *x, const double *params, double t, double *out) {
     const double q_0 = q[0];
     const double q_1 = q[1];
     const double qd_0 = qd[0];
@@ -255,7 +260,7 @@ void ld_bias(long N, const double *q, const double *qd, const double *x, long sx
     bias_range(0, N, q, qd, x, sx, params, sp, t, st, out);
 }
 
-static inline void inverse_dynamics_state(const double *q, const double *qd, const double *qdd, const double *params, double t, double *out) {
+LD_INLINE void inverse_dynamics_state(const double *q, const double *qd, const double *qdd, const double *params, double t, double *out) {
     const double q_0 = q[0];
     const double q_1 = q[1];
     const double qd_0 = qd[0];
@@ -312,7 +317,7 @@ void ld_inverse_dynamics(long N, const double *q, const double *qd, const double
     inverse_dynamics_range(0, N, q, qd, qdd, sx, params, sp, t, st, out);
 }
 
-static inline void forward_dynamics_state(const double *q, const double *qd, const double *tau, const double *params, double t, double *out) {
+LD_INLINE void forward_dynamics_state(const double *q, const double *qd, const double *tau, const double *params, double t, double *out) {
     const double q_0 = q[0];
     const double q_1 = q[1];
     const double qd_0 = qd[0];

@@ -18,7 +18,11 @@ from .common import PrinterMixin, describe, header_lines, kernel_args, prod, rea
 from .ir import HEADER, Kernel, Program
 from .python import slot_symbols
 
-__all__ = ["CPrinter", "export_files", "runtime_source"]
+__all__ = ["RUNTIME_VERSION", "CPrinter", "export_files", "runtime_source"]
+
+#: Bumped whenever the runtime module's C changes for the same program (part of the C
+#: backend's cache key, so that a cached module built from older C is not loaded).
+RUNTIME_VERSION = "2"
 
 
 class CPrinter(PrinterMixin, C99CodePrinter):
@@ -37,6 +41,12 @@ class CPrinter(PrinterMixin, C99CodePrinter):
 
 
 # ------------------------------------------------------------------ runtime module
+#: Kernels of at most this many statements (intermediates and outputs) have their per-state
+#: body forced inline (``always_inline``): gcc does not inline a large body into the
+#: ``omp simd`` loop by itself, and the loop then calls scalar ``sin``/``cos`` one state at
+#: a time instead of their vector versions.
+INLINE_LIMIT = 200
+
 #: Per-kernel part of the runtime module after the state body; ``$name``, ``$size``,
 #: ``$n``, ``$x`` (name of the third slot), ``$args`` (one-state arguments), ``$vecs``.
 _KERNEL = Template(
@@ -165,13 +175,20 @@ done:
 )
 
 
+def forced_inline(k: Kernel) -> bool:
+    """Whether the per-state body of ``k`` is forced inline (:data:`INLINE_LIMIT`)."""
+    return len(k.body) + len(k.outputs) <= INLINE_LIMIT
+
+
 def _state_body(program: Program, k: Kernel, pr: CPrinter) -> list[str]:
-    """``static inline void <name>_state(q, qd, x, params, t, out)``."""
+    """``static inline void <name>_state(q, qd, x, params, t, out)`` (``LD_INLINE``: forced
+    inline, so that the batched loop vectorizes it, when :func:`forced_inline`)."""
     slots = slot_symbols(program, k)
     x = slots[2][0]
     used = k.used_symbols()
+    inline = "LD_INLINE" if forced_inline(k) else "static inline"
     out = [
-        f"static inline void {k.name}_state(const double *q, const double *qd, "
+        f"{inline} void {k.name}_state(const double *q, const double *qd, "
         f"const double *{x}, const double *params, double t, double *out) {{"
     ]
     out += [
@@ -213,6 +230,11 @@ def runtime_source(program: Program, key: str, *, simd: bool) -> tuple[str, str]
         "#include <math.h>",
         "#ifdef _OPENMP",
         "#include <omp.h>",
+        "#endif",
+        "#if defined(__GNUC__) || defined(__clang__)",
+        "#define LD_INLINE static inline __attribute__((always_inline))",
+        "#else",
+        "#define LD_INLINE static inline",
         "#endif",
     ]
     if simd:

@@ -293,7 +293,8 @@ class CBackend(Backend):
         nthreads = int(threads)  # 0: OpenMP's default (all cores or OMP_NUM_THREADS)
         if nthreads < 0:
             raise LagdynError(f"threads must be ≥ 0, got {threads!r}")
-        key = hashlib.sha256(f"{key}|{_toolchain_fingerprint()}".encode()).hexdigest()
+        fingerprint = f"{_toolchain_fingerprint()}|c-runtime-{ccode.RUNTIME_VERSION}"
+        key = hashlib.sha256(f"{key}|{fingerprint}".encode()).hexdigest()
         modname = f"_lagdyn_c_{key[:24]}"
         suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
         if cache is not None:
