@@ -206,21 +206,32 @@ def _entry(x: Any, where: str) -> sp.Expr:
     return constant(value, where)
 
 
+#: Angles beyond this many radians are never snapped: a double's spacing there approaches
+#: the snapping tolerance, and 1e300 rad would "snap" to a multiple of π/12 it is not.
+SNAP_LIMIT = 1e6
+
+
 def exact_angle(x: Any, tol: float = 1e-9) -> sp.Expr:
     """An angle, snapped to a multiple of π/12 when within ``tol`` (1.57079632679 → π/2).
+
+    Only angles below :data:`SNAP_LIMIT` (10⁶ rad) in magnitude are snapped; larger ones
+    are kept as read.
 
     Examples
     --------
     >>> from lagdyn.robot import exact_angle
     >>> exact_angle(1.57079632679), exact_angle("-3.14159265359"), exact_angle(0.5)
     (pi/2, -pi, 1/2)
+    >>> exact_angle(1e300) == 10**300
+    True
     """
     e = exact(x)
     if e.is_number and not e.free_symbols:
         v = float(e)
-        k = round(v / (math.pi / 12))
-        if abs(v - k * math.pi / 12) < tol:
-            return sp.pi * k / 12
+        if abs(v) < SNAP_LIMIT:
+            k = round(v / (math.pi / 12))
+            if abs(v - k * math.pi / 12) < tol:
+                return sp.pi * k / 12
     return e
 
 

@@ -362,11 +362,11 @@ def _mass_text(m: Any) -> str:
 #: compose at most 9 (icub_reduced's IMU frame).
 MAX_COMPOSED_ANGLES = 12
 
-#: The most terms (summed over the entries) of the placements that compose such angles in
-#: one file, the placements shared by several links counted once: the cost of the merged
-#: constants is proportional to it (about 3 ms a term on one core). Real files need up to
-#: about 540 (icub_reduced).
-MAX_COMPOSED_TERMS = 2000
+#: The most terms (summed over the entries) of the products of such rotations in one file
+#: (a rotation after a fixed joint that turned by one; a placement shared by several links
+#: counted once): the cost of the merged constants grows with it (about 3 ms a term on one
+#: core). Real files need up to about 140 (icub_reduced).
+MAX_COMPOSED_TERMS = 1000
 
 
 def _se(m: Any) -> Any:
@@ -575,7 +575,7 @@ def from_urdf(
                 "merge the fixed joints in the file"
             )
         R, p = _then(Rb, pb, Ro, po)
-        if odd:  # the work of exact constants is bounded before it is done (below)
+        if odd and Rb is not None:  # a product of rotations: its size is bounded
             work += _terms(None if R is Rb else R, None if p is pb else p)
             if work > MAX_COMPOSED_TERMS:
                 raise LagdynError(
