@@ -43,6 +43,16 @@ STEP_VERSION = "1"
 #: The built-in observations (``observation=``).
 OBSERVATIONS = ("state", "wrapped", "sincos")
 TWO_PI = 2.0 * math.pi
+#: Set (to True) on the callables of the ready-made tasks, whose results are known to be
+#: fresh arrays of the right shape and dtype (float64 rewards, finite for finite states;
+#: boolean terminations; float64 resets of shape (size, 2n)): the environments then skip the
+#: defensive copies and checks they apply to user callables.
+FRESH = "_lagdyn_fresh"
+
+
+def fresh(fn: Any) -> bool:
+    """Whether ``fn`` is marked :data:`FRESH`."""
+    return getattr(fn, FRESH, False) is True
 
 
 def import_gymnasium() -> Any:
@@ -409,8 +419,41 @@ class FusedStepper:
         self.p = np.ascontiguousarray(np.append(free.reshape(-1), self.h).reshape(1, -1))
         self.backend = backend
         self._none: dict[int, np.ndarray] = {}
+        self._direct_of: Any = None
+        self._direct: Any = None
+
+    def direct(self) -> Any:
+        """``(ld_step, ffi, params buffer, threads)`` when the kernels are the C backend's
+        (its batched entry point called without the generic wrapper), else None."""
+        kernels = self.kernels
+        if kernels is not self._direct_of:
+            self._direct_of = kernels
+            lib, ffi = getattr(kernels, "lib", None), getattr(kernels, "ffi", None)
+            fn = getattr(lib, "ld_step", None) if ffi is not None else None
+            threads = getattr(kernels, "threads", None)
+            self._direct = (
+                None
+                if fn is None or threads is None
+                else (fn, ffi, ffi.from_buffer("double[]", self.p), int(threads))
+            )
+        return self._direct
 
     def __call__(self, x: np.ndarray, tau: np.ndarray, t: np.ndarray) -> np.ndarray:
+        direct = self.direct()
+        if direct is not None:  # x, tau, t: C-contiguous float64, B or 1 rows
+            fn, ffi, params, threads = direct
+            buf = ffi.from_buffer
+            size = x.shape[0]
+            su = tau.shape[1] if tau.shape[0] != 1 else 0
+            bu = buf("double[]", tau)
+            for s in range(self.substeps):
+                ts = t if s == 0 else t + s * self.h
+                out = np.empty(x.shape)
+                bx, bt = buf("double[]", x), buf("double[]", ts)
+                st = 1 if ts.shape[0] != 1 else 0
+                fn(size, bx, ffi.NULL, bu, su, params, 0, bt, st, buf("double[]", out), threads)
+                x = out
+            return x
         batch, size = self.kernels.batch, x.shape[0]
         none = self._none.get(size)
         if none is None:  # the unused q̇ slot of the kernel interface: (B, 0)
@@ -833,9 +876,11 @@ class Observations:
         self.callable: Callable[[np.ndarray], Any] | None = None
         self.user_space = space
         vel_hi = np.full(n, np.inf) if velocity_limits is None else velocity_limits
+        self.fresh = False
         if callable(kind):
             self.kind = "callable"
             self.callable = kind
+            self.fresh = fresh(kind)
             self.low = self.high = None
             return
         if kind not in OBSERVATIONS:
@@ -882,6 +927,8 @@ class Observations:
             cols += [x[:, self.n + i] for i in range(self.n)]
             return np.stack(cols, axis=1).astype(self.dtype)
         assert self.callable is not None
+        if self.fresh:  # a task's observation: (B, k) floats
+            return self.callable(x).astype(self.dtype)  # type: ignore[no-any-return]
         out = np.asarray(self.callable(x))
         if out.ndim != 2 or out.shape[0] != x.shape[0]:
             raise ShapeError(
@@ -972,6 +1019,8 @@ def uniform_reset(center: np.ndarray, noise: np.ndarray) -> ResetFn:
     def draw(rng: np.random.Generator, size: int) -> np.ndarray:
         return rng.uniform(center - noise, center + noise, size=(size, center.shape[0]))
 
+    setattr(draw, FRESH, True)
+
     return draw
 
 
@@ -984,6 +1033,10 @@ def reset_states(
     state once after the autoreset; :meth:`Core.check_finite` names a bad reset there).
     """
     raw = fn(rng, size)
+    if fresh(fn):  # a task's own draw: (size, 2n) float64, nobody else's array
+        if finite and not math.isfinite(float(np.add.reduce(raw, axis=None))):
+            raise LagdynError("reset(rng, size) returned NaN or infinite states")
+        return raw if raw.flags.c_contiguous else np.ascontiguousarray(raw)
     try:
         x = np.asarray(raw, dtype=np.float64)
     except (TypeError, ValueError, OverflowError):
@@ -1041,6 +1094,8 @@ class Core:
     def __post_init__(self) -> None:
         self.timed = self.model.time_dependent
         self._zero = np.zeros((1, 1))
+        self._fresh_reward = fresh(self.reward)
+        self._fresh_termination = fresh(self.termination)
 
     def settle(self, x: np.ndarray) -> np.ndarray:
         """Fresh states as the steps leave them: the ``wrap_angles`` angles in [−π, π)."""
@@ -1061,6 +1116,8 @@ class Core:
         batch = x.shape[0]
         if self.reward is None:
             return np.zeros(batch)
+        if self._fresh_reward:
+            return self.reward(x, applied, x1)  # type: ignore[no-any-return]
         r = np.array(self.reward(x, applied, x1), dtype=np.float64)  # a copy: never a view of x1
         if r.shape != (batch,):
             try:
@@ -1083,6 +1140,8 @@ class Core:
         batch = x1.shape[0]
         if self.termination is None:
             return np.zeros(batch, dtype=bool)
+        if self._fresh_termination:
+            return self.termination(x1)  # type: ignore[no-any-return]
         d = np.array(self.termination(x1))  # a copy, as the rewards
         if d.dtype != np.bool_:
             if d.dtype.kind not in "iu":

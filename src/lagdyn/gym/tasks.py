@@ -158,6 +158,15 @@ def _values(system: Any, base: Mapping[str, float], params: Mapping[Any, Any] | 
     return values
 
 
+def _fresh(*fns: Callable[..., Any]) -> None:
+    """Mark a task's callables as returning fresh, well-formed arrays (``_core.FRESH``):
+    the environments skip their defensive copies and checks (user callables keep them)."""
+    from ._core import FRESH
+
+    for fn in fns:
+        setattr(fn, FRESH, True)
+
+
 def _wrap(a: np.ndarray) -> np.ndarray:
     return a - 2 * math.pi * np.floor((a + math.pi) / (2 * math.pi))
 
@@ -206,6 +215,8 @@ def pendulum(*, params: Mapping[Any, Any] | None = None, max_torque: float = 2.0
 
     def reset(rng: np.random.Generator, size: int) -> np.ndarray:
         return rng.uniform([-math.pi, -1.0], [math.pi, 1.0], size=(size, 2))
+
+    _fresh(reward, reset)
 
     options = {
         "params": values,
@@ -274,6 +285,8 @@ def cart_pole(*, gymnasium_compat: bool = False, params: Mapping[Any, Any] | Non
         # |x| > limit is (x < -limit) | (x > limit) exactly, in two operations instead of three
         return (np.abs(x[:, 0]) > x_limit) | (np.abs(x[:, 1]) > angle_limit)
 
+    _fresh(reward, termination)
+
     options: dict[str, Any] = {
         "params": values,
         "dt": 0.02,
@@ -288,13 +301,15 @@ def cart_pole(*, gymnasium_compat: bool = False, params: Mapping[Any, Any] | Non
         "render_size": (600, 400),
     }
     if gymnasium_compat:
-        order = [0, 2, 1, 3]  # Gymnasium's (x, ẋ, θ, θ̇) ↔ lagdyn's (x, θ, ẋ, θ̇)
+        order = np.array([0, 2, 1, 3])  # Gymnasium's (x, ẋ, θ, θ̇) ↔ lagdyn's (x, θ, ẋ, θ̇)
 
         def observation(x: np.ndarray) -> np.ndarray:
-            return x[:, order]
+            return x.take(order, axis=1)  # a C-contiguous copy, in one call
 
         def reset(rng: np.random.Generator, size: int) -> np.ndarray:
-            return rng.uniform(-0.05, 0.05, size=(size, 4))[:, order]
+            return rng.uniform(-0.05, 0.05, size=(size, 4)).take(order, axis=1)
+
+        _fresh(observation, reset)
 
         high = np.array([2 * x_limit, np.inf, 2 * angle_limit, np.inf])
         options.update(observation=observation, observation_space=(-high, high), reset=reset)
@@ -380,6 +395,8 @@ def acrobot(*, gymnasium_compat: bool = False, params: Mapping[Any, Any] | None 
             x = x.astype(np.float32).astype(np.float64)
         x[:, 0] -= math.pi / 2  # θ1 → q1
         return x
+
+    _fresh(termination, reward, observation, reset)
 
     high = np.array([1.0, 1.0, 1.0, 1.0, 4 * math.pi, 9 * math.pi])
     span = 1.1 * (l1 + reach)
