@@ -242,6 +242,31 @@ def test_c_direct_step_with_substeps_time_and_staggered_resets():
     np.testing.assert_allclose(fast.state, slow.state, rtol=1e-13, atol=1e-13)
 
 
+@pytest.mark.parametrize("name", ["pendulum", "cart_pole", "acrobot"])
+def test_tasks_fast_paths_agree_with_their_callables(name):
+    """The shortcuts the environments take for the ready-made tasks (results not copied nor
+    checked, the acrobot's reward from the termination) give what the callables return."""
+    from lagdyn.gym._core import BY_TERMINATION, fresh
+
+    options = ld.gym.tasks.get(name).options
+    rng = np.random.default_rng(3)
+    x = rng.uniform(-4, 4, size=(256, 4 if name != "pendulum" else 2))
+    tau = rng.uniform(-1, 1, size=(256, 1))
+    reward, termination = options["reward"], options.get("termination")
+    assert fresh(reward) and (termination is None or fresh(termination))
+    r = reward(x, tau, x)
+    assert r.dtype == np.float64 and r.shape == (256,) and np.isfinite(r).all()
+    pair = getattr(reward, BY_TERMINATION, None)
+    if pair is not None:
+        done = termination(x)
+        assert 0 < done.sum() < 256
+        np.testing.assert_array_equal(np.where(done, *pair), r)
+    envs = ld.gym.make_vec(name, 8, backend="numpy")
+    obs, _ = envs.reset(seed=0)
+    assert obs.dtype == np.float32 and obs.flags.c_contiguous
+    assert envs.state.flags.c_contiguous
+
+
 def test_seeding_is_reproducible():
     env = ld.gym.make("pendulum", backend="numpy")
     first = env.reset(seed=3)[0]

@@ -48,6 +48,10 @@ TWO_PI = 2.0 * math.pi
 #: boolean terminations; float64 resets of shape (size, 2n)): the environments then skip the
 #: defensive copies and checks they apply to user callables.
 FRESH = "_lagdyn_fresh"
+#: Set on a task's reward that is ``(on_terminal, otherwise)`` by the step's termination
+#: (the acrobot's 0 / −1): the environments then take it from the termination they compute
+#: anyway instead of evaluating the termination twice.
+BY_TERMINATION = "_lagdyn_by_termination"
 
 
 def fresh(fn: Any) -> bool:
@@ -1096,6 +1100,23 @@ class Core:
         self._zero = np.zeros((1, 1))
         self._fresh_reward = fresh(self.reward)
         self._fresh_termination = fresh(self.termination)
+        pair = getattr(self.reward, BY_TERMINATION, None)
+        self._by_termination = (
+            (float(pair[0]), float(pair[1]))
+            if self._fresh_reward and self._fresh_termination and pair is not None
+            else None
+        )
+
+    def outcome(
+        self, x: np.ndarray, applied: np.ndarray, x1: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``(rewards (B,), terminated (B,))`` of the step ``x → x1`` (:meth:`rewards`,
+        :meth:`terminated`)."""
+        pair = self._by_termination
+        if pair is not None:
+            done = self.terminated(x1)
+            return np.where(done, pair[0], pair[1]), done
+        return self.rewards(x, applied, x1), self.terminated(x1)
 
     def settle(self, x: np.ndarray) -> np.ndarray:
         """Fresh states as the steps leave them: the ``wrap_angles`` angles in [−π, π)."""

@@ -351,8 +351,7 @@ class LagdynEnv(_EnvBase):
         x1 = core.advance(x, tau, self._steps)
         steps = self._steps + 1
         core.check_finite(x1, steps)
-        reward = core.rewards(x, applied, x1)
-        terminated = core.terminated(x1)
+        reward, terminated = core.outcome(x, applied, x1)
         self._x, self._steps = x1, steps
         limit = core.max_episode_steps
         truncated = limit is not None and int(steps[0]) >= limit
@@ -566,8 +565,7 @@ class LagdynVectorEnv(_VectorEnvBase):
             x1[idx] = core.settle(fresh)
             steps[idx] = 0
         core.check_finite(x1, steps, done if restart else None)
-        rewards = core.rewards(x, applied, x1)
-        terminated = core.terminated(x1)
+        rewards, terminated = core.outcome(x, applied, x1)
         limit = core.max_episode_steps
         truncated = steps >= limit if limit is not None else np.zeros(N, dtype=bool)
         if restart:

@@ -397,6 +397,9 @@ def acrobot(*, gymnasium_compat: bool = False, params: Mapping[Any, Any] | None 
         return x
 
     _fresh(termination, reward, observation, reset)
+    from ._core import BY_TERMINATION
+
+    setattr(reward, BY_TERMINATION, (0.0, -1.0))  # np.where(termination(x_next), 0, -1)
 
     high = np.array([1.0, 1.0, 1.0, 1.0, 4 * math.pi, 9 * math.pi])
     span = 1.1 * (l1 + reach)
