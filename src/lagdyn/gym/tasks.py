@@ -385,9 +385,15 @@ def acrobot(*, gymnasium_compat: bool = False, params: Mapping[Any, Any] | None 
         return np.where(termination(x_next), 0.0, -1.0)
 
     def observation(x: np.ndarray) -> np.ndarray:
-        q1, q2 = x[:, 0], x[:, 1]
-        # θ1 = q1 + π/2: cos θ1 = −sin q1, sin θ1 = cos q1
-        return np.stack([-np.sin(q1), np.cos(q1), np.cos(q2), np.sin(q2), x[:, 2], x[:, 3]], 1)
+        # θ1 = q1 + π/2: cos θ1 = −sin q1, sin θ1 = cos q1; written in place, few calls
+        out = np.empty((x.shape[0], 6))
+        q = x[:, :2]
+        np.cos(q, out=out[:, 1:3])  # cos q1, cos q2
+        sines = np.sin(q)
+        np.negative(sines[:, 0], out=out[:, 0])
+        out[:, 3] = sines[:, 1]
+        out[:, 4:] = x[:, 2:4]
+        return out
 
     def reset(rng: np.random.Generator, size: int) -> np.ndarray:
         x = rng.uniform(-0.1, 0.1, size=(size, 4))
