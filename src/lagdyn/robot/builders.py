@@ -156,8 +156,8 @@ def exact(x: Any) -> sp.Expr:
             _check_double(value, x)
             return value
         raise LagdynError(f"not a real number: {x!r}")
-    if isinstance(x, str):
-        return _text_number(x)
+    if isinstance(x, (str, Decimal)):
+        return _text_number(str(x))
     if isinstance(x, float):
         if not math.isfinite(x):
             raise LagdynError(f"not a finite number: {x!r}")
