@@ -433,13 +433,11 @@ class FusedStepper:
         if kernels is not self._direct_of:
             self._direct_of = kernels
             lib, ffi = getattr(kernels, "lib", None), getattr(kernels, "ffi", None)
-            fn = getattr(lib, "ld_step", None) if ffi is not None else None
+            fn = getattr(lib, "ld_step", None)
             threads = getattr(kernels, "threads", None)
-            self._direct = (
-                None
-                if fn is None or threads is None
-                else (fn, ffi, ffi.from_buffer("double[]", self.p), int(threads))
-            )
+            self._direct = None
+            if ffi is not None and fn is not None and threads is not None:
+                self._direct = (fn, ffi, ffi.from_buffer("double[]", self.p), int(threads))
         return self._direct
 
     def __call__(self, x: np.ndarray, tau: np.ndarray, t: np.ndarray) -> np.ndarray:
@@ -932,7 +930,7 @@ class Observations:
             return np.stack(cols, axis=1).astype(self.dtype)
         assert self.callable is not None
         if self.fresh:  # a task's observation: (B, k) floats
-            return self.callable(x).astype(self.dtype)  # type: ignore[no-any-return]
+            return self.callable(x).astype(self.dtype)
         out = np.asarray(self.callable(x))
         if out.ndim != 2 or out.shape[0] != x.shape[0]:
             raise ShapeError(
@@ -1138,7 +1136,7 @@ class Core:
         if self.reward is None:
             return np.zeros(batch)
         if self._fresh_reward:
-            return self.reward(x, applied, x1)  # type: ignore[no-any-return]
+            return self.reward(x, applied, x1)
         r = np.array(self.reward(x, applied, x1), dtype=np.float64)  # a copy: never a view of x1
         if r.shape != (batch,):
             try:
@@ -1162,7 +1160,7 @@ class Core:
         if self.termination is None:
             return np.zeros(batch, dtype=bool)
         if self._fresh_termination:
-            return self.termination(x1)  # type: ignore[no-any-return]
+            return self.termination(x1)
         d = np.array(self.termination(x1))  # a copy, as the rewards
         if d.dtype != np.bool_:
             if d.dtype.kind not in "iu":
