@@ -413,7 +413,7 @@ def _rows(table: Any) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for k, row in enumerate(table):
         if k >= MAX_JOINTS:
-            check_count(len(table) if isinstance(table, Sequence) else k + 1, "the DH table")
+            check_count(len(table) if hasattr(table, "__len__") else k + 1, "the DH table")
         if isinstance(row, Mapping):
             unknown = set(row) - {"d", "a", "alpha", "offset", "theta", "joint"}
             if unknown:
