@@ -5,10 +5,14 @@ the canonical ``system.M``, the factored ``system.h`` (``C q̇ + G q̇ + g``), `
 ``C`` and ``Q``: ``M``, ``C``, ``g``, ``energy`` (``½ q̇ᵀ M q̇ + V`` from the same
 M), ``bias`` (``h − Q``), ``inverse_dynamics`` and ``forward_dynamics`` (Cramer's
 rule for n = 2, an unrolled LDLᵀ up to :data:`MAX_UNROLLED`). Before the CSE each
-expression is put in its *numeric form* (:func:`numeric_form`): multiple angles
-become products of sines and cosines, so that no constant cancels against a cosine
-(``1/2 − cos(2θ)/2`` is printed as ``sin(θ)²``). The canonical form stays the one
-of proofs and display.
+expression is put in its *numeric form* (:class:`~lagdyn.codegen.trig.NumericForm`, one
+memo for the whole program, applied while the coefficients are exact — bound values
+are folded in after): multiple angles become products of sines and cosines, so that no
+constant cancels against a cosine (``1/2 − cos(2θ)/2`` is printed as ``sin(θ)²``), and
+every sum that cancels near a zero of an angle — the canonical form of a factor the
+user wrote, ``3/8 − cos θ/2 + cos(2θ)/8`` for ``sin(θ/2)⁴`` — is printed with the factor
+back (:func:`~lagdyn.codegen.trig.zeros_factored`). The canonical form stays the one of
+proofs and display.
 
 :func:`expression_program` does the same for any matrices of the state
 (:func:`lagdyn.numeric.lambdify_expressions`).
@@ -18,7 +22,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import sympy as sp
@@ -27,7 +31,7 @@ from sympy.core.function import AppliedUndef
 from ..errors import LagdynError, SingularMassMatrixError
 from .binding import Binding
 from .ir import Kernel, Program, code_symbols, propagate_constants, prune
-from .trig import numeric_form, shared_trig
+from .trig import NumericForm, shared_trig
 
 #: The numeric routes of a system: the recursive programs of a robot chain, or the closed form.
 ROUTES = ("recursive", "closed")
@@ -124,10 +128,17 @@ class _Converter:
         self.rename = rename
         self.allowed = {*self.vectors["q"], *self.vectors["qd"], *self.vectors["params"], self.t}
 
-    def __call__(self, exprs: Iterable[sp.Expr]) -> list[sp.Expr]:
+    def __call__(
+        self, exprs: Iterable[sp.Expr], form: Callable[[sp.Expr], sp.Expr] | None = None
+    ) -> list[sp.Expr]:
+        """``exprs`` in code symbols; ``form`` (the numeric form) is applied before the
+        bound values are folded in, while the coefficients are still exact."""
         out = []
         for e in exprs:
-            e = sp.sympify(self.system.plain(e)).xreplace(self.rename)
+            e = sp.sympify(self.system.plain(e))
+            if form is not None:
+                e = form(e)
+            e = e.xreplace(self.rename)
             e = full_precision_floats(e)
             extra = e.free_symbols - self.allowed
             undef = e.atoms(AppliedUndef, sp.Derivative)
@@ -180,16 +191,17 @@ def system_program(system: Any, binding: Binding) -> Program:
     cq, cv = conv.vectors["q"], conv.vectors["qd"]
     qdd, tau = conv.vectors["qdd"], conv.vectors["tau"]
 
-    M = conv(system.M)
+    form = NumericForm(system.plain_symbols[1])  # one memo: the kernels share sums and atoms
+    M = conv(system.M, form)
     if binding.bound:
         _check_nonsingular(M, cq, conv.vectors["params"], binding)
-    C = conv(system.C)
-    g = conv(system.g)
-    h = conv(system.h)
-    Q = conv(system.forces)
-    U = conv([system.U])[0]
+    C = conv(system.C, form)
+    g = conv(system.g, form)
+    h = conv(system.h, form)
+    Q = conv(system.forces, form)
+    U = conv([system.U], form)[0]
     upper = [(i, j) for i in range(n) for j in range(i, n)]
-    m_up = [numeric_form(M[i * n + j]) for i, j in upper]
+    m_up = [M[i * n + j] for i, j in upper]
     m_full = {ij: e for ij, e in zip(upper, m_up)}
     for i, j in upper:
         m_full[j, i] = m_full[i, j]
@@ -199,10 +211,10 @@ def system_program(system: Any, binding: Binding) -> Program:
     )
     base: dict[str, list[sp.Expr]] = {
         "M": m_up,
-        "C": [numeric_form(e) for e in C],
-        "g": [numeric_form(e) for e in g],
-        "energy": [kinetic + numeric_form(U)],
-        "bias": [numeric_form(h[i]) - numeric_form(Q[i]) for i in range(n)],
+        "C": C,
+        "g": g,
+        "energy": [kinetic + U],
+        "bias": [h[i] - Q[i] for i in range(n)],
     }
     order = list(base)
     flat = [e for k in order for e in base[k]]
@@ -265,8 +277,9 @@ def expression_program(
     conv = _Converter(system, binding)
     order = list(outputs)
     flat: list[sp.Expr] = []
+    form = NumericForm(system.plain_symbols[1])
     for k in order:
-        flat += [numeric_form(e) for e in conv(outputs[k])]
+        flat += conv(outputs[k], form)
     trig, flat = shared_trig(flat, conv.vectors["q"])
     repl, reduced = sp.cse(flat, symbols=sp.numbered_symbols("w"), order="none")
     repl = trig + repl

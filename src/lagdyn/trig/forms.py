@@ -29,14 +29,15 @@ l*cos(theta - 1)
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from fractions import Fraction
 from math import gcd
 
 import sympy as sp
 
 from .laurent import trig_atoms
 
-__all__ = ["MAX_MULTIPLE", "natural_form", "numeric_form"]
+__all__ = ["MAX_MULTIPLE", "Direction", "natural_form", "numeric_form", "primitive_direction"]
 
 
 def natural_form(expr: sp.Expr) -> sp.Expr:
@@ -71,7 +72,7 @@ def natural_form(expr: sp.Expr) -> sp.Expr:
 MAX_MULTIPLE = 8
 
 
-def numeric_form(expr: sp.Expr) -> sp.Expr:
+def numeric_form(expr: sp.Expr, *, fractional: bool = False) -> sp.Expr:
     """``expr`` with multiple angles as products of sines and cosines of the base angle.
 
     Every ``cos(k·φ)``/``sin(k·φ)`` with an integer ``2 ≤ k ≤`` :data:`MAX_MULTIPLE` (the gcd of the
@@ -81,6 +82,12 @@ def numeric_form(expr: sp.Expr) -> sp.Expr:
     form with fewer constant terms is kept: no constant is left to cancel against
     a cosine near the zeros of ``s`` (or of ``c``).
 
+    With ``fractional=True`` (what generated code uses) the base angle of a direction
+    is the largest angle of which every argument along it in ``expr`` is an integer
+    multiple, so rational multiples are rewritten too: ``sin(3x/2)`` next to
+    ``sin(x/2)`` becomes a polynomial in ``sin(x/2)``, ``cos(x/2)``. The default keeps
+    the integer multiples of the primitive direction only (the display form).
+
     Examples
     --------
     >>> import sympy as sp
@@ -89,27 +96,28 @@ def numeric_form(expr: sp.Expr) -> sp.Expr:
     l**2*sin(th)**2
     >>> numeric_form(sp.Rational(1, 2) + sp.cos(2 * th) / 2)
     cos(th)**2
+    >>> half_cubed = 3 * sp.sin(th / 2) / 4 - sp.sin(3 * th / 2) / 4    # sin(θ/2)³
+    >>> numeric_form(half_cubed) == half_cubed, numeric_form(half_cubed, fractional=True)
+    (True, sin(th/2)**3)
     """
     expr = sp.sympify(expr)
-    atoms = sorted(
-        (a for a in trig_atoms([expr]) if _multiple(a.args[0]) is not None),
-        key=sp.default_sort_key,
-    )
+    multiples = _multiples(trig_atoms([expr]), fractional)
+    atoms = sorted(multiples, key=sp.default_sort_key)
     if not atoms:
         return expr
     marks: dict[sp.Basic, tuple[sp.Expr, sp.Expr]] = {}
     placeholders = {}
     for k, a in enumerate(atoms):
-        mult = _multiple(a.args[0])
-        assert mult is not None
-        g, base = mult
+        g, base = multiples[a]
         s, c = sp.sin(base), sp.cos(base)
         # Chebyshev: cos(gφ) = T_g(cos φ), sin(gφ) = sin φ U_{g−1}(cos φ) (no assumption
         # on φ being real, so this works on q(t) as well as on plain real symbols)
         if isinstance(a, sp.cos):
-            part = sp.expand(sp.chebyshevt(g, c))
+            part = sp.expand(sp.chebyshevt(abs(g), c))
         else:
-            part = sp.expand(s * sp.chebyshevu(g - 1, c))
+            part = sp.expand(s * sp.chebyshevu(abs(g) - 1, c))
+            if g < 0:
+                part = -part
         mark = sp.Dummy(f"ld_ma{k}")
         placeholders[mark] = a
         marks[mark] = (_reduce(part, c, s), _reduce(part, s, c))
@@ -149,18 +157,68 @@ def _reduce(poly: sp.Expr, x: sp.Expr, y: sp.Expr) -> sp.Expr:
     return sp.expand(sp.Add(*out))
 
 
-def _multiple(arg: sp.Expr) -> tuple[int, sp.Expr] | None:
-    """``(k, φ)`` with ``arg == k·φ``, ``k ≥ 2`` the gcd of its integer coefficients."""
+def _multiples(atoms: Iterable[sp.Basic], fractional: bool) -> dict[sp.Basic, tuple[int, sp.Expr]]:
+    """``{atom: (k, φ)}``: ``atom = cos(k·φ)`` or ``sin(k·φ)``, ``2 ≤ |k| ≤ MAX_MULTIPLE``.
+
+    φ is the base angle of the argument's direction (a primitive integer combination
+    of terms, no constant offset): the direction itself, or with ``fractional`` the
+    largest fraction of it of which every argument along it is an integer multiple.
+    """
+    read: dict[sp.Basic, tuple[Fraction, Direction]] = {}
+    for a in atoms:
+        got = primitive_direction(a.args[0])
+        if got is not None and (fractional or got[0].denominator == 1):
+            read[a] = got
+    units: dict[Direction, Fraction] = {}
+    for r, d in read.values():
+        u = units.get(d, Fraction(1))
+        units[d] = Fraction(
+            gcd(u.numerator * r.denominator, r.numerator * u.denominator),
+            u.denominator * r.denominator,
+        )
+    out: dict[sp.Basic, tuple[int, sp.Expr]] = {}
+    for a, (r, d) in read.items():
+        k = r / units[d]
+        assert k.denominator == 1
+        if 2 <= abs(k) <= MAX_MULTIPLE:
+            u = units[d]
+            base = sp.Add(*[t * n for t, n in d])
+            out[a] = (int(k), base if u == 1 else sp.Rational(u.numerator, u.denominator) * base)
+    return out
+
+
+#: A direction: the pairs (term, coprime integer coefficient) of a primitive combination.
+Direction = frozenset[tuple[sp.Basic, int]]
+
+
+def primitive_direction(arg: sp.Expr) -> tuple[Fraction, Direction] | None:
+    """``(r, d)`` with ``arg == r·d``: ``d`` an integer combination of terms with coprime
+    coefficients, as pairs (term, coefficient) — the sign as sympy writes ``arg`` —, ``r``
+    a positive rational; ``None`` for a constant offset or a coefficient that is not
+    rational.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> x, y = sp.symbols("x y")
+    >>> r, d = primitive_direction(3 * x / 2 - 3 * y)
+    >>> r, sorted(d, key=str)
+    (Fraction(3, 2), [(x, 1), (y, -2)])
+    >>> primitive_direction(x + 1) is None
+    True
+    """
     coeffs = arg.as_coefficients_dict()
-    ints = [int(c) for c in coeffs.values() if c.is_Integer]
-    if len(ints) != len(coeffs) or any(t == 1 for t in coeffs):
+    if any(t == 1 for t in coeffs) or not all(c.is_Rational for c in coeffs.values()):
         return None
-    g = 0
-    for v in ints:
-        g = gcd(g, abs(v))
-    if g < 2 or g > MAX_MULTIPLE:
-        return None
-    return g, sp.Add(*[t * (int(c) // g) for t, c in coeffs.items()])
+    fr = {t: Fraction(int(c.p), int(c.q)) for t, c in coeffs.items()}
+    den = 1
+    for f in fr.values():
+        den = den * f.denominator // gcd(den, f.denominator)
+    num = 0
+    for f in fr.values():
+        num = gcd(num, abs(f.numerator * (den // f.denominator)))
+    r = Fraction(num, den)
+    return r, frozenset((t, int(f / r)) for t, f in fr.items())
 
 
 def _collect(e: sp.Expr) -> sp.Expr:

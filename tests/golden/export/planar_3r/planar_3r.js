@@ -24,11 +24,12 @@ var planar_3r = (function () {
     const w1 = (1/2)*ca3;
     const w2 = ca0 + 5/3;
     const w3 = (3/2)*ca1 + w1 + w2;
-    const w4 = (1/2)*ca0 + 1/3;
-    const w5 = w1 + w4;
-    return [[w0, w3, w5],
-      [w3, w2, w4],
-      [w5, w4, 1/3]];
+    const w4 = (1/2)*ca0;
+    const w5 = w4 + 1/3;
+    const w6 = w1 + w5;
+    return [[w0, w3, w6],
+      [w3, w2, w5],
+      [w6, w5, 1/3]];
   }
 
   /** Coriolis/centrifugal matrix C(q, qd), n x n */
@@ -45,22 +46,24 @@ var planar_3r = (function () {
     const ca1 = Math.cos(q_1);
     const sa1 = Math.sin(q_1);
     const sa3 = ca0*sa1 + ca1*sa0;
-    const w6 = (1/2)*qd_2;
-    const w7 = sa0*w6;
-    const w8 = (1/2)*qd_1;
-    const w9 = w6 + w8;
-    const w10 = -w9;
-    const w11 = (3/2)*qd_1;
-    const w12 = sa1*w11;
-    const w13 = (3/2)*qd_0;
-    const w14 = (1/2)*qd_0;
-    const w15 = -w14 - w9;
-    const w16 = -w7;
-    const w17 = sa3*w14;
-    const w18 = sa0*(w14 + w8);
-    return [[sa3*w10 - w12 - w7, sa1*(-w11 - w13) + sa3*w15 + w16, w15*(sa0 + sa3)],
-      [sa1*w13 + w16 + w17, w16, sa0*w15],
-      [w17 + w18, w18, 0]];
+    const w4 = (1/2)*ca0;
+    const w7 = (1/2)*sa3;
+    const w8 = (3/2)*sa1;
+    const w9 = -w7 - w8;
+    const w10 = sa0*(Math.cos((1/2)*q_1)*Math.cos((1/2)*q_1));
+    const w11 = sa1*w4 + w10;
+    const w12 = -w11;
+    const w13 = qd_1*w9 + qd_2*w12;
+    const w14 = ca0*sa1 + 2*w10;
+    const w15 = (1/2)*qd_2;
+    const w16 = (1/2)*qd_1;
+    const w17 = (1/2)*qd_0 + w16;
+    const w18 = -w15 - w17;
+    const w19 = sa0*w15;
+    const w20 = -w19;
+    return [[w13, qd_0*w9 + w13, w14*w18],
+      [qd_0*w7 + qd_0*w8 + w20, w20, sa0*w18],
+      [qd_0*w11 + sa0*w16, sa0*w17, 0]];
   }
 
   /** gravity vector g(q) = dV/dq, n entries */
@@ -79,10 +82,10 @@ var planar_3r = (function () {
     const sa3 = ca0*sa1 + ca1*sa0;
     const ca4 = ca1*ca2 - sa1*sa2;
     const ca5 = ca2*ca3 - sa2*sa3;
-    const w19 = 4.905*ca5;
-    const w20 = 14.715*ca4 + w19;
-    const w21 = 24.525000000000002*ca2 + w20;
-    return [w21, w20, w19];
+    const w21 = 4.905*ca5;
+    const w22 = 14.715*ca4 + w21;
+    const w23 = 24.525000000000002*ca2 + w22;
+    return [w23, w22, w21];
   }
 
   /** h = C qd + G qd + g (no applied forces), n entries */
@@ -95,19 +98,29 @@ var planar_3r = (function () {
     const qd_0 = qd[0];
     const qd_1 = qd[1];
     const qd_2 = qd[2];
-    const w0 = q_0 + q_1;
-    const w1 = 4.905*Math.cos(q_2 + w0);
-    const w2 = (1/2)*qd_1;
-    const w3 = (1/2)*qd_2;
-    const w4 = 2*qd_0;
-    const w5 = qd_1 + w4;
-    const w6 = Math.sin(q_1 + q_2);
-    const w7 = (3/2)*Math.sin(q_1);
-    const w8 = Math.sin(q_2);
-    const w9 = -w3*w8*(2*qd_1 + qd_2 + w4) + 14.715*Math.cos(w0);
+    const ca0 = Math.cos(q_2);
+    const sa0 = Math.sin(q_2);
+    const ca1 = Math.cos(q_1);
+    const sa1 = Math.sin(q_1);
+    const ca2 = Math.cos(q_0);
+    const sa2 = Math.sin(q_0);
+    const ca3 = ca0*ca1 - sa0*sa1;
+    const sa3 = ca0*sa1 + ca1*sa0;
+    const ca4 = ca1*ca2 - sa1*sa2;
+    const ca5 = ca2*ca3 - sa2*sa3;
+    const w0 = (qd_1*qd_1);
+    const w1 = (1/2)*sa3;
+    const w2 = (3/2)*sa1;
+    const w3 = sa0*(Math.cos((1/2)*q_1)*Math.cos((1/2)*q_1));
+    const w4 = ca0*sa1;
+    const w5 = w3 + (1/2)*w4;
+    const w6 = qd_0*qd_1;
+    const w7 = qd_2*(-2*w3 - w4);
+    const w8 = 4.905*ca5;
+    const w9 = 14.715*ca4 + w8;
     const w10 = (qd_0*qd_0);
-    const w11 = w1 + (1/2)*w10*w6;
-    return [-qd_1*w5*w7 + w1 + w6*(qd_2 + w5)*(-w2 - w3) + w9 + 24.525000000000002*Math.cos(q_0), w10*w7 + w11 + w9, w11 + w8*((1/2)*qd_0 + w2)*(qd_0 + qd_1)];
+    const w11 = (1/2)*sa0;
+    return [24.525000000000002*ca2 + qd_0*w7 + qd_1*w7 - (qd_2*qd_2)*w5 + w0*(-w1 - w2) + w6*(-3*sa1 - sa3) + w9, -qd_2*w11*(2*qd_0 + 2*qd_1 + qd_2) + w1*w10 + w10*w2 + w9, sa0*w6 + w0*w11 + w10*w5 + w8];
   }
 
   /** non-conservative generalized forces Q, n entries */
@@ -135,25 +148,28 @@ var planar_3r = (function () {
     const sa3 = ca0*sa1 + ca1*sa0;
     const ca4 = ca1*ca2 - sa1*sa2;
     const ca5 = ca2*ca3 - sa2*sa3;
-    const w6 = (1/2)*qd_2;
-    const w7 = sa0*w6;
-    const w8 = (1/2)*qd_1;
-    const w9 = w6 + w8;
-    const w10 = -w9;
-    const w11 = (3/2)*qd_1;
-    const w12 = sa1*w11;
-    const w14 = (1/2)*qd_0;
-    const w18 = sa0*(w14 + w8);
-    const w19 = 4.905*ca5;
-    const w20 = 14.715*ca4 + w19;
-    const w21 = 24.525000000000002*ca2 + w20;
-    const w22 = (qd_0*qd_0);
-    const w23 = (1/2)*w22;
-    const w26 = 2*qd_0;
-    const w27 = -w7*(2*qd_1 + qd_2 + w26);
-    const w28 = qd_1 + w26;
-    const w29 = sa3*w23;
-    return [sa3*w10*(qd_2 + w28) - w12*w28 + w21 + w27, (3/2)*sa1*w22 + w20 + w27 + w29, w18*(qd_0 + qd_1) + w19 + w29];
+    const w4 = (1/2)*ca0;
+    const w7 = (1/2)*sa3;
+    const w8 = (3/2)*sa1;
+    const w9 = -w7 - w8;
+    const w10 = sa0*(Math.cos((1/2)*q_1)*Math.cos((1/2)*q_1));
+    const w11 = sa1*w4 + w10;
+    const w12 = -w11;
+    const w14 = ca0*sa1 + 2*w10;
+    const w15 = (1/2)*qd_2;
+    const w19 = sa0*w15;
+    const w21 = 4.905*ca5;
+    const w22 = 14.715*ca4 + w21;
+    const w23 = 24.525000000000002*ca2 + w22;
+    const w24 = (qd_2*qd_2);
+    const w25 = (qd_0*qd_0);
+    const w26 = (qd_1*qd_1);
+    const w27 = (1/2)*w26;
+    const w30 = qd_0*qd_1;
+    const w31 = qd_0*qd_2;
+    const w32 = qd_1*qd_2;
+    const w33 = -w14;
+    return [w12*w24 + w23 + w26*w9 + w30*(-3*sa1 - sa3) + w31*w33 + w32*w33, -w19*(2*qd_0 + 2*qd_1 + qd_2) + w22 + w25*w7 + w25*w8, sa0*w27 + sa0*w30 + w11*w25 + w21];
   }
 
   /** energy E = qd' M qd / 2 + V */
@@ -177,13 +193,19 @@ var planar_3r = (function () {
     const w1 = (1/2)*ca3;
     const w2 = ca0 + 5/3;
     const w3 = (3/2)*ca1 + w1 + w2;
-    const w4 = (1/2)*ca0 + 1/3;
-    const w5 = w1 + w4;
-    const w22 = (qd_0*qd_0);
-    const w23 = (1/2)*w22;
-    const w24 = ca1*sa2;
-    const w25 = ca2*sa1;
-    return 4.905*ca0*(w24 + w25) + qd_0*qd_1*w3 + qd_0*qd_2*w5 + (1/2)*(qd_1*qd_1)*w2 + qd_1*qd_2*w4 + (1/6)*(qd_2*qd_2) + 4.905*sa0*(ca1*ca2 - sa1*sa2) + 24.525*sa2 + w0*w23 + 14.715*w24 + 14.715*w25;
+    const w4 = (1/2)*ca0;
+    const w5 = w4 + 1/3;
+    const w6 = w1 + w5;
+    const w24 = (qd_2*qd_2);
+    const w25 = (qd_0*qd_0);
+    const w26 = (qd_1*qd_1);
+    const w27 = (1/2)*w26;
+    const w28 = ca1*sa2;
+    const w29 = ca2*sa1;
+    const w30 = qd_0*qd_1;
+    const w31 = qd_0*qd_2;
+    const w32 = qd_1*qd_2;
+    return 4.905*ca0*(w28 + w29) + 4.905*sa0*(ca1*ca2 - sa1*sa2) + 24.525*sa2 + (1/2)*w0*w25 + w2*w27 + (1/6)*w24 + 14.715*w28 + 14.715*w29 + w3*w30 + w31*w6 + w32*w5;
   }
 
   /** joint forces tau = M qdd + h, n entries */
@@ -214,30 +236,33 @@ var planar_3r = (function () {
     const w1 = (1/2)*ca3;
     const w2 = ca0 + 5/3;
     const w3 = (3/2)*ca1 + w1 + w2;
-    const w4 = (1/2)*ca0 + 1/3;
-    const w5 = w1 + w4;
-    const w6 = (1/2)*qd_2;
-    const w7 = sa0*w6;
-    const w8 = (1/2)*qd_1;
-    const w9 = w6 + w8;
-    const w10 = -w9;
-    const w11 = (3/2)*qd_1;
-    const w12 = sa1*w11;
-    const w14 = (1/2)*qd_0;
-    const w18 = sa0*(w14 + w8);
-    const w19 = 4.905*ca5;
-    const w20 = 14.715*ca4 + w19;
-    const w21 = 24.525000000000002*ca2 + w20;
-    const w22 = (qd_0*qd_0);
-    const w23 = (1/2)*w22;
-    const w26 = 2*qd_0;
-    const w27 = -w7*(2*qd_1 + qd_2 + w26);
-    const w28 = qd_1 + w26;
-    const w29 = sa3*w23;
-    const h_0 = sa3*w10*(qd_2 + w28) - w12*w28 + w21 + w27;
-    const h_1 = (3/2)*sa1*w22 + w20 + w27 + w29;
-    const h_2 = w18*(qd_0 + qd_1) + w19 + w29;
-    return [h_0 + qdd_0*w0 + qdd_1*w3 + qdd_2*w5, h_1 + qdd_0*w3 + qdd_1*w2 + qdd_2*w4, h_2 + qdd_0*w5 + qdd_1*w4 + (1/3)*qdd_2];
+    const w4 = (1/2)*ca0;
+    const w5 = w4 + 1/3;
+    const w6 = w1 + w5;
+    const w7 = (1/2)*sa3;
+    const w8 = (3/2)*sa1;
+    const w9 = -w7 - w8;
+    const w10 = sa0*(Math.cos((1/2)*q_1)*Math.cos((1/2)*q_1));
+    const w11 = sa1*w4 + w10;
+    const w12 = -w11;
+    const w14 = ca0*sa1 + 2*w10;
+    const w15 = (1/2)*qd_2;
+    const w19 = sa0*w15;
+    const w21 = 4.905*ca5;
+    const w22 = 14.715*ca4 + w21;
+    const w23 = 24.525000000000002*ca2 + w22;
+    const w24 = (qd_2*qd_2);
+    const w25 = (qd_0*qd_0);
+    const w26 = (qd_1*qd_1);
+    const w27 = (1/2)*w26;
+    const w30 = qd_0*qd_1;
+    const w31 = qd_0*qd_2;
+    const w32 = qd_1*qd_2;
+    const w33 = -w14;
+    const h_0 = w12*w24 + w23 + w26*w9 + w30*(-3*sa1 - sa3) + w31*w33 + w32*w33;
+    const h_1 = -w19*(2*qd_0 + 2*qd_1 + qd_2) + w22 + w25*w7 + w25*w8;
+    const h_2 = sa0*w27 + sa0*w30 + w11*w25 + w21;
+    return [h_0 + qdd_0*w0 + qdd_1*w3 + qdd_2*w6, h_1 + qdd_0*w3 + qdd_1*w2 + qdd_2*w5, h_2 + qdd_0*w6 + qdd_1*w5 + (1/3)*qdd_2];
   }
 
   /** accelerations qdd = M^-1 (tau - h), n entries */
@@ -268,40 +293,43 @@ var planar_3r = (function () {
     const w1 = (1/2)*ca3;
     const w2 = ca0 + 5/3;
     const w3 = (3/2)*ca1 + w1 + w2;
-    const w4 = (1/2)*ca0 + 1/3;
-    const w5 = w1 + w4;
-    const w6 = (1/2)*qd_2;
-    const w7 = sa0*w6;
-    const w8 = (1/2)*qd_1;
-    const w9 = w6 + w8;
-    const w10 = -w9;
-    const w11 = (3/2)*qd_1;
-    const w12 = sa1*w11;
-    const w14 = (1/2)*qd_0;
-    const w18 = sa0*(w14 + w8);
-    const w19 = 4.905*ca5;
-    const w20 = 14.715*ca4 + w19;
-    const w21 = 24.525000000000002*ca2 + w20;
-    const w22 = (qd_0*qd_0);
-    const w23 = (1/2)*w22;
-    const w26 = 2*qd_0;
-    const w27 = -w7*(2*qd_1 + qd_2 + w26);
-    const w28 = qd_1 + w26;
-    const w29 = sa3*w23;
-    const h_0 = sa3*w10*(qd_2 + w28) - w12*w28 + w21 + w27;
-    const h_1 = (3/2)*sa1*w22 + w20 + w27 + w29;
-    const h_2 = w18*(qd_0 + qd_1) + w19 + w29;
+    const w4 = (1/2)*ca0;
+    const w5 = w4 + 1/3;
+    const w6 = w1 + w5;
+    const w7 = (1/2)*sa3;
+    const w8 = (3/2)*sa1;
+    const w9 = -w7 - w8;
+    const w10 = sa0*(Math.cos((1/2)*q_1)*Math.cos((1/2)*q_1));
+    const w11 = sa1*w4 + w10;
+    const w12 = -w11;
+    const w14 = ca0*sa1 + 2*w10;
+    const w15 = (1/2)*qd_2;
+    const w19 = sa0*w15;
+    const w21 = 4.905*ca5;
+    const w22 = 14.715*ca4 + w21;
+    const w23 = 24.525000000000002*ca2 + w22;
+    const w24 = (qd_2*qd_2);
+    const w25 = (qd_0*qd_0);
+    const w26 = (qd_1*qd_1);
+    const w27 = (1/2)*w26;
+    const w30 = qd_0*qd_1;
+    const w31 = qd_0*qd_2;
+    const w32 = qd_1*qd_2;
+    const w33 = -w14;
+    const h_0 = w12*w24 + w23 + w26*w9 + w30*(-3*sa1 - sa3) + w31*w33 + w32*w33;
+    const h_1 = -w19*(2*qd_0 + 2*qd_1 + qd_2) + w22 + w25*w7 + w25*w8;
+    const h_2 = sa0*w27 + sa0*w30 + w11*w25 + w21;
     const r_0 = -h_0 + tau_0;
     const r_1 = -h_1 + tau_1;
     const r_2 = -h_2 + tau_2;
     const Di_0 = (1/(w0));
     const L_1_0 = Di_0*w3;
-    const L_2_0 = Di_0*w5;
+    const L_2_0 = Di_0*w6;
     const D_1 = -L_1_0*w3 + w2;
     const Di_1 = (1/(D_1));
-    const LD_2_1 = -L_2_0*w3 + w4;
+    const LD_2_1 = -L_2_0*w3 + w5;
     const L_2_1 = Di_1*LD_2_1;
-    const D_2 = -LD_2_1*L_2_1 - L_2_0*w5 + 1/3;
+    const D_2 = -LD_2_1*L_2_1 - L_2_0*w6 + 1/3;
     const Di_2 = (1/(D_2));
     const y_1 = -L_1_0*r_0 + r_1;
     const y_2 = -L_2_0*r_0 - L_2_1*y_1 + r_2;

@@ -28,11 +28,11 @@ function out = planar_3r_g(q, p)
   sa3 = ca0.*sa1 + ca1.*sa0;
   ca4 = ca1.*ca2 - sa1.*sa2;
   ca5 = ca2.*ca3 - sa2.*sa3;
-  w19 = 4.905*ca5;
-  w20 = 14.715*ca4 + w19;
-  w21 = 24.525000000000002*ca2 + w20;
+  w21 = 4.905*ca5;
+  w22 = 14.715*ca4 + w21;
+  w23 = 24.525000000000002*ca2 + w22;
   out = zeros(3, 1);
-  out(1) = w21;
-  out(2) = w20;
-  out(3) = w19;
+  out(1) = w23;
+  out(2) = w22;
+  out(3) = w21;
 end
