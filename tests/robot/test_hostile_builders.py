@@ -370,3 +370,65 @@ def test_rpy_entry_by_entry_is_the_rotation_product():
     angles = [sp.Rational(1, 10), sp.pi / 3, -sp.Rational(7, 5)]
     assert urdf_module._rpy(*angles) == rpy(*angles)
     assert urdf_module._rpy(0, 0, 0) is urdf_module._EYE
+
+
+# ------------------------------------------- entries that are not one real scalar
+
+
+@pytest.mark.parametrize(
+    "entry, match",
+    [
+        (sp.eye(2), r"DH row 1: a: not a number or expression but a 2 × 2 matrix"),
+        (sp.Matrix([1]), r"DH row 1: a: not a number or expression but a 1 × 1 matrix"),
+        (sp.MatrixSymbol("A", 2, 2), r"DH row 1: a: not a number or expression but a 2 × 2"),
+        ([1, 2], r"DH row 1: a: not a number or expression: \[1, 2\]"),
+        ((1, 2), r"DH row 1: a: not a number or expression: \(1, 2\)"),
+        ({"a": 1}, r"DH row 1: a: not a number or expression: \{'a': 1\}"),
+        ("abc", r"DH row 1: a: not a number: 'abc'"),
+        (sp.Integral(sp.Symbol("x"), sp.Symbol("x")), r"DH row 1: a = .* holds Integral"),
+        (sp.Sum(sp.Symbol("k"), (sp.Symbol("k"), 1, 3)), r"DH row 1: a = .* holds Sum"),
+    ],
+)
+def test_dh_entry_that_is_not_one_scalar_is_named(entry, match):
+    """A matrix entry gave a raw AttributeError in the checks ('ImmutableDenseMatrix' object
+    has no attribute 'has'); an unevaluated integral or sum a raw symengine SympifyError
+    when M was first asked for."""
+    with pytest.raises(ld.LagdynError, match=match):
+        ld.robot.from_dh([(0, entry, 0), (0, 1, 0)]).M  # noqa: B018
+
+
+def test_exact_refuses_a_matrix():
+    with pytest.raises(ld.LagdynError, match="not a number or expression but a 2 × 2 matrix"):
+        ld.robot.exact(sp.eye(2))
+
+
+@pytest.mark.parametrize(
+    "symbol, declared",
+    [
+        (sp.Symbol("zc", complex=True), r"declared complex \(complex=True\)"),
+        (sp.Symbol("zi", imaginary=True), r"declared not real \(imaginary=True\)"),
+        (sp.Symbol("zr", real=False), r"declared not real \(real=False\)"),
+        (sp.Symbol("za", algebraic=True), r"declared complex \(algebraic=True\)"),
+        (sp.Symbol("zn", commutative=False), "noncommutative"),
+    ],
+)
+def test_a_symbol_declared_complex_is_refused_as_a_length(symbol, declared):
+    """A complex symbol used as a DH length was accepted (M held zc) before."""
+    with pytest.raises(ld.LagdynError, match=rf"DH row 1: a = .*the symbol z. .*{declared}"):
+        ld.robot.from_dh([(0, 1 + symbol, 0), (0, 1, 0)])
+
+
+def test_a_complex_symbol_in_an_inertia_is_refused():
+    zc = sp.Symbol("zc", complex=True)
+    with pytest.raises(ld.LagdynError, match=r"link 1: m = zc: the symbol zc is declared complex"):
+        ld.robot.from_dh([(0, 1, 0)], inertia=[{"m": zc}])
+
+
+@pytest.mark.parametrize(
+    "symbol",
+    [sp.Symbol("a"), sp.Symbol("a", real=True), sp.Symbol("a", positive=True), *ld.parameters("a")],
+)
+def test_plain_and_real_symbols_stay_parameters(symbol):
+    """A plain symbol (no assumption) is the normal input and is read as a real parameter."""
+    arm = ld.robot.from_dh([(0, symbol, 0), (0, 1, 0)])
+    assert symbol in arm.M.free_symbols

@@ -35,6 +35,7 @@ import numpy as np
 import symengine as se
 import sympy as sp
 from sympy.core.function import AppliedUndef
+from sympy.matrices.expressions import MatrixExpr
 
 from .._validate import check_float_range
 from ..errors import LagdynError
@@ -63,6 +64,16 @@ MAX_JOINTS = 1000
 ROTATION_TOL = 1e-9
 
 _DOUBLE_MAX = 1.7976931348623157e308
+
+#: What symengine raises for a sympy object it cannot take.
+_SE_ERRORS = (
+    RuntimeError,
+    TypeError,
+    ValueError,
+    NotImplementedError,
+    AttributeError,
+    se.SympifyError,
+)
 
 
 def user_stacklevel() -> int:
@@ -161,12 +172,7 @@ def constant(value: Any, where: str) -> sp.Expr:
     if isinstance(value, sp.Rational):  # the common case: one comparison of bit lengths
         check_float_range(where, value)
         return value
-    try:
-        e = sp.sympify(value, strict=True)
-    except (sp.SympifyError, TypeError):
-        raise LagdynError(f"{where}: not a number or expression: {value!r}") from None
-    if not isinstance(e, sp.Expr):
-        raise LagdynError(f"{where}: not a number or expression: {value!r}")
+    e = scalar(value, where)
     if not e.free_symbols and _constant_symengine(e, where):
         return e
     why = _dependence(e)
@@ -176,6 +182,7 @@ def constant(value: Any, where: str) -> sp.Expr:
             "friction must be constants or parameters (symbols), not coordinates, rates or "
             "time (the joints move the links; a DH or screw entry does not)"
         )
+    _check_symbols(e, where)
     if e.has(sp.nan, sp.zoo, sp.oo, -sp.oo):
         raise LagdynError(f"{where} = {e} is not a finite number")
     if e.is_number:
@@ -184,6 +191,93 @@ def constant(value: Any, where: str) -> sp.Expr:
         raise LagdynError(f"{where} = {_short(e)} is not a real number")
     check_float_range(where, e)
     return e
+
+
+def scalar(value: Any, where: str) -> sp.Expr:
+    """``value`` as one sympy expression, or a refusal naming ``where``: a matrix, a list,
+    a set, a relation, a string or anything else that is not one number or expression is
+    refused, and so is an expression lagdyn cannot differentiate and print (an unevaluated
+    integral or sum, a matrix element, an ``O(x)``: symengine does not take it).
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> from lagdyn.robot._checks import scalar
+    >>> scalar(sp.eye(2), "DH row 1: a")
+    Traceback (most recent call last):
+    ...
+    lagdyn.errors.LagdynError: DH row 1: a: not a number or expression but a 2 × 2 matrix: ...
+    """
+    shape = getattr(value, "shape", None)
+    if getattr(value, "is_Matrix", False) or isinstance(value, (sp.MatrixBase, se.MatrixBase)):
+        size = " × ".join(map(str, shape)) if shape else "?"
+        raise LagdynError(
+            f"{where}: not a number or expression but a {size} matrix: each entry is one "
+            "number or expression in parameters"
+        )
+    try:
+        e = sp.sympify(value, strict=True)
+    except (sp.SympifyError, TypeError, ValueError, AttributeError):
+        raise LagdynError(f"{where}: not a number or expression: {_short(repr(value))}") from None
+    if not isinstance(e, sp.Expr) or e.is_Matrix or e.atoms(MatrixExpr):
+        raise LagdynError(f"{where}: not a number or expression: {_short(repr(value))}")
+    try:
+        se.sympify(e)
+    except _SE_ERRORS:
+        raise LagdynError(
+            f"{where} = {_short(e)} is not an expression lagdyn can use (it holds "
+            f"{type(e).__name__ if not e.args else _unusable(e)}): give a number or an "
+            "expression of parameters in elementary functions"
+        ) from None
+    return e
+
+
+def _unusable(e: sp.Basic) -> str:
+    """The kind of the outermost subexpression of ``e`` that symengine does not take
+    although it takes the expressions in it (an ``Integral``, not the sum holding it)."""
+    for node in sp.preorder_traversal(e):
+        try:
+            se.sympify(node)
+        except _SE_ERRORS:
+            if isinstance(node, sp.Expr) and not any(
+                _fails(a) for a in node.args if isinstance(a, sp.Expr)
+            ):
+                return type(node).__name__
+    return type(e).__name__
+
+
+def _fails(e: sp.Basic) -> bool:
+    try:
+        se.sympify(e)
+    except _SE_ERRORS:
+        return True
+    return False
+
+
+def _check_symbols(e: sp.Expr, where: str) -> None:
+    """Refuse a symbol declared not real (``real=False``, ``imaginary=True``) or declared
+    complex without being real (``complex=True``, ``algebraic=True``), or noncommutative: a
+    length, an angle or an inertia is a real number. A plain ``sp.Symbol("a")`` (no
+    assumption) is a real parameter, as in every builder."""
+    for s in sorted(e.free_symbols, key=str):
+        if s.is_commutative is False:
+            raise LagdynError(
+                f"{where} = {_short(e)}: the symbol {s} is noncommutative; a robot's geometry "
+                "and inertia are real numbers"
+            )
+        if s.is_real is False or (s.is_real is None and s.is_complex):
+            given = ", ".join(
+                f"{k}={v}"
+                for k, v in sorted((getattr(s, "_assumptions_orig", None) or {}).items())
+                if k != "commutative"
+            )
+            raise LagdynError(
+                f"{where} = {_short(e)}: the symbol {s} is declared "
+                + ("not real" if s.is_real is False else "complex")
+                + (f" ({given})" if given else "")
+                + ", but a robot's geometry, inertia, gravity and friction are real "
+                f"numbers: use sp.Symbol({s.name!r}, real=True) or ld.parameters"
+            )
 
 
 def _check_value(e: sp.Expr, re: float, im: float, where: str) -> None:

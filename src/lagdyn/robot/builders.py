@@ -170,6 +170,8 @@ def exact(x: Any) -> sp.Expr:
         value = sp.sympify(x, strict=True)
     except (sp.SympifyError, TypeError) as exc:
         raise LagdynError(f"not a number or expression: {x!r}") from exc
+    if getattr(value, "is_Matrix", False):
+        raise LagdynError(f"not a number or expression but a {value.rows} × {value.cols} matrix")
     if not isinstance(value, sp.Expr):
         raise LagdynError(f"not a number or expression: {x!r}")
     if value.is_number:
