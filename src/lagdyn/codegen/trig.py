@@ -140,7 +140,7 @@ _LARGEST = 2 * MAX_MULTIPLE
 #: Largest number of nested rewrites (each divides out roots or splits a group).
 _DEPTH = 12
 #: Largest sum (terms) and number of symbols split where all symbols are 0.
-_SPLIT_TERMS, _SPLIT_ANGLES = 64, 6
+_SPLIT_TERMS, _SPLIT_ANGLES = 16, 6
 
 #: A point of the screen: ``(φ, side, first)`` — the angle φ at side·π (side 0 or 1),
 #: ``first`` its symbol the screen eliminates, every other symbol generic — or
@@ -522,21 +522,20 @@ class _ZeroFactoring:
         return sp.Add(*out).xreplace(back)
 
     def split_at_origin(self, total: sp.Expr, symbols: Sequence[sp.Symbol]) -> sp.Expr | None:
-        """Σ_k [S(0, …, 0, x_k, …) − S(0, …, 0, 0, x_(k+1), …)], each part factored along
-        x_k (``total`` vanishes where all ``symbols`` are 0)."""
+        """Σ_k [S(0, …, 0, x_k, …) − S(0, …, 0, 0, x_(k+1), …)] + S(0, …, 0), each part
+        factored along x_k (``total`` vanishes where all ``symbols`` are 0, so the last
+        term is 0)."""
         parts = []
         before = total
         for x in symbols:
             after = before.xreplace({x: sp.S.Zero})
-            if after != before:
+            if after is not before:
                 part = self.factor_direction(before - after, x)
                 if part is None:
                     return None
                 parts.append(part)
             before = after
-        if sp.expand(before) != 0:
-            return None
-        return sp.Add(*parts)
+        return sp.Add(*parts, before)
 
 
 class _AtPoints:

@@ -29,6 +29,7 @@ l*cos(theta - 1)
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable
 from fractions import Fraction
 from math import gcd
@@ -191,6 +192,7 @@ def _multiples(atoms: Iterable[sp.Basic], fractional: bool) -> dict[sp.Basic, tu
 Direction = frozenset[tuple[sp.Basic, int]]
 
 
+@functools.lru_cache(maxsize=4096)
 def primitive_direction(arg: sp.Expr) -> tuple[Fraction, Direction] | None:
     """``(r, d)`` with ``arg == r·d``: ``d`` an integer combination of terms with coprime
     coefficients, as pairs (term, coefficient) — the sign as sympy writes ``arg`` —, ``r``
