@@ -432,3 +432,89 @@ def test_plain_and_real_symbols_stay_parameters(symbol):
     """A plain symbol (no assumption) is the normal input and is read as a real parameter."""
     arm = ld.robot.from_dh([(0, symbol, 0), (0, 1, 0)])
     assert symbol in arm.M.free_symbols
+
+
+# ------------------------------------------------ URDF: entities, encodings, Unicode
+
+LAUGHS = (
+    '<?xml version="1.0"?>\n<!DOCTYPE robot [\n<!ENTITY a "1234567890">\n'
+    + "".join(f'<!ENTITY {chr(98 + i)} "{("&" + chr(97 + i) + ";") * 10}">\n' for i in range(9))
+    + "]>\n"
+)
+
+
+def as_source(xml, kind, tmp_path):
+    """``xml`` given to from_urdf as text, bytes or a file path."""
+    if kind == "text":
+        return xml
+    data = xml.encode("utf-8") if isinstance(xml, str) else xml
+    if kind == "bytes":
+        return data
+    path = tmp_path / "robot.urdf"
+    path.write_bytes(data)
+    return str(path)
+
+
+@pytest.mark.parametrize("kind", ["text", "bytes", "path"])
+def test_urdf_billion_laughs_is_refused_at_the_first_entity(kind, tmp_path):
+    """The stdlib parser expanded internal entities (a billion laughs was stopped only by
+    expat ≥ 2.4's amplification limit, as a ParseError): every declaration is refused."""
+    xml = LAUGHS + one_link().replace('<robot name="r">', '<robot name="&j;">')
+    with pytest.raises(ld.LagdynError, match=r"declares <!ENTITY a '1234567890'>: lagdyn refuses"):
+        ld.robot.from_urdf(as_source(xml, kind, tmp_path))
+
+
+@pytest.mark.parametrize("kind", ["text", "bytes", "path"])
+def test_urdf_single_internal_entity_is_refused(kind, tmp_path):
+    """One entity for a mass was expanded and the robot built with mass 1.5."""
+    xml = '<!DOCTYPE robot [<!ENTITY m "1.5">]>\n' + one_link(mass="&m;")
+    with pytest.raises(ld.LagdynError, match=r"declares <!ENTITY m '1\.5'>: lagdyn refuses"):
+        ld.robot.from_urdf(as_source(xml, kind, tmp_path))
+
+
+@pytest.mark.parametrize(
+    "doctype, match",
+    [
+        (
+            '<!DOCTYPE robot [<!ENTITY m SYSTEM "file:///etc/passwd">]>',
+            r"declares <!ENTITY m SYSTEM 'file:///etc/passwd'>",
+        ),
+        (
+            '<!DOCTYPE robot [<!ENTITY % p SYSTEM "file:///etc/passwd"> %p;]>',
+            r"declares <!ENTITY % p SYSTEM 'file:///etc/passwd'>",
+        ),
+        (
+            '<!DOCTYPE robot SYSTEM "http://127.0.0.1:9/x.dtd">',
+            r"<!DOCTYPE robot> with the external DTD 'http://127.0.0.1:9/x.dtd'",
+        ),
+        (
+            '<!DOCTYPE robot [<!ATTLIST robot name CDATA "x">]>',
+            r"<!DOCTYPE robot \[\.\.\.\]> with an internal subset",
+        ),
+    ],
+)
+def test_urdf_external_entities_and_dtds_are_refused(doctype, match):
+    with pytest.raises(ld.LagdynError, match=match):
+        ld.robot.from_urdf(doctype + "\n" + one_link(mass="&m;" if "m " in doctype else "1"))
+
+
+def test_urdf_xml_declaration_comments_and_a_bare_doctype_stay_fine():
+    plain = ld.robot.from_urdf(one_link(), parameters="numeric").M
+    xml = '<?xml version="1.0" encoding="UTF-8"?>\n<!-- a comment -->\n<!DOCTYPE robot>\n'
+    assert ld.robot.from_urdf(xml + one_link(), parameters="numeric").M == plain
+    assert ld.robot.from_urdf((xml + one_link()).encode(), parameters="numeric").M == plain
+
+
+@pytest.mark.parametrize("kind", ["bytes", "path"])
+def test_urdf_unknown_encoding_is_named(kind, tmp_path):
+    """An XML declaration naming an unknown encoding let a raw LookupError through."""
+    xml = '<?xml version="1.0" encoding="bogus"?>' + one_link()
+    with pytest.raises(ld.LagdynError, match=r"names an encoding Python does not know"):
+        ld.robot.from_urdf(as_source(xml, kind, tmp_path))
+
+
+def test_urdf_text_with_a_lone_surrogate_is_named():
+    """A lone surrogate in str XML gave a raw UnicodeEncodeError inside ElementTree."""
+    xml = one_link().replace('name="r"', 'name="pr\udcffobe"')
+    with pytest.raises(ld.LagdynError, match=r"the URDF text is not valid Unicode text"):
+        ld.robot.from_urdf(xml)

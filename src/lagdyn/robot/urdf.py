@@ -8,7 +8,8 @@ it); a link's ``<inertial>`` gives the mass, the COM frame (origin) and the iner
 COM in that frame, and a link without one is massless (as in urdfdom and Pinocchio).
 ``continuous`` joints are revolute; ``fixed`` joints are merged (the child's inertia is added
 to the moving link it is welded to); ``floating`` and ``planar`` joints, movable ``<mimic>``
-joints and closed loops are rejected. The root link is welded to the world (a warning says so
+joints and closed loops are rejected, and so are entity declarations and DTDs (no entity
+is ever expanded, no other file read). The root link is welded to the world (a warning says so
 when it carries mass). Coordinates ``q1 … qn`` follow Pinocchio's order of movable joints:
 depth-first from the root link, the child joints of a link in the order of their names,
 whatever order the file lists them in; q = 0 is the file's configuration.
@@ -37,6 +38,7 @@ import math
 import os
 import warnings
 import xml.etree.ElementTree as ET
+import xml.parsers.expat as expat
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -186,13 +188,64 @@ def _inertial(link: ET.Element) -> tuple[Any, Any, Any, Any] | None:
     return m, Mat(m * c), I, Ic
 
 
+def _refuse_entity(name: str, is_parameter: int, value: Any, *rest: Any) -> None:
+    """Expat's ``EntityDeclHandler``: every ``<!ENTITY>`` declaration is refused, when it is
+    met (before any entity is expanded)."""
+    system_id = rest[1] if len(rest) > 1 else None
+    what = f"SYSTEM {system_id!r}" if system_id else repr(_shorten(str(value)))
+    raise LagdynError(
+        f"the URDF declares <!ENTITY {'% ' if is_parameter else ''}{name} {what}>: lagdyn "
+        "refuses entity declarations and DTDs (internal entities can expand exponentially, "
+        "the billion laughs; external ones read other files): write the values into the file"
+    )
+
+
+def _shorten(text: str) -> str:
+    return text if len(text) <= 40 else text[:30] + f"… ({len(text)} characters)"
+
+
+def _from_text(data: str | bytes) -> ET.Element:
+    """The root element of XML text (``str`` or ``bytes``).
+
+    A first pass of expat (through :mod:`xml.parsers.expat`, whose handlers the C
+    ``ElementTree`` parser does not expose) refuses every ``<!ENTITY>`` declaration when it
+    meets it, before any entity is expanded, and any ``<!DOCTYPE>`` with an internal subset
+    or an external DTD. Then ``ElementTree`` builds the tree.
+    """
+    doctype: list[tuple[str, bool]] = []
+
+    def start(name: str, system_id: str | None, public_id: str | None, internal: int) -> None:
+        if system_id or public_id:
+            raise LagdynError(
+                f"the URDF declares <!DOCTYPE {name}> with the external DTD "
+                f"{_shorten(str(system_id or public_id))!r}: lagdyn reads no DTD; remove the "
+                "declaration"
+            )
+        doctype.append((name, bool(internal)))
+
+    def end() -> None:
+        if doctype and doctype[-1][1]:
+            raise LagdynError(
+                f"the URDF declares <!DOCTYPE {doctype[-1][0]} [...]> with an internal subset: "
+                "lagdyn refuses DTDs and entity declarations; remove it"
+            )
+
+    screen = expat.ParserCreate()
+    screen.StartDoctypeDeclHandler = start
+    screen.EndDoctypeDeclHandler = end
+    screen.EntityDeclHandler = _refuse_entity
+    screen.Parse(data, True)
+    return ET.fromstring(data)
+
+
 def _parse(source: Any) -> ET.Element:
-    """The ``<robot>`` element of a path or of XML text (``str`` or ``bytes``)."""
+    """The ``<robot>`` element of a path or of XML text (``str`` or ``bytes``).
+
+    Expat parses it, with a ``<!DOCTYPE>`` holding an internal subset or an external DTD and
+    every ``<!ENTITY>`` declaration refused before any entity is expanded.
+    """
     if isinstance(source, (bytes, bytearray)):
-        try:
-            return ET.fromstring(bytes(source))
-        except ET.ParseError as exc:
-            raise LagdynError(f"malformed URDF XML: {exc}") from exc
+        return _guarded(lambda: _from_text(bytes(source)), "the URDF bytes")
     if not isinstance(source, (str, os.PathLike)):
         raise LagdynError(
             "from_urdf reads a file path (str or os.PathLike) or the XML itself (str or "
@@ -202,22 +255,48 @@ def _parse(source: Any) -> ET.Element:
     if isinstance(text, bytes):  # a PathLike of bytes
         text = os.fsdecode(text)
     shown = repr(text) if len(text) <= 80 else repr(text[:60]) + f"… ({len(text)} characters)"
+    if isinstance(source, str) and text.lstrip("\ufeff \t\r\n").startswith("<"):
+        return _guarded(lambda: _from_text(text.lstrip("\ufeff")), "the URDF text")
+    path = Path(text)
     try:
-        if isinstance(source, str) and text.lstrip("\ufeff \t\r\n").startswith("<"):
-            return ET.fromstring(text.lstrip("\ufeff"))
-        path = Path(text)
+        found = path.is_file()
+    except (OSError, ValueError):  # an embedded NUL, a name too long for the system
+        found = False
+    if not found:
+        raise LagdynError(f"URDF file not found: {shown}")
+
+    def read() -> ET.Element:
         try:
-            found = path.is_file()
-        except (OSError, ValueError):  # an embedded NUL, a name too long for the system
-            found = False
-        if not found:
-            raise LagdynError(f"URDF file not found: {shown}")
-        try:
-            return ET.parse(path).getroot()
+            data = path.read_bytes()
         except OSError as exc:
             raise LagdynError(f"cannot read the URDF file {shown}: {exc.strerror or exc}") from None
+        return _from_text(data)
+
+    return _guarded(read, f"the URDF file {shown}")
+
+
+def _guarded(parse: Any, what: str) -> ET.Element:
+    """``parse()``, with the parser's own errors named: malformed XML, an encoding the XML
+    declaration names that Python does not know, text that is not valid Unicode."""
+    try:
+        root: ET.Element = parse()
+        return root
     except ET.ParseError as exc:
         raise LagdynError(f"malformed URDF XML: {exc}") from exc
+    except expat.ExpatError as exc:
+        where = f"line {exc.lineno}, column {exc.offset}"
+        raise LagdynError(f"malformed URDF XML: {expat.ErrorString(exc.code)}: {where}") from None
+    except LookupError as exc:  # <?xml encoding="bogus"?>
+        raise LagdynError(
+            f"{what}: the XML declaration names an encoding Python does not know ({exc}); "
+            "save the file as UTF-8"
+        ) from None
+    except UnicodeError as exc:  # a lone surrogate in a str: it cannot be encoded for expat
+        raise LagdynError(
+            f"{what} is not valid Unicode text ({exc.reason} at position {exc.start}, "  # type: ignore[attr-defined]
+            f"{exc.object[exc.start : exc.start + 1]!r}): "  # type: ignore[attr-defined]
+            "a lone surrogate, perhaps from a file decoded with errors='surrogateescape'"
+        ) from None
 
 
 def _names(items: list[ET.Element], tag: str, problems: list[str]) -> None:
@@ -499,17 +578,19 @@ def from_urdf(
     Raises
     ------
     LagdynError
-        A source that is neither a path nor XML text, malformed XML, a missing file, an
-        empty file, more than ``MAX_JOINTS`` joints, floating/planar joints, movable mimic
-        joints, duplicate names, a joint naming a link that does not exist, a link with two
-        parents (closed loop), a cycle, several roots, a zero axis, a number that is not
-        finite or overflows (or underflows) a double — read as a double first, so a huge
-        exponent costs nothing —, an ``<inertial>`` without ``<mass>`` or ``<inertia>``, a
-        negative mass or ``<dynamics>`` coefficient, an inertia that is not positive
-        semidefinite, a run of fixed joints composing more than
-        :data:`MAX_COMPOSED_ANGLES` rpy angles that are not multiples of π/12 (or more
-        than :data:`MAX_COMPOSED_TERMS` terms of such placements in the file). Every
-        message names the joint or link.
+        A source that is neither a path nor XML text, malformed XML, an ``<!ENTITY>``
+        declaration or a ``<!DOCTYPE>`` with an internal subset or an external DTD (refused
+        before anything is expanded), an encoding Python does not know, text with a lone
+        surrogate (not valid Unicode), a missing file, an empty file, more than
+        ``MAX_JOINTS`` joints, floating/planar joints, movable mimic joints, duplicate
+        names, a joint naming a link that does not exist, a link with two parents (closed
+        loop), a cycle, several roots, a zero axis, a number that is not finite or overflows
+        (or underflows) a double — read as a double first, so a huge exponent costs nothing
+        —, an ``<inertial>`` without ``<mass>`` or ``<inertia>``, a negative mass or
+        ``<dynamics>`` coefficient, an inertia that is not positive semidefinite, a run of
+        fixed joints composing more than :data:`MAX_COMPOSED_ANGLES` rpy angles that are not
+        multiples of π/12 (or more than :data:`MAX_COMPOSED_TERMS` terms of such placements
+        in the file). Every message names the joint or link.
     SingularMassMatrixError
         ``parameters="numeric"`` and a movable joint that moves only massless links (links
         without ``<inertial>``): its row of M would be zero.
