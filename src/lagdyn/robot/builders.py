@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence, Sized
 from dataclasses import replace
 from decimal import Decimal
 from fractions import Fraction
@@ -415,7 +415,7 @@ def _rows(table: Any) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for k, row in enumerate(table):
         if k >= MAX_JOINTS:
-            check_count(len(table) if hasattr(table, "__len__") else k + 1, "the DH table")
+            check_count(len(table) if isinstance(table, Sized) else k + 1, "the DH table")
         if isinstance(row, Mapping):
             unknown = set(row) - {"d", "a", "alpha", "offset", "theta", "joint"}
             if unknown:
