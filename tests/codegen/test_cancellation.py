@@ -170,6 +170,16 @@ def test_bound_parameters_are_folded_after_the_factoring():
     assert num.M([1e-4, 0.0])[1, 1] == pytest.approx(exact, rel=1e-13, abs=0)
 
 
+@pytest.mark.parametrize("c", [0.5, 0.1, 0.3])
+def test_float_coefficients(c):
+    """The canonical form of 0.1·sin(x/2)⁴ has float coefficients (0.0375, 0.05, 0.0125)
+    that no longer cancel exactly at x = 0; read as the fractions they round, they do."""
+    L = 0.5 * xd**2 + c * sp.sin(x / 2) ** 4 * yd**2
+    num = ld.LagrangianSystem(L, [x, y]).lambdify({}, cache=False)
+    expect = 2 * c * math.sin(5e-5) ** 4
+    assert num.M([1e-4, 0.0])[1, 1] == pytest.approx(expect, rel=1e-14, abs=0)
+
+
 def test_gravity_and_rates_each_accurate_near_both_zeros():
     """h = Γ(q)q̇q̇ + g(q) with zeros at x = 0 (kinetic part) and y = π (gravity): at
     (1e-5, π − 1e-5) both parts are tiny, each must be accurate on its own."""
@@ -205,6 +215,9 @@ a, b = sp.symbols("a b", real=True)
             sp.Rational(3, 2) - 2 * sp.cos(a - b) + sp.cos(2 * a - 2 * b) / 2,
             4 * sp.sin(a / 2 - b / 2) ** 4,
         ),
+        (sp.sin(a) - sp.sin(a) * sp.cos(a), 2 * sp.sin(a) * sp.sin(a / 2) ** 2),
+        (sp.Rational(1, 2) - sp.cos(9 * a) / 2, sp.sin(9 * a / 2) ** 2),
+        (0.5 - 0.5 * sp.cos(a), sp.sin(a / 2) ** 2),
     ],
 )
 def test_numeric_form_of_canonical_sums(canonical, factored):

@@ -15,6 +15,7 @@ addition when that saves transcendental calls.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
@@ -91,7 +92,8 @@ def zeros_factored(expr: sp.Expr) -> sp.Expr:
     a multi-symbol argument such as x − y — at φ = 0 and φ = π: the sum cancels there
     when its Taylor series in φ starts later than the series of one of its terms.
     A sum that cancels is rewritten as a polynomial in ``c = cos θ``, ``s = sin θ`` of
-    the base angle θ = φ/L (every atom along φ expanded by angle addition into these and
+    the base angle θ (the largest angle of which every multiple of φ in the sum is an
+    integer multiple; every atom along φ expanded by angle addition into these and
     atoms of the other symbols; s² = 1 − c²), A(c) + s B(c), and the roots c = 1 and
     c = −1 of A and B are divided out and printed as ``−2 sin²(θ/2)`` and
     ``2 cos²(θ/2)`` (both together as ``−s²``); the quotients are treated the same way
@@ -104,8 +106,10 @@ def zeros_factored(expr: sp.Expr) -> sp.Expr:
     combinations of the symbols from one random unit per symbol), so a sum that cancels
     identically is always seen; a false alarm costs one exact rewrite. Sums that are not
     polynomials in the sines and cosines along the angle (a symbol of the angle outside
-    them, a ``sqrt`` of a cosine, floats) are left as they are. The result is equal to
-    ``expr``, and is ``expr`` itself when nothing cancels.
+    them, a ``sqrt`` of a cosine, an angle with an irrational coefficient or a constant
+    offset) are left as they are; floats are numbers like any other coefficient (each
+    value its own: 0.5 − 0.5 cos x is factored, 0.1 + 0.2 − 0.3 cos x is not). The result
+    is equal to ``expr``, and is ``expr`` itself when nothing cancels.
 
     Examples
     --------
@@ -372,6 +376,8 @@ class _ZeroFactoring:
             return got[1]
         if node.is_Rational:
             out = _mod(int(node.p), int(node.q))
+        elif node.is_Float and (f := _float_fraction(node)) is not None:
+            out = _mod(f.numerator, f.denominator)
         elif node.is_Add:
             out = sum(self.generic(a) for a in node.args) % _PRIME
         elif node.is_Mul:
@@ -491,7 +497,7 @@ class _ZeroFactoring:
 
     # -- the rewrite --------------------------------------------------------------
     def factor_direction(self, total: sp.Expr, phi: sp.Expr) -> sp.Expr | None:
-        """``total`` as A(c) + s B(c) in the base angle θ = φ/L, the roots c = ±1
+        """``total`` as A(c) + s B(c) in the base angle θ along φ, the roots c = ±1
         divided out; ``None`` when it is not a polynomial in the sines and cosines
         along φ (other angles, symbols and numbers as coefficients)."""
         if self.depth >= _DEPTH:
@@ -703,7 +709,7 @@ def _order(a: list[int]) -> int:
 class _Along:
     """An expression read as a polynomial along the direction φ (``first``, its first
     symbol, eliminated): every sine and cosine of a rational combination of symbols is
-    cos/sin(r·φ + ρ), expanded by angle addition into cos, sin of the base angle φ/L
+    cos/sin(r·φ + ρ), expanded by angle addition into cos, sin of the base angle θ = uφ
     and of the base angle of ρ's direction (one base per direction, every multiple an
     integer multiple of it, so the identities between them are seen: cos 2y next to
     cos y); an even power of an atom along φ is read as a power of its double angle
@@ -722,7 +728,7 @@ class _Along:
         # rest -> (its direction, its multiple of the direction)
         self.rests: dict[sp.Expr, tuple[forms.Direction, Fraction]] = {}
         self.units: dict[forms.Direction, Fraction] = {}
-        self.big = 1
+        self.unit = Fraction(0)  # θ = unit·φ: every multiple along φ is k·θ
 
     def along(self, node: sp.Basic) -> bool:
         return isinstance(node, (sp.sin, sp.cos)) and self.first in node.free_symbols
@@ -758,7 +764,7 @@ class _Along:
         if id(node) in self.seen:
             return True
         self.seen.add(id(node))
-        if node.is_Rational:
+        if node.is_Rational or (node.is_Float and _float_fraction(node) is not None):
             return True
         if node.is_Add or node.is_Mul:
             return all(self.scan(a) for a in node.args)
@@ -774,8 +780,8 @@ class _Along:
                 return self.scan(base)
         if isinstance(node, (sp.sin, sp.cos)) and self.read_atom(node):
             return True
-        if self.first in node.free_symbols or node.is_Float:
-            return False  # the symbol outside sin/cos (or floats: not exact)
+        if self.first in node.free_symbols:
+            return False  # the symbol outside sin/cos
         self.leaves.add(node)
         return True
 
@@ -783,19 +789,20 @@ class _Along:
         """The base angles: L for φ, a unit for each other direction; ``False`` when a
         multiple is beyond :data:`_LARGEST`."""
         for r, _, _ in self.atoms.values():
-            self.big = self.big * r.denominator // gcd(self.big, r.denominator)
+            if r:
+                self.unit = abs(r) if not self.unit else _rational_gcd(self.unit, abs(r))
         for d, m in self.rests.values():
             u = self.units.get(d)
             self.units[d] = m if u is None else _rational_gcd(u, m)
-        if any(abs(r * self.big) > _LARGEST for r, _, _ in self.atoms.values()):
+        if not self.unit or any(abs(r / self.unit) > _LARGEST for r, _, _ in self.atoms.values()):
             return False
         return all(abs(m / self.units[d]) <= _LARGEST for d, m in self.rests.values())
 
     def ring(self) -> tuple[PolyRing, dict[sp.Basic, Any], dict[sp.Basic, sp.Basic]]:
-        """The ring (c, s of φ/L, then cos, sin of each other base, then the leaves),
+        """The ring (c, s of θ, then cos, sin of each other base, then the leaves),
         the ring value of every atom and leaf, and the map back to expressions."""
         c, s = sp.Dummy("c"), sp.Dummy("s")
-        theta = self.phi / self.big
+        theta = sp.Rational(self.unit.numerator, self.unit.denominator) * self.phi
         back: dict[sp.Basic, sp.Basic] = {c: sp.cos(theta), s: sp.sin(theta)}
         pair_names: dict[forms.Direction, tuple[sp.Dummy, sp.Dummy]] = {}
         for d in sorted(self.units, key=lambda d: sp.default_sort_key(_expr(d))):
@@ -830,7 +837,7 @@ class _Along:
         index = {d: 1 + k for k, d in enumerate(pair_names)}
         values: dict[sp.Basic, Any] = {}
         for atom, (r, rest, sign) in self.atoms.items():
-            cos_k, sin_k = multiple(0, int(r * self.big))
+            cos_k, sin_k = multiple(0, int(r / self.unit))
             if rest == 0:
                 cos_r, sin_r = ring.one, ring.zero
             else:
@@ -855,6 +862,8 @@ class _Along:
             return got
         if node.is_Rational:
             out = ring(QQ(int(node.p), int(node.q)))
+        elif node.is_Float and (f := _float_fraction(node)) is not None:
+            out = ring(QQ(f.numerator, f.denominator))
         elif node.is_Add:
             out = ring.zero
             for a in node.args:
@@ -925,6 +934,24 @@ def _times_in_rates(
 
 def _expr(d: forms.Direction) -> sp.Expr:
     return sp.Add(*[t * n for t, n in d])
+
+
+def _float_fraction(node: sp.Float) -> Fraction | None:
+    """The simple fraction a float stands for — within 4 ulps, denominator at most 10⁶
+    (0.5, 0.375, and 0.0375 = 0.1·3/8 as the canonical form computed it) — or ``None``
+    (the float is then a number of its own). The canonical form of ``0.1·sin(x/2)⁴`` has
+    coefficients rounded so that they no longer cancel exactly at x = 0; read as the
+    fractions they round, they do."""
+    value = float(node)
+    if not math.isfinite(value):
+        return None
+    exact = Fraction(value)
+    if exact.denominator <= 1 << 20:
+        return exact
+    simple = exact.limit_denominator(10**6)
+    if abs(float(simple) - value) <= 4 * math.ulp(value):
+        return simple
+    return None
 
 
 def _rational_gcd(a: Fraction, b: Fraction) -> Fraction:
