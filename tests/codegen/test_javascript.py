@@ -345,7 +345,7 @@ def test_js_names_are_checked():
     for bad in ("var", "module", "Math", "naïve"):
         with pytest.raises(LagdynError, match="JavaScript identifier"):
             check_identifier(bad, "name")
-    with pytest.raises(LagdynError, match="'function' is not a JavaScript identifier"):
+    with pytest.raises(LagdynError, match="'function' is a JavaScript keyword"):
         generate(dp, "js", name="function")
     with pytest.raises(LagdynError, match="not parameters"):
         export_js(dp, params={"gravity": 9.81}, strict=True)
