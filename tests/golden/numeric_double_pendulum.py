@@ -2,7 +2,7 @@
 # coordinates: q_0 = a, q_1 = b
 # free parameters: none
 # bound parameters: g = 10.0, l1 = 1.0, l2 = 1.0, m1 = 1.0, m2 = 1.0
-"""Numeric kernels (lagdyn codegen 10), n = 2."""
+"""Numeric kernels (lagdyn codegen 11), n = 2."""
 import math
 import numpy
 from math import cos, sin

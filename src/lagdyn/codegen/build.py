@@ -31,7 +31,7 @@ from sympy.core.function import AppliedUndef
 from ..errors import LagdynError, SingularMassMatrixError
 from .binding import Binding
 from .ir import Kernel, Program, code_symbols, propagate_constants, prune
-from .trig import NumericForm, shared_trig
+from .trig import NumericForm, reduced_angle_constants, shared_trig
 
 #: The numeric routes of a system: the recursive programs of a robot chain, or the closed form.
 ROUTES = ("recursive", "closed")
@@ -138,7 +138,7 @@ class _Converter:
             e = sp.sympify(self.system.plain(e))
             if form is not None:
                 e = form(e)
-            e = e.xreplace(self.rename)
+            e = reduced_angle_constants(e.xreplace(self.rename))
             e = full_precision_floats(e)
             extra = e.free_symbols - self.allowed
             undef = e.atoms(AppliedUndef, sp.Derivative)

@@ -30,7 +30,67 @@ from sympy.polys.rings import PolyRing
 from ..trig import forms
 from ..trig.forms import MAX_MULTIPLE
 
-__all__ = ["MAX_MULTIPLE", "NumericForm", "numeric_form", "shared_trig", "zeros_factored"]
+__all__ = [
+    "MAX_MULTIPLE",
+    "NumericForm",
+    "numeric_form",
+    "reduced_angle_constants",
+    "shared_trig",
+    "zeros_factored",
+]
+
+
+def reduced_angle_constants(expr: sp.Expr) -> sp.Expr:
+    """``expr`` with the numeric constants of trig arguments reduced modulo 2π exactly.
+
+    ``cos(2 q + 20000000000)`` printed as such adds the constant in doubles, where its
+    rounding step is ~4e-6 rad; reducing the constant exactly first (its value mod 2π to
+    17 digits) keeps the argument right to the last bits. Constants of magnitude up to π,
+    and symbolic ones (``pi/2``), stay as they are; a bare constant ``cos(10**10)`` becomes
+    its value. Floats are read as the binary number they hold.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> from lagdyn.codegen.trig import reduced_angle_constants
+    >>> q = sp.Symbol("q")
+    >>> reduced_angle_constants(sp.cos(q + 10**10))
+    cos(q - 0.5092310721657348)
+    >>> reduced_angle_constants(sp.sin(q + 3))
+    sin(q + 3)
+    """
+    funcs = (sp.sin, sp.cos, sp.tan)
+    atoms = [a for a in expr.atoms(*funcs) if _big_constant(a.args[0]) is not None]
+    if not atoms:
+        return expr
+    repl: dict[sp.Basic, sp.Basic] = {}
+    for a in atoms:
+        c = _big_constant(a.args[0])
+        assert c is not None
+        rest = a.args[0] - c
+        exact = sp.Rational(c) if isinstance(c, sp.Float) else c
+        digits = int(math.log10(float(abs(exact)) + 1.0)) + 30
+        turns = sp.floor((exact / (2 * sp.pi)).evalf(digits) + sp.Rational(1, 2))
+        reduced = (exact - 2 * sp.pi * turns).evalf(digits)
+        value = sp.Float(repr(float(reduced)), 17)
+        if rest == 0:
+            repl[a] = sp.Float(repr(float(a.func(exact - 2 * sp.pi * turns).evalf(digits))), 17)
+        else:
+            repl[a] = a.func(rest + value, evaluate=False)
+    return expr.xreplace(repl)
+
+
+def _big_constant(arg: sp.Expr) -> sp.Number | None:
+    """The numeric constant term of a trig argument when its magnitude exceeds π."""
+    if arg.is_Number:
+        c = arg
+    elif arg.is_Add:
+        c = next((t for t in arg.args if t.is_Number), None)
+    else:
+        return None
+    if c is None or not c.is_finite or abs(float(c)) <= math.pi:
+        return None
+    return c
 
 
 def numeric_form(expr: sp.Expr) -> sp.Expr:
