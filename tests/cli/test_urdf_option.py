@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import pyexpat
 import subprocess
 from pathlib import Path
 
@@ -275,13 +274,13 @@ BILLION_LAUGHS = (
         (
             "bogus.urdf",
             '<?xml version="1.0" encoding="bogus"?><robot/>',
-            "unreadable XML: LookupError: unknown encoding: bogus",
+            "names an encoding Python does not know",
         ),
         (
             "external.urdf",
             '<?xml version="1.0"?><!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]>'
             '<robot name="&x;"/>',
-            "malformed URDF XML: reference to external entity",
+            "lagdyn refuses entity declarations and DTDs",
         ),
     ],
 )
@@ -292,13 +291,11 @@ def test_a_bad_file_is_one_line_naming_the_option(tmp_path, capsys, name, text, 
     assert err.startswith(f"lagdyn: error: --urdf {path}: ") and fragment in err
 
 
-@pytest.mark.skipif(
-    pyexpat.version_info < (2, 4, 0), reason="expat < 2.4 has no amplification limit"
-)
 def test_entity_expansion_bomb_is_refused(tmp_path, capsys):
+    """Refused at its first entity declaration, whatever expat's own amplification limit."""
     path = _write(tmp_path, "lol.urdf", BILLION_LAUGHS)
     assert main(["check", "--urdf", path]) == 2
-    assert "limit on input amplification factor" in _one_line_error(capsys)
+    assert "lagdyn refuses entity declarations and DTDs" in _one_line_error(capsys)
 
 
 def test_path_errors(tmp_path, capsys, monkeypatch):
