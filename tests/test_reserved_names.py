@@ -84,3 +84,20 @@ def test_a_lone_surrogate_in_a_name_is_refused_when_the_system_is_built() -> Non
     L, q = _pendulum_like(sp.Symbol("m\ud800", positive=True))
     with pytest.raises(ld.LagdynError, match="not valid Unicode text"):
         ld.LagrangianSystem(L, q)
+
+
+def test_t_is_the_time_not_a_parameter() -> None:
+    """The probe: a parameter made as ``ld.parameters("t")`` (a symbol named t, distinct from
+    the time ``ld.t``) was bound per call as the time — forward dynamics 0 instead of −0.4 —
+    and raised a raw TypeError elsewhere."""
+    with pytest.raises(ld.CoordinateError, match="'t' is the time"):
+        ld.parameters("t")
+    with pytest.raises(ld.CoordinateError, match="'t' is the time"):
+        ld.coordinates("t")
+    x = ld.coordinates("x")[0]
+    k = sp.Symbol("t", positive=True)
+    with pytest.raises(ld.LagdynError, match="symbol named 't' that is not lagdyn's time"):
+        ld.LagrangianSystem(x.diff(ld.t) ** 2 / 2 - k * x**2 / 2, [x])
+    # the time itself stays welcome in forces
+    s = ld.LagrangianSystem(x.diff(ld.t) ** 2 / 2 - x**2 / 2, [x], forces=[sp.sin(ld.t)])
+    assert s.forces[0] == sp.sin(ld.t)

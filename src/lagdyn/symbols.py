@@ -157,6 +157,8 @@ def check_names(names: Iterable[str], where: str, error: type[LagdynError]) -> N
     msg = reserved_message(names)
     if msg:
         raise error(f"{where}(): {msg}")
+    if "t" in names:
+        raise error(f"{where}(): 't' is the time (ld.t); choose another name")
 
 
 def _short(text: str) -> str:

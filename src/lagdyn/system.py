@@ -122,6 +122,12 @@ def _refuse_reserved(L: sp.Expr, forces: Any, q: Sequence[sp.Expr], defaults: An
     msg = _reserved_message(names)
     if msg:
         raise LagdynError(msg)
+    if any(s.name == "t" and s != t for e in exprs for s in e.free_symbols):
+        # a second symbol named t (say with assumptions): bound per call it read as the time
+        raise LagdynError(
+            "a symbol named 't' that is not lagdyn's time ld.t (a symbol with other "
+            "assumptions): 't' is the time; rename the parameter"
+        )
     unencodable = sorted(n for n in names if not _encodable(n))
     if unencodable:  # a lone surrogate: no file, header or code printer can hold it
         raise LagdynError(
