@@ -48,6 +48,7 @@ import numpy as np
 
 from .codegen.binding import check_value
 from .errors import BackendUnavailableError, LagdynError
+from .symbols import coordinate_labels
 
 __all__ = ["coordinate_names", "to_drake"]
 
@@ -76,14 +77,7 @@ def coordinate_names(system: Any) -> list[str]:
     >>> coordinate_names(ld.zoo.cart_pole())
     ['x', 'theta']
     """
-    names = []
-    for i, q in enumerate(system.q):
-        func, args = getattr(q, "func", None), getattr(q, "args", None)
-        label = str(func) if func is not None and args else str(q)
-        names.append(label if label.isprintable() and label else f"q{i + 1}")
-    if len(set(names)) != len(names):
-        names = [f"q{i + 1}" for i in range(len(names))]
-    return names
+    return coordinate_labels(system.q)
 
 
 def _actuated(inputs: Sequence[Any] | None, coords: list[str]) -> list[int]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import sympy as sp
 
@@ -306,3 +307,27 @@ def parameters(names: str, *, positive: bool = True) -> tuple[sp.Symbol, ...]:
     check_names(name_list, "parameters", CoordinateError)
     assumption = {"positive": True} if positive else {"real": True}
     return tuple(sp.Symbol(n, **assumption) for n in name_list)
+
+
+def coordinate_labels(q: Sequence[Any]) -> list[str]:
+    """The names of coordinates as users and generated interfaces see them (``x`` for ``x(t)``).
+
+    The name of each coordinate's function, or ``q1``, ``q2``, … for all when two coincide or
+    one is not printable: the input names of the FMU export, ``to_drake(inputs=)`` and the
+    Gymnasium environments.
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> from lagdyn.symbols import coordinate_labels
+    >>> coordinate_labels(ld.coordinates("x theta"))
+    ['x', 'theta']
+    """
+    names = []
+    for i, qi in enumerate(q):
+        func, args = getattr(qi, "func", None), getattr(qi, "args", None)
+        label = getattr(func, "__name__", str(func)) if func is not None and args else str(qi)
+        names.append(label if label.isprintable() and label else f"q{i + 1}")
+    if len(set(names)) != len(names):
+        names = [f"q{i + 1}" for i in range(len(names))]
+    return names

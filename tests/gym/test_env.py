@@ -88,6 +88,10 @@ def test_check_env_passes_for_a_user_model(dp):
 
 # --------------------------------------------------------------------------- the model
 def test_missing_gymnasium_names_the_extra(monkeypatch, dp):
+    # load lagdyn.gym first: its classes take gymnasium's bases when first imported, and a
+    # first import under the block would leave this worker's later tests without them
+    import lagdyn.gym.env  # noqa: F401
+
     monkeypatch.setitem(sys.modules, "gymnasium", None)
     with pytest.raises(BackendUnavailableError, match=r"pip install 'lagdyn\[rl\]'"):
         ld.gym.make(dp)

@@ -76,6 +76,7 @@ from .._version import __version__
 from ..codegen.binding import check_value
 from ..codegen.names import check_export_name
 from ..errors import LagdynError
+from ..symbols import coordinate_labels
 
 __all__ = ["PLATFORMS", "binary_platform", "export_fmu", "find_compiler"]
 
@@ -156,17 +157,6 @@ def _check_name(name: str) -> None:
             f"export name {name!r} clashes with the FMI glue: names 'ld' or starting with "
             f"{', '.join(repr(p) for p in _RESERVED_PREFIXES)} are reserved; choose another name"
         )
-
-
-def _coordinate_names(system: Any) -> list[str]:
-    names = []
-    for i, q in enumerate(system.q):
-        func, args = getattr(q, "func", None), getattr(q, "args", None)
-        label = str(func) if func is not None and args else str(q)
-        names.append(label if label.isprintable() and label else f"q{i + 1}")
-    if len(set(names)) != len(names):
-        names = [f"q{i + 1}" for i in range(len(names))]
-    return names
 
 
 def _parameter_starts(
@@ -743,7 +733,7 @@ def export_fmu(
         raise LagdynError(f"route={route!r}: choose 'closed', 'recursive' or None (by size)")
     target = Path(directory) / f"{name}.fmu"
     check_new_file(target, force=force)
-    coords = _coordinate_names(system)
+    coords = coordinate_labels(system.q)
     actuated = _input_coordinates(inputs, coords)
     parameters = _all_parameters(system, constraints)
     starts = _parameter_starts(parameters, system.defaults, params)

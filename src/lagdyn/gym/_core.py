@@ -30,6 +30,7 @@ import numpy as np
 import sympy as sp
 
 from ..errors import BackendUnavailableError, LagdynError, ShapeError
+from ..symbols import coordinate_labels
 
 __all__: list[str] = []  # internal; see lagdyn.gym
 
@@ -114,16 +115,6 @@ class Resolved:
         return bool(sp.Matrix(forces).has(t))
 
 
-def coordinate_names(q: Sequence[Any]) -> tuple[str, ...]:
-    """``x(t)`` → ``"x"``: the names of a model's coordinates."""
-    out = []
-    for s in q:
-        func = getattr(s, "func", None)
-        name = getattr(func, "__name__", None) if getattr(s, "args", None) else None
-        out.append(str(name) if name else str(s))
-    return tuple(out)
-
-
 def _is_numeric_model(model: Any) -> bool:
     from ..numeric.model import NumericModel
 
@@ -179,7 +170,7 @@ def resolve(model: Any, params: Mapping[Any, Any] | None) -> Resolved:
         binding = Binding(model.parameters, values, strict=True)
         return Resolved(
             n=int(model.n),
-            names=coordinate_names(model.q),
+            names=tuple(coordinate_labels(model.q)),
             system=model,
             binding=binding,
             values={s.name: float(v) for s, v in binding.bound.items()},
@@ -193,7 +184,7 @@ def resolve(model: Any, params: Mapping[Any, Any] | None) -> Resolved:
         n = _positive_int("the model's n", model.n)
         q = getattr(model, "q", None)
         names = (
-            coordinate_names(q)
+            tuple(coordinate_labels(q))
             if q is not None and len(q) == n
             else tuple(f"q{i}" for i in range(n))
         )
@@ -235,7 +226,7 @@ def _resolve_numeric(num: Any, params: Mapping[Any, Any] | None) -> Resolved:
     values.update({s.name: float(v) for s, v in zip(num.free_parameters, free[0])})
     return Resolved(
         n=int(num.n),
-        names=coordinate_names(num.q),
+        names=tuple(coordinate_labels(num.q)),
         system=getattr(num, "system", None),
         numeric=num,
         binding=binding,
