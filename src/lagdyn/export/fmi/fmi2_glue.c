@@ -90,13 +90,7 @@ fmi2Status fmi2SetupExperiment(fmi2Component c, fmi2Boolean toleranceDefined,
     (void)tolerance;
     (void)stopTimeDefined;
     (void)stopTime;
-    if (!isfinite(startTime)) {
-        ld_log(s, 1, "the start time %g is not finite", startTime);
-        return fmi2Error;
-    }
-    s->time = startTime;
-    s->qdd_valid = 0;
-    return fmi2OK;
+    return ld_start(s, startTime) ? fmi2Error : fmi2OK;
 }
 
 fmi2Status fmi2EnterInitializationMode(fmi2Component c) {

@@ -126,13 +126,7 @@ fmi3Status fmi3EnterInitializationMode(fmi3Instance instance, fmi3Boolean tolera
     (void)tolerance;
     (void)stopTimeDefined;
     (void)stopTime;
-    if (!isfinite(startTime)) {
-        ld_log(s, 1, "the start time %g is not finite", startTime);
-        return fmi3Error;
-    }
-    s->time = startTime;
-    s->qdd_valid = 0;
-    return fmi3OK;
+    return ld_start(s, startTime) ? fmi3Error : fmi3OK;
 }
 
 fmi3Status fmi3ExitInitializationMode(fmi3Instance instance) {

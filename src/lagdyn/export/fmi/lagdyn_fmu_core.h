@@ -109,6 +109,18 @@ static void ld_reset(LdInstance *s) {
     s->midpoint_guess_valid = 0;
 }
 
+/* The start time of an experiment (FMI 2 SetupExperiment, FMI 3 EnterInitializationMode):
+ * 0 on success, 1 (logged) when it is not finite. */
+static int ld_start(LdInstance *s, double start_time) {
+    if (!isfinite(start_time)) {
+        ld_log(s, 1, "the start time %g is not finite", start_time);
+        return 1;
+    }
+    s->time = start_time;
+    s->qdd_valid = 0;
+    return 0;
+}
+
 static LdInstance *ld_new(const char *name) {
     LdInstance *s = (LdInstance *)calloc(1, sizeof(LdInstance));
     if (!s) return NULL;
