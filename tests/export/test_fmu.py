@@ -683,3 +683,18 @@ def test_cli_export_fmu(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert "--bind-defaults does not apply to -t fmu" in capsys.readouterr().err
     assert main([*argv, "--name", "not-valid"]) == 2
     assert "must be an identifier" in capsys.readouterr().err
+
+
+@needs_cc
+def test_a_start_time_that_is_not_finite_is_an_error_naming_it(
+    units: dict[str, Path], tmp_path: Path
+) -> None:
+    log: list[str] = []
+    unit, _vr = _open3(units["dp3"], tmp_path, log=log)
+    with pytest.raises(Exception, match=r"status 3 \(error\)"):
+        unit.enterInitializationMode(startTime=float("nan"))
+    assert any("start time nan is not finite" in m for m in log)
+    unit.enterInitializationMode(startTime=0.0)  # the instance stays usable
+    unit.exitInitializationMode()
+    unit.terminate()
+    unit.freeInstance()
