@@ -570,20 +570,11 @@ def _newton_sources(system: Any, name: str, parameters: list[Any]) -> dict[str, 
     """``NAME_nt.h``/``.c``: ``NAME_nt_J(q, qd, p, t)``, the (n, 4n + 1) rows [M, K, P_q, P_v, P]
     of the implicit midpoint's Newton iteration (K = ∂(M v)/∂q, P = K v − h + Q), the
     kernel ``lagdyn.simulate(method="midpoint")`` generates for the same system."""
-    import sympy as sp
-
     from ..codegen import Binding, export_files, expression_program
+    from ..simulation.integrators import midpoint_newton_rows
 
     check_export_name(f"{name}_nt", "c")
-    qs, vs = system.plain_symbols
-    M = sp.Matrix(system.M.applyfunc(system.plain))
-    hb = sp.Matrix(system.h.applyfunc(system.plain))
-    Q = sp.Matrix(system.forces.applyfunc(system.plain))
-    v = sp.Matrix(vs)
-    K = (M * v).jacobian(list(qs))
-    P = K * v - hb + Q
-    stacked = M.row_join(K).row_join(P.jacobian(list(qs)))
-    stacked = stacked.row_join(P.jacobian(list(vs))).row_join(P)
+    stacked = midpoint_newton_rows(system)
     n = system.n
     program = expression_program(
         system, {"J": list(stacked)}, {"J": (n, 4 * n + 1)}, Binding(parameters, None)

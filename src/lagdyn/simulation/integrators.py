@@ -523,19 +523,9 @@ def newton_kernel(num: Any) -> Any:
         and not getattr(num, "free_parameters", ())
         and hasattr(system, "plain_symbols")
     ):
-        import sympy as sp
-
         import lagdyn.numeric.expressions as expressions
 
-        qs, vs = system.plain_symbols
-        M = sp.Matrix(system.M.applyfunc(system.plain))
-        hb = sp.Matrix(system.h.applyfunc(system.plain))
-        Q = sp.Matrix(system.forces.applyfunc(system.plain))
-        v = sp.Matrix(vs)
-        K = (M * v).jacobian(list(qs))
-        P = K * v - hb + Q
-        stacked = M.row_join(K).row_join(P.jacobian(list(qs)))
-        stacked = stacked.row_join(P.jacobian(list(vs))).row_join(P)
+        stacked = midpoint_newton_rows(system)
         # the model's own backend when it compiles (C, numba), else numpy
         backend = num.backend if getattr(num, "backend", None) in ("c", "numba") else "numpy"
         kernel = expressions.lambdify_expressions(
@@ -544,6 +534,32 @@ def newton_kernel(num: Any) -> Any:
     if memo:
         _NEWTON[num] = kernel
     return kernel
+
+
+def midpoint_newton_rows(system: Any) -> Any:
+    r"""The (n, 4n + 1) sympy matrix ``[M, K, P_q, P_v, P]`` of the implicit midpoint's Newton
+    iteration in plain symbols: :math:`K = \partial (M v)/\partial q`,
+    :math:`P = K v - h + Q` and its Jacobians (what :func:`newton_kernel` compiles and the
+    FMU export prints).
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> from lagdyn.simulation.integrators import midpoint_newton_rows
+    >>> midpoint_newton_rows(ld.zoo.double_pendulum()).shape
+    (2, 9)
+    """
+    import sympy as sp
+
+    qs, vs = system.plain_symbols
+    M = sp.Matrix(system.M.applyfunc(system.plain))
+    hb = sp.Matrix(system.h.applyfunc(system.plain))
+    Q = sp.Matrix(system.forces.applyfunc(system.plain))
+    v = sp.Matrix(vs)
+    K = (M * v).jacobian(list(qs))
+    P = K * v - hb + Q
+    stacked = M.row_join(K).row_join(P.jacobian(list(qs)))
+    return stacked.row_join(P.jacobian(list(vs))).row_join(P)
 
 
 def _weakrefable(obj: Any) -> bool:
