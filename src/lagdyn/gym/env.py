@@ -258,7 +258,38 @@ def _options(
     return dict(locals())
 
 
-class LagdynEnv(_EnvBase):
+class _CoreView:
+    """What a single and a vector environment report of their shared step (``_core``)."""
+
+    _core: Any
+
+    @property
+    def dt(self) -> float:
+        """The time step of :meth:`step`."""
+        return self._core.dt
+
+    @property
+    def n(self) -> int:
+        """Degrees of freedom."""
+        return self._core.model.n
+
+    @property
+    def coordinates(self) -> tuple[str, ...]:
+        """The names of the model's coordinates."""
+        return self._core.model.names
+
+    @property
+    def integrator(self) -> str:
+        """The integrator of a step."""
+        return self._core.integrator
+
+    @property
+    def backend(self) -> str:
+        """Where the step runs (``"c"``, ``"numpy"``, ...)."""
+        return self._core.stepper.backend
+
+
+class LagdynEnv(_CoreView, _EnvBase):
     """One environment of a lagdyn model (a ``gymnasium.Env``); see :func:`make`.
 
     Observations and actions are NumPy arrays (``observation_space``, ``action_space``);
@@ -396,31 +427,6 @@ class LagdynEnv(_EnvBase):
         """Time since the last reset."""
         return float(self._steps[0] * self._core.dt)
 
-    @property
-    def dt(self) -> float:
-        """The time step of :meth:`step`."""
-        return self._core.dt
-
-    @property
-    def n(self) -> int:
-        """Degrees of freedom."""
-        return self._core.model.n
-
-    @property
-    def coordinates(self) -> tuple[str, ...]:
-        """The names of the model's coordinates."""
-        return self._core.model.names
-
-    @property
-    def integrator(self) -> str:
-        """The integrator of a step."""
-        return self._core.integrator
-
-    @property
-    def backend(self) -> str:
-        """Where the step runs (``"c"``, ``"numpy"``, ...)."""
-        return self._core.stepper.backend
-
     def __repr__(self) -> str:
         return (
             f"<LagdynEnv n={self.n} dt={self.dt:g} integrator={self.integrator!r} "
@@ -430,7 +436,7 @@ class LagdynEnv(_EnvBase):
     __str__ = __repr__
 
 
-class LagdynVectorEnv(_VectorEnvBase):
+class LagdynVectorEnv(_CoreView, _VectorEnvBase):
     """``num_envs`` copies of a lagdyn model stepped together (a ``gymnasium.vector.VectorEnv``);
     see :func:`make_vec`.
 
@@ -628,31 +634,6 @@ class LagdynVectorEnv(_VectorEnvBase):
     def t(self) -> np.ndarray:
         """Time since each copy's last reset, ``(num_envs,)``."""
         return self._steps * self._core.dt
-
-    @property
-    def dt(self) -> float:
-        """The time step of :meth:`step`."""
-        return self._core.dt
-
-    @property
-    def n(self) -> int:
-        """Degrees of freedom."""
-        return self._core.model.n
-
-    @property
-    def coordinates(self) -> tuple[str, ...]:
-        """The names of the model's coordinates."""
-        return self._core.model.names
-
-    @property
-    def integrator(self) -> str:
-        """The integrator of a step."""
-        return self._core.integrator
-
-    @property
-    def backend(self) -> str:
-        """Where the step runs (``"c"``, ``"numpy"``, ...)."""
-        return self._core.stepper.backend
 
     @property
     def fused(self) -> bool:
