@@ -13,6 +13,7 @@ numpy and C backends; Pinocchio's ``aba``/``rnea`` in the same process when ``pi
 
 import sys
 import time
+from functools import partial
 
 import symengine as se
 import sympy as sp
@@ -41,7 +42,7 @@ def counts(closed):
             print(f"{name:10} {parameters:9} {built:5.2f}s " + " ".join(f"{c:>14}" for c in cells))
             if closed:
                 start = time.perf_counter()
-                M, U, q = closed_form_symengine(arm.chain)
+                M, _U, _q = closed_form_symengine(arm.chain)
                 entries = [M[i, j] for i in range(arm.n) for j in range(i, arm.n)]
                 t_build = time.perf_counter() - start
                 repl, red = se.cse(entries)
@@ -54,6 +55,11 @@ def counts(closed):
 
 
 # ---------------------------------------------------------------------- lambdify routes
+def _same(value):
+    """``value`` itself (a builder for ``Backend.build`` bound to one program)."""
+    return value
+
+
 def _kernel_ops(prog):
     """Operation count (sympy count_ops) per kernel: its body and outputs as generated,
     rational coefficients counted as one multiplication (the C printer writes ``(p/q)*x``,
@@ -152,7 +158,7 @@ def routes(names=("ur5", "panda", "puma560"), skip_closed=()):
                 be = backends.get(be_name)
                 start = time.perf_counter()
                 try:
-                    kernels = be.build(lambda: prog, key + be_name, None)
+                    kernels = be.build(partial(_same, prog), key + be_name, None)
                 except ld.BackendUnavailableError:
                     cells += ["n/a"] * (5 if be_name == "c" else 2)
                     continue
@@ -161,14 +167,14 @@ def routes(names=("ur5", "panda", "puma560"), skip_closed=()):
                     arm, kernels, binding=binding, backend=be_name, key=key, route=chosen
                 )
                 model.forward_dynamics(Q, V, U)  # warm
-                one = _min_us(lambda: model.forward_dynamics(q1, v1, u1), 20_000)
-                batch = _min_us(lambda: model.forward_dynamics(Q, V, U), 1, repeat=5) / B
+                one = _min_us(partial(model.forward_dynamics, q1, v1, u1), 20_000)
+                batch = _min_us(partial(model.forward_dynamics, Q, V, U), 1, repeat=5) / B
                 if be_name == "c":
                     cells.append(f"{built:.1f}")
                 cells += [f"{one:.2f}", f"{batch:.3f}"]
                 if be_name == "c":
-                    inv = _min_us(lambda: model.inverse_dynamics(q1, v1, u1), 20_000)
-                    mass = _min_us(lambda: model.M(q1), 20_000)
+                    inv = _min_us(partial(model.inverse_dynamics, q1, v1, u1), 20_000)
+                    mass = _min_us(partial(model.M, q1), 20_000)
                     cells += [f"{inv:.2f}", f"{mass:.2f}"]
             print(f"| {name} | {route} | " + " | ".join(cells) + " |", flush=True)
         pins[name] = _pinocchio(name)
@@ -232,15 +238,15 @@ def forward_methods(names, batch=10_000):
             )
             key = f"bench-forward-{name}-{method}-{time.time()}"
             start = time.perf_counter()
-            kernels = be.build(lambda: prog, key, None)
+            kernels = be.build(partial(_same, prog), key, None)
             built = time.perf_counter() - start
             model = NumericModel(arm, kernels, binding=binding, backend="c", key=key)
             rng = np.random.default_rng(1)
             q1, v1, u1 = rng.uniform(-2, 2, (3, arm.n))
             Q, V, U = rng.uniform(-2, 2, (3, batch, arm.n))
             model.forward_dynamics(Q, V, U)
-            one = _min_us(lambda: model.forward_dynamics(q1, v1, u1), 20_000)
-            many = _min_us(lambda: model.forward_dynamics(Q, V, U), 1, repeat=7) / batch
+            one = _min_us(partial(model.forward_dynamics, q1, v1, u1), 20_000)
+            many = _min_us(partial(model.forward_dynamics, Q, V, U), 1, repeat=7) / batch
             print(
                 f"| {name} | {arm.n} | {method} | {ops} | {gen:.2f} | {built:.1f} "
                 f"| {one:.2f} | {many:.3f} |",
