@@ -60,11 +60,13 @@ def check_route(route: str | None) -> None:
 
 
 __all__ = [
+    "DERIVATIVE_KERNELS",
     "KERNELS",
     "MAX_UNROLLED",
     "ROUTES",
     "bound_number",
     "check_route",
+    "derivative_program",
     "expression_program",
     "full_precision_floats",
     "output_shape",
@@ -85,6 +87,17 @@ KERNELS: dict[str, tuple[str, ...]] = {
 }
 
 
+#: The derivative kernels of :func:`derivative_program` (and of the recursive route's
+#: :func:`lagdyn.recursive.derivatives.derivative_program`) and their input vectors; one
+#: state's output is ``(n, 3n)``: ``[∂q̈/∂q | ∂q̈/∂q̇ | M⁻¹]`` and ``[∂τ/∂q | ∂τ/∂q̇ | M]``.
+DERIVATIVE_KERNELS: dict[str, tuple[str, ...]] = {
+    "forward_dynamics_derivatives": ("q", "qd", "tau", "params", "t"),
+    "inverse_dynamics_derivatives": ("q", "qd", "qdd", "params", "t"),
+}
+#: Part of the cache key of the derivative kernels (bumped when they change shape).
+DERIVATIVES_VERSION = "1"
+
+
 def output_shape(name: str, n: int) -> tuple[int, ...]:
     """Shape of one state's output of kernel ``name`` of :func:`system_program`.
 
@@ -96,6 +109,8 @@ def output_shape(name: str, n: int) -> tuple[int, ...]:
     """
     if name in ("M", "C"):
         return (n, n)
+    if name in DERIVATIVE_KERNELS:
+        return (n, 3 * n)
     if name == "energy":
         return ()
     return (n,)
@@ -254,6 +269,162 @@ def system_program(system: Any, binding: Binding) -> Program:
         solve_def, x = _solve_program(n, Msym, rsym)
         kernel("forward_dynamics", Mdef + hdef + rdef + solve_def, x)
     return prog
+
+
+def derivative_program(system: Any, binding: Binding) -> Program:
+    r"""The derivative kernels of the closed form (:data:`DERIVATIVE_KERNELS`), one joint CSE.
+
+    With the residual :math:`F(q, \dot q, \ddot q) = M(q)\ddot q + h(q, \dot q) - Q` (in its
+    numeric form, bound values folded in), ``inverse_dynamics_derivatives`` is
+    :math:`[\partial F/\partial q \mid \partial F/\partial\dot q \mid M]` at the given
+    q̈, and ``forward_dynamics_derivatives`` is
+    :math:`[-M^{-1}\partial F/\partial q \mid -M^{-1}\partial F/\partial\dot q \mid M^{-1}]`
+    with the derivatives taken at :math:`\ddot q = M^{-1}(\tau - h + Q)` and M factored once
+    (an unrolled LDLᵀ) for q̈ and :math:`M^{-1}`. Exact symbolic derivatives; ``sign`` has
+    derivative 0 (Coulomb friction away from zero velocity).
+
+    Raises
+    ------
+    SingularMassMatrixError
+        Bound parameter values that make M singular (named in the message).
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> from lagdyn.codegen import Binding
+    >>> from lagdyn.codegen.build import derivative_program
+    >>> dp = ld.zoo.double_pendulum()
+    >>> prog = derivative_program(dp, Binding(dp.parameters, dp.defaults))
+    >>> prog.kernels["forward_dynamics_derivatives"].shape
+    (2, 6)
+    """
+    n = system.n
+    conv = _Converter(system, binding)
+    cq, cv = conv.vectors["q"], conv.vectors["qd"]
+    qdd, tau = conv.vectors["qdd"], conv.vectors["tau"]
+    form = NumericForm(system.plain_symbols[1])
+    M = conv(system.M, form)
+    if binding.bound:
+        _check_nonsingular(M, cq, conv.vectors["params"], binding)
+    h = conv(system.h, form)
+    Q = conv(system.forces, form)
+    upper = [(i, j) for i in range(n) for j in range(i, n)]
+    bias = [h[i] - Q[i] for i in range(n)]
+    # the acceleration stays out of the CSE: ∂(M q̈)/∂q is assembled after it from ∂M/∂q
+    dM = [_derivative(M[i * n + j], cq[k]) for i, j in upper for k in range(n)]
+    dbq = [_derivative(bias[i], cq[k]) for i in range(n) for k in range(n)]
+    dbv = [_derivative(bias[i], cv[k]) for i in range(n) for k in range(n)]
+    m_up = [M[i * n + j] for i, j in upper]
+    flat = [*m_up, *bias, *dM, *dbq, *dbv]
+    trig, flat = shared_trig(flat, cq, decide_on=len(m_up) + n)
+    repl, reduced = sp.cse(flat, symbols=sp.numbered_symbols("w"), order="none")
+    repl = trig + repl
+    k0, k1 = len(m_up), len(m_up) + n
+    r_m, r_b = reduced[:k0], reduced[k0:k1]
+    r_dm = dict(zip([(i, j, k) for i, j in upper for k in range(n)], reduced[k1 : k1 + len(dM)]))
+    k2 = k1 + len(dM)
+    r_q, r_v = reduced[k2 : k2 + n * n], reduced[k2 + n * n :]
+    for i, j in upper:
+        for k in range(n):
+            r_dm[j, i, k] = r_dm[i, j, k]
+
+    prog = _new_program(system, conv, binding)
+    Msym = {(i, j): sp.Symbol(f"M_{i}_{j}", real=True) for i, j in upper}
+    for i, j in upper:
+        Msym[j, i] = Msym[i, j]
+    Mdef = [(Msym[ij], e) for ij, e in zip(upper, r_m)]
+
+    def kernel(name: str, post: list[tuple[sp.Symbol, sp.Expr]], outputs: list[sp.Expr]) -> None:
+        post, outputs = propagate_constants(post, outputs)
+        body = prune(repl, post, outputs)
+        prog.kernels[name] = Kernel(
+            name, DERIVATIVE_KERNELS[name], body, outputs, output_shape(name, n)
+        )
+
+    def dF_dq(i: int, k: int, a: Sequence[sp.Expr]) -> sp.Expr:
+        return sp.Add(*(r_dm[i, j, k] * a[j] for j in range(n)), r_q[i * n + k])
+
+    rows: list[sp.Expr] = []
+    for i in range(n):
+        rows += [dF_dq(i, k, qdd) for k in range(n)]
+        rows += [r_v[i * n + k] for k in range(n)]
+        rows += [Msym[i, j] for j in range(n)]
+    kernel("inverse_dynamics_derivatives", list(Mdef), rows)
+
+    hsym = [sp.Symbol(f"h_{i}", real=True) for i in range(n)]
+    hdef = list(zip(hsym, r_b))
+    rhs = [tau[i] - hsym[i] for i in range(n)]
+    unit = [[sp.Integer(int(i == j)) for i in range(n)] for j in range(n)]
+    solve_def, (x, *cols) = _factor_solve(n, Msym, [rhs, *unit])
+    Minv = [[cols[max(i, j)][min(i, j)] for j in range(n)] for i in range(n)]
+    dq_sym = {(i, k): sp.Symbol(f"Fq_{i}_{k}", real=True) for i in range(n) for k in range(n)}
+    dv_sym = {(i, k): sp.Symbol(f"Fv_{i}_{k}", real=True) for i in range(n) for k in range(n)}
+    dq_def = [(dq_sym[i, k], dF_dq(i, k, x)) for i in range(n) for k in range(n)]
+    dv_def = [(dv_sym[i, k], r_v[i * n + k]) for i in range(n) for k in range(n)]
+    rows = []
+    for i in range(n):
+        rows += [-sp.Add(*(Minv[i][j] * dq_sym[j, k] for j in range(n))) for k in range(n)]
+        rows += [-sp.Add(*(Minv[i][j] * dv_sym[j, k] for j in range(n))) for k in range(n)]
+        rows += Minv[i]
+    post = Mdef + hdef + solve_def + dq_def + dv_def
+    kernel("forward_dynamics_derivatives", post, rows)
+    return prog
+
+
+def _derivative(e: sp.Expr, x: sp.Symbol) -> sp.Expr:
+    """∂e/∂x, with ``sign`` (Coulomb friction) of derivative 0 and no unevaluated parts."""
+    d = sp.diff(e, x)
+    if d.has(sp.DiracDelta):
+        d = d.replace(sp.DiracDelta, lambda *a: sp.Integer(0))
+    if d.has(sp.Derivative, sp.Subs):
+        raise LagdynError(
+            f"cannot generate derivative kernels: the derivative of {e} with respect to {x} "
+            "is not in closed form"
+        )
+    return d
+
+
+def _factor_solve(
+    n: int, Msym: Mapping[tuple[int, int], sp.Symbol], rhss: Sequence[Sequence[sp.Expr]]
+) -> tuple[list[tuple[sp.Symbol, sp.Expr]], list[list[sp.Expr]]]:
+    """One unrolled LDLᵀ factorization of M, then straight-line solves of ``M x = r`` for
+    each ``r`` of ``rhss`` (numbers in a right-hand side stay numbers: unit vectors give
+    the columns of M⁻¹ without multiplying by their zeros)."""
+    prog: list[tuple[sp.Symbol, sp.Expr]] = []
+
+    def let(name: str, e: sp.Expr) -> sp.Expr:
+        e = sp.sympify(e)
+        if e.is_Number or e.is_Symbol:
+            return e
+        s = sp.Symbol(name, real=True)
+        prog.append((s, e))
+        return s
+
+    D: list[sp.Expr] = []
+    Dinv: list[sp.Expr] = []
+    L: dict[tuple[int, int], sp.Expr] = {}
+    LD: dict[tuple[int, int], sp.Expr] = {}
+    for j in range(n):
+        D.append(let(f"D_{j}", Msym[j, j] - sp.Add(*[L[j, k] * LD[j, k] for k in range(j)])))
+        Dinv.append(let(f"Di_{j}", 1 / D[j]))
+        for i in range(j + 1, n):
+            LD[i, j] = let(
+                f"LD_{i}_{j}", Msym[i, j] - sp.Add(*[L[i, k] * LD[j, k] for k in range(j)])
+            )
+            L[i, j] = let(f"L_{i}_{j}", LD[i, j] * Dinv[j])
+    out = []
+    for r_idx, r in enumerate(rhss):
+        y: list[sp.Expr] = []
+        for i in range(n):
+            y.append(let(f"y{r_idx}_{i}", r[i] - sp.Add(*[L[i, k] * y[k] for k in range(i)])))
+        x: list[sp.Expr] = [sp.Integer(0)] * n
+        for i in reversed(range(n)):
+            x[i] = let(
+                f"x{r_idx}_{i}",
+                y[i] * Dinv[i] - sp.Add(*[L[k, i] * x[k] for k in range(i + 1, n)]),
+            )
+        out.append(x)
+    return prog, out
 
 
 def expression_program(

@@ -11,12 +11,12 @@ from typing import Any, Literal
 import lagdyn.numeric.backends as backends
 
 from ..codegen import Binding, Program, system_program
-from ..codegen.build import check_route
+from ..codegen.build import DERIVATIVES_VERSION, check_route, derivative_program
 from ..codegen.cache import DiskCache, cache_key
 from ..errors import LagdynError
 from .model import NumericModel
 
-__all__ = ["lambdify", "plan_program"]
+__all__ = ["derivative_plan", "lambdify", "plan_program"]
 
 log = logging.getLogger("lagdyn")
 
@@ -111,7 +111,48 @@ def lambdify(
     disk = DiskCache(cache_dir) if cache else None
     # a cache hit needs no program: entries only exist for bindings that passed its checks
     kernels = be.build(program, key, disk, **options)
-    return NumericModel(system, kernels, binding=binding, backend=be.name, key=key, route=chosen)
+
+    def derivatives() -> tuple[Any, str]:
+        dkey, make = derivative_plan(system, binding, be.name, chosen)
+        return be.build(make, dkey, disk, **options), dkey
+
+    return NumericModel(
+        system,
+        kernels,
+        binding=binding,
+        backend=be.name,
+        key=key,
+        route=chosen,
+        derivatives=derivatives,
+    )
+
+
+def derivative_plan(
+    system: Any, binding: Binding, backend: str, route: str
+) -> tuple[str, Callable[[], Program]]:
+    """``(cache key, program factory)`` of the derivative kernels on ``route``.
+
+    The recursive route differentiates the recursive programs of a robot chain
+    (:func:`lagdyn.recursive.derivatives.derivative_program`); the closed route the closed
+    form (:func:`lagdyn.codegen.build.derivative_program`).
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> from lagdyn.codegen import Binding
+    >>> dp = ld.zoo.double_pendulum()
+    >>> key, make = derivative_plan(dp, Binding(dp.parameters, dp.defaults), "numpy", "closed")
+    >>> sorted(make().kernels)
+    ['forward_dynamics_derivatives', 'inverse_dynamics_derivatives']
+    """
+    if route == "recursive":
+        from ..recursive.derivatives import derivative_plan as recursive_plan
+
+        return recursive_plan(system, binding, backend)
+    parts = {"M": system.M, "b": system.b, "U": [system.U], "Q": system.forces}
+    kind = f"system-derivatives-{DERIVATIVES_VERSION}"
+    key = cache_key(system, kind, parts, binding.key(), backend)
+    return key, partial(derivative_program, system, binding)
 
 
 def plan_program(

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -37,6 +37,7 @@ import sympy as sp
 
 from ..codegen import KERNELS, Binding, output_shape
 from ..codegen.binding import check_real, real_array
+from ..codegen.build import DERIVATIVE_KERNELS
 from ..errors import LagdynError, ShapeError, UnboundParameterError
 from .backends import Kernels
 
@@ -80,6 +81,8 @@ def check_option(name: str, value: Any, *, integer: bool = False, zero: bool = F
 _ARG_NAMES = {
     "forward_dynamics": ("q", "qd", "tau"),
     "inverse_dynamics": ("q", "qd", "qdd"),
+    "forward_dynamics_derivatives": ("q", "qd", "tau"),
+    "inverse_dynamics_derivatives": ("q", "qd", "qdd"),
 }
 
 
@@ -434,10 +437,13 @@ class NumericModel(_KernelModel):
         backend: str,
         key: str,
         route: str = "closed",
+        derivatives: Callable[[], tuple[Kernels, str]] | None = None,
     ) -> None:
         n = system.n
         self.route = route
         self.system = system
+        self._derivative_factory = derivatives
+        self._derivative_model: _DerivativeModel | None = None
         shapes = {k: output_shape(k, n) for k in KERNELS}
         super().__init__(system, kernels, shapes=shapes, binding=binding, backend=backend, key=key)
         # compiled one-state entry points (float64 arrays in, a fresh ndarray out, or
@@ -563,6 +569,83 @@ class NumericModel(_KernelModel):
         """
         return self._call("inverse_dynamics", q, qd, qdd, params, t)
 
+    def _derivatives(self) -> _DerivativeModel:
+        """The derivative kernels, generated (or loaded from the cache) on first use."""
+        model = self._derivative_model
+        if model is None:
+            if self._derivative_factory is None:
+                raise LagdynError(
+                    "this NumericModel was built without derivative kernels: make it with "
+                    "lagdyn.numeric.lambdify (or system.lambdify)"
+                )
+            kernels, key = self._derivative_factory()
+            model = _DerivativeModel(self, kernels, key)
+            self._derivative_model = model
+        return model
+
+    def forward_dynamics_derivatives(
+        self, q: Any, qd: Any, tau: Any = None, *, params: Any = None, t: Any = 0.0
+    ) -> tuple[Any, Any, Any]:
+        r"""Derivatives of the forward dynamics: :math:`\partial\ddot q/\partial q`,
+        :math:`\partial\ddot q/\partial\dot q` and :math:`\partial\ddot q/\partial\tau = M^{-1}`.
+
+        Exact (generated from symbolic derivatives, never finite differences): with
+        :math:`F = M\ddot q + h - Q`, :math:`\partial\ddot q/\partial x = -M^{-1}\,
+        \partial F/\partial x` at the acceleration :math:`\ddot q` of the state, M factored
+        once. Robot chains on the recursive route differentiate the recursive programs
+        (:mod:`lagdyn.recursive.derivatives`); other models the closed form
+        (:func:`lagdyn.codegen.build.derivative_program`). The kernels are generated on
+        the first call (and cached on disk like the others). Coulomb friction
+        (``sign(q̇)``) is differentiated as 0.
+
+        Parameters
+        ----------
+        q, qd : array_like, shape (..., n)
+        tau : array_like, shape (..., n), optional
+            Actuation; default zero.
+        params : mapping or array_like (..., n_free), optional
+        t : float or array_like (...), optional
+
+        Returns
+        -------
+        dqdd_dq, dqdd_dqd, Minv : ndarray, shape (..., n, n) each
+
+        Examples
+        --------
+        >>> import sympy as sp, lagdyn as ld
+        >>> th, = ld.coordinates("theta")
+        >>> pend = ld.LagrangianSystem(th.diff(ld.t)**2 / 2 + 9.81 * sp.cos(th), [th])
+        >>> dq, dv, Minv = pend.lambdify().forward_dynamics_derivatives([0.0], [0.0])
+        >>> float(dq[0, 0]), float(dv[0, 0]), float(Minv[0, 0])
+        (-9.81, 0.0, 1.0)
+        """
+        out = self._derivatives()._call("forward_dynamics_derivatives", q, qd, tau, params, t)
+        return _split3(out, self.n)
+
+    def inverse_dynamics_derivatives(
+        self, q: Any, qd: Any, qdd: Any, *, params: Any = None, t: Any = 0.0
+    ) -> tuple[Any, Any, Any]:
+        r"""Derivatives of the inverse dynamics: :math:`\partial\tau/\partial q`,
+        :math:`\partial\tau/\partial\dot q` and :math:`\partial\tau/\partial\ddot q = M`.
+
+        Exact, generated like :meth:`forward_dynamics_derivatives`.
+
+        Returns
+        -------
+        dtau_dq, dtau_dqd, M : ndarray, shape (..., n, n) each
+
+        Examples
+        --------
+        >>> import numpy as np, lagdyn as ld
+        >>> sys = ld.zoo.double_pendulum()
+        >>> num = sys.lambdify(sys.defaults)
+        >>> dq, dv, M = num.inverse_dynamics_derivatives(np.zeros(2), np.zeros(2), np.zeros(2))
+        >>> bool(np.allclose(M, num.M(np.zeros(2)))), dq.shape
+        (True, (2, 2))
+        """
+        out = self._derivatives()._call("inverse_dynamics_derivatives", q, qd, qdd, params, t)
+        return _split3(out, self.n)
+
     def rhs(self, t: Any, x: Any, tau: Any = None, *, params: Any = None) -> Any:
         """State derivative ``[q̇, q̈]`` of ``x = [q, q̇]``, shape ``(..., 2n)``.
 
@@ -590,6 +673,29 @@ class NumericModel(_KernelModel):
         q, qd = xa[..., :n], xa[..., n:]
         qdd = self.forward_dynamics(q, qd, tau, params=params, t=t)
         return np.concatenate([np.broadcast_to(qd, qdd.shape), qdd], axis=-1)
+
+
+class _DerivativeModel(_KernelModel):
+    """The derivative kernels of a :class:`NumericModel` (same binding, backend, paths)."""
+
+    def __init__(self, model: NumericModel, kernels: Kernels, key: str) -> None:
+        n = model.n
+        shapes = {k: output_shape(k, n) for k in DERIVATIVE_KERNELS}
+        super().__init__(
+            model.system,
+            kernels,
+            shapes=shapes,
+            binding=model._binding,
+            backend=model.backend,
+            key=key,
+        )
+        self._compiled = {} if self._nfree else kernels.array_functions()
+        self._scalar = {} if self._nfree else self._single_fns
+
+
+def _split3(out: Any, n: int) -> tuple[Any, Any, Any]:
+    """``[A | B | C]`` of shape ``(..., n, 3n)`` as three ``(..., n, n)`` arrays."""
+    return out[..., :n], out[..., n : 2 * n], out[..., 2 * n :]
 
 
 _F8 = np.dtype(np.float64)

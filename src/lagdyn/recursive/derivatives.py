@@ -1,0 +1,305 @@
+r"""Derivatives of the dynamics of a chain as straight-line programs (for optimal control).
+
+Two kernels, generated from the recursive programs of :mod:`lagdyn.recursive` by
+forward-mode differentiation of the straight-line program (:func:`tangents`: every
+intermediate gets one tangent per direction it depends on — structural zeros are never
+formed, so a link's quantities carry tangents only for the joints between it and the base):
+
+``inverse_dynamics_derivatives`` (inputs ``q, qd, qdd``), shape ``(n, 3n)``
+    :math:`[\partial\tau/\partial q \mid \partial\tau/\partial\dot q \mid M]` of
+    :math:`\tau = \mathrm{RNEA}(q, \dot q, \ddot q)` (friction included when the system has
+    it; the Coulomb term's derivative is 0 away from :math:`\dot q = 0`), M by CRBA.
+``forward_dynamics_derivatives`` (inputs ``q, qd, tau``), shape ``(n, 3n)``
+    :math:`[\partial\ddot q/\partial q \mid \partial\ddot q/\partial\dot q \mid M^{-1}]`:
+    q̈ by CRBA + RNEA + an unrolled LDLᵀ factorization, then (Carpentier & Mansard 2018,
+    eq. 9) :math:`\partial\ddot q/\partial x = -M^{-1}\,\partial\tau/\partial x` with the
+    derivatives of RNEA taken at the acceleration q̈ (held fixed), and :math:`M^{-1}` from
+    the same factorization.
+
+Forward mode was chosen over the analytical recursive derivatives of RNEA/ABA
+(Carpentier & Mansard, RSS 2018) because it needs nothing but the programs that are
+already verified against Pinocchio; :func:`derivative_sizes` measures the resulting
+programs (``benchmarks/bench_derivatives.py`` prints them).
+
+Examples
+--------
+>>> import numpy as np, lagdyn as ld
+>>> arm = ld.zoo.get("planar_3r")
+>>> num = arm.lambdify(arm.defaults, route="recursive")
+>>> dq, dv, Minv = num.forward_dynamics_derivatives(np.zeros(3), np.zeros(3), np.zeros(3))
+>>> bool(np.allclose(Minv @ num.M(np.zeros(3)), np.eye(3)))
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import sympy as sp
+
+from ..codegen import Binding, Kernel, Program
+from ..codegen.build import DERIVATIVE_KERNELS, DERIVATIVES_VERSION, bound_number
+from ..codegen.cache import cache_key
+from ..codegen.ir import code_symbols, prune
+from .algebra import _Builder, _kinematics
+from .chain import in_joint_frames
+from .crba import _crba_into
+from .forward import _ldlt_solve
+from .program import joint_cse
+from .rnea import _rnea_into
+from .route import (
+    _bind_chain,
+    _chain_parts,
+    _check_symbols,
+    _clean,
+    _numeric_constants,
+)
+
+__all__ = [
+    "DERIVATIVES_VERSION",
+    "DERIVATIVE_KERNELS",
+    "derivative_plan",
+    "derivative_program",
+    "derivative_sizes",
+    "tangents",
+]
+
+
+def tangents(
+    b: _Builder,
+    outputs: Sequence[sp.Expr],
+    seeds: Mapping[sp.Symbol, int],
+    directions: int,
+    *,
+    fixed: set[sp.Basic] | frozenset[sp.Basic] = frozenset(),
+) -> list[list[sp.Expr]]:
+    """Forward-mode derivatives of ``outputs`` along ``directions`` seeds, on builder ``b``.
+
+    ``seeds`` maps an input symbol to its direction (``∂seed/∂direction = 1``); symbols in
+    ``fixed`` (and every input not seeded) have zero tangent: their derivatives are
+    partial ones with those held. Only the assignments of ``b.body`` that an output
+    reaches are differentiated; each tangent is a new intermediate of ``b`` (identical
+    ones shared), built from the exact partial derivatives of one right-hand side
+    (``sign`` has derivative 0: the Coulomb friction term away from zero velocity).
+    Returns ``out[i][k] = ∂outputs[i]/∂direction k``.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> from lagdyn.recursive.algebra import _Builder
+    >>> from lagdyn.recursive.derivatives import tangents
+    >>> x, y = sp.symbols("x y", real=True)
+    >>> b = _Builder("w")
+    >>> w = b.let(sp.sin(x) * y)
+    >>> tangents(b, [w * x], {x: 0, y: 1}, 2)
+    [[w3, w4]]
+    >>> b.body[1:]
+    [(w1, y*cos(x)), (w2, sin(x)), (w3, w0 + x*w1), (w4, x*w2)]
+    """
+    defs = dict(b.body)
+    need: set[sp.Basic] = set()
+    stack: list[sp.Basic] = [s for e in outputs for s in sp.sympify(e).free_symbols]
+    while stack:
+        s = stack.pop()
+        if s in need or s in fixed or s not in defs:
+            continue
+        need.add(s)
+        stack.extend(defs[s].free_symbols)
+    tan: dict[sp.Basic, dict[int, sp.Expr]] = {s: {k: sp.Integer(1)} for s, k in seeds.items()}
+    for s, e in list(b.body):
+        if s in need:
+            t = _tangent(b, e, tan)
+            if t:
+                tan[s] = t
+    out = []
+    for e in outputs:
+        t = _tangent(b, sp.sympify(e), tan)
+        out.append([t.get(k, sp.Integer(0)) for k in range(directions)])
+    return out
+
+
+def _tangent(
+    b: _Builder, e: sp.Expr, tan: Mapping[sp.Basic, Mapping[int, sp.Expr]]
+) -> dict[int, sp.Expr]:
+    """The tangents of ``e`` by direction, from those of its free symbols."""
+    free = [x for x in e.free_symbols if x in tan]
+    if not free:
+        return {}
+    if e.has(sp.sign):  # the Coulomb term: derivative 0 away from zero velocity
+        e = e.replace(sp.sign, lambda *a: sp.Dummy("sgn", real=True))
+    terms: dict[int, list[sp.Expr]] = {}
+    for x in sorted(free, key=str):
+        partial = sp.diff(e, x)
+        if partial == 0:
+            continue
+        for k, dx in tan[x].items():
+            terms.setdefault(k, []).append(partial * dx)
+    out: dict[int, sp.Expr] = {}
+    for k in sorted(terms):
+        v = sp.Add(*terms[k])
+        if v != 0:
+            out[k] = b.let(v)
+    return out
+
+
+def _named(b: _Builder, xs: Sequence[sp.Expr], prefix: str) -> list[sp.Symbol]:
+    """``xs`` as symbols assigned in ``b`` (a fresh assignment where one is an expression)."""
+    defined = {s for s, _ in b.body}
+    out = []
+    for i, x in enumerate(xs):
+        if isinstance(x, sp.Symbol) and x in defined:
+            out.append(x)
+        else:
+            s = sp.Symbol(f"{prefix}{i}", real=True)
+            b.body.append((s, sp.sympify(x)))
+            out.append(s)
+    return out
+
+
+def _outputs(
+    system: Any, chain: Any, code: Mapping[str, Sequence[sp.Symbol]], wanted: Sequence[str]
+) -> tuple[_Builder, dict[str, list[sp.Expr]]]:
+    """The builder and the flat outputs of the wanted derivative kernels."""
+    n = chain.n
+    q, qd = code["q"], code["qd"]
+    b = _Builder("w")
+    kin = _kinematics(chain, b, q)
+    friction: list[sp.Expr] = [sp.Integer(0)] * n
+    if system.friction:
+        friction = [
+            link.viscous * qd[i] + link.coulomb * sp.sign(qd[i])
+            for i, link in enumerate(chain.links)
+        ]
+    seeds = {**{q[k]: k for k in range(n)}, **{qd[k]: n + k for k in range(n)}}
+    zero = [sp.Integer(0)] * n
+    M = _crba_into(chain, b, kin)
+    out: dict[str, list[sp.Expr]] = {}
+    if "inverse_dynamics_derivatives" in wanted:
+        tau, _ = _rnea_into(chain, b, kin, qd, code["qdd"], True)
+        tau = [b.let(tau[i] + friction[i]) for i in range(n)]
+        d = tangents(b, tau, seeds, 2 * n)
+        out["inverse_dynamics_derivatives"] = [
+            x for i in range(n) for x in (*d[i][:n], *d[i][n:], *M[i])
+        ]
+    if "forward_dynamics_derivatives" in wanted:
+        h, _ = _rnea_into(chain, b, kin, qd, zero, True)
+        rhs = [b.let(code["tau"][i] - h[i] - friction[i]) for i in range(n)]
+        qdd = _named(b, _ldlt_solve(b, M, rhs), "qdd")
+        # M⁻¹ by columns from the same factorization (the builder shares L and D)
+        cols = [_ldlt_solve(b, M, [sp.Integer(int(i == j)) for i in range(n)]) for j in range(n)]
+        Minv = [[cols[max(i, j)][min(i, j)] for j in range(n)] for i in range(n)]
+        tau2, _ = _rnea_into(chain, b, kin, qd, qdd, True)
+        tau2 = [b.let(tau2[i] + friction[i]) for i in range(n)]
+        d = tangents(b, tau2, seeds, 2 * n, fixed=set(qdd))
+        rows = []
+        for i in range(n):
+            dq = [b.let(-sp.Add(*(Minv[i][k] * d[k][j] for k in range(n)))) for j in range(n)]
+            dv = [b.let(-sp.Add(*(Minv[i][k] * d[k][n + j] for k in range(n)))) for j in range(n)]
+            rows += [*dq, *dv, *Minv[i]]
+        out["forward_dynamics_derivatives"] = rows
+    return b, out
+
+
+def derivative_program(
+    system: Any,
+    binding: Binding,
+    *,
+    cse: bool = True,
+    wanted: Sequence[str] | None = None,
+) -> Program:
+    """The derivative kernels of a robot chain (:data:`DERIVATIVE_KERNELS`), one program.
+
+    Bound parameters are substituted into the chain before the programs are built (their
+    zeros vanish); one joint ``sympy.cse`` runs over the whole program (``cse=False``
+    skips it). ``wanted`` restricts the kernels built (default both).
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> from lagdyn.codegen import Binding
+    >>> from lagdyn.recursive.derivatives import derivative_program
+    >>> arm = ld.zoo.get("planar_3r")
+    >>> prog = derivative_program(arm, Binding(arm.parameters, arm.defaults))
+    >>> prog.kernels["forward_dynamics_derivatives"].shape
+    (3, 9)
+    """
+    n = system.n
+    code = {
+        "q": code_symbols("q", n),
+        "qd": code_symbols("qd", n),
+        "qdd": code_symbols("qdd", n),
+        "tau": code_symbols("tau", n),
+        "params": code_symbols("p", len(binding.free)),
+    }
+    values: dict[sp.Basic, sp.Expr] = {s: bound_number(v) for s, v in binding.bound.items()}
+    values.update(zip(binding.free, code["params"]))
+    chain = _numeric_constants(_bind_chain(in_joint_frames(system.chain), values))
+    names = list(DERIVATIVE_KERNELS) if wanted is None else list(wanted)
+    b, outputs = _outputs(system, chain, code, names)
+    order = list(outputs)
+    flat = [_clean(sp.sympify(e)) for k in order for e in outputs[k]]
+    body = [(s, _clean(e)) for s, e in b.body]
+    if cse:
+        body, flat = joint_cse(body, flat, prefix="y")
+    prog = Program(
+        n=n,
+        vectors=code,
+        t=sp.Symbol("t", real=True),
+        parameter_names=tuple(s.name for s in binding.free),
+        coordinate_names=tuple(getattr(q.func, "__name__", str(q)) for q in system.q),
+        bound={s.name: v for s, v in binding.bound.items()},
+    )
+    known = {s for v in code.values() for s in v} | {s for s, _ in body}
+    for k in order:
+        exprs, flat = flat[: 3 * n * n], flat[3 * n * n :]
+        _check_symbols(k, exprs, known)
+        prog.kernels[k] = Kernel(
+            k, DERIVATIVE_KERNELS[k], prune(body, [], exprs), exprs, (n, 3 * n)
+        )
+    return prog
+
+
+def derivative_plan(
+    system: Any, binding: Binding, backend: str
+) -> tuple[str, Callable[[], Program]]:
+    """``(cache key, program factory)`` of the derivative kernels of a robot chain.
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> from lagdyn.codegen import Binding
+    >>> from lagdyn.recursive.derivatives import derivative_plan
+    >>> arm = ld.zoo.get("planar_3r")
+    >>> key, make = derivative_plan(arm, Binding(arm.parameters, arm.defaults), "numpy")
+    >>> len(key), sorted(make().kernels)
+    (64, ['forward_dynamics_derivatives', 'inverse_dynamics_derivatives'])
+    """
+    key = cache_key(
+        system,
+        f"robot-derivatives-{DERIVATIVES_VERSION}",
+        _chain_parts(system),
+        binding.key(),
+        backend,
+    )
+    return key, lambda: derivative_program(system, binding)
+
+
+def derivative_sizes(system: Any, params: Mapping[Any, float] | None = None) -> dict[str, int]:
+    """Operations (``count_ops`` after the joint CSE) of each derivative kernel.
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> from lagdyn.recursive.derivatives import derivative_sizes
+    >>> arm = ld.zoo.get("planar_3r")
+    >>> sizes = derivative_sizes(arm, arm.defaults)
+    >>> sorted(sizes), all(v > 0 for v in sizes.values())
+    (['forward_dynamics_derivatives', 'inverse_dynamics_derivatives'], True)
+    """
+    prog = derivative_program(system, Binding(system.parameters, params))
+    out = {}
+    for name, k in prog.kernels.items():
+        exprs = [e for _, e in k.body] + list(k.outputs)
+        out[name] = int(sum(sp.count_ops(e) for e in exprs))
+    return out
