@@ -74,6 +74,7 @@ from typing import Any
 
 import symengine as se
 import sympy
+from sympy.core.sorting import default_sort_key
 
 from .convert import SymbolTable, distinct_nodes
 from .convert import canonical_add as _add
@@ -207,6 +208,7 @@ class Encoder:
         self._trig_memo: dict[tuple[Key, int], sympy.Expr] = {}
         self._pow_memo: dict[tuple[Any, int], sympy.Expr] = {}
         self._angle_memo: dict[Key, sympy.Expr] = {}
+        self._rank: dict[int, int] | None = None  # coordinates in default_sort_key order
         self.poly_q: set[int] = set()  # coordinates that occur outside trig atoms
         self._frozen = False
 
@@ -686,9 +688,13 @@ class Encoder:
         sympy's ``cos``/``sin`` evaluation spends most of its time on assumption queries
         (milliseconds per new angle with assumption-free symbols). For angles that are
         rational combinations of the coordinates alone its only possible rewrite is the
-        sign of the argument, so that sign is decided here (sympy's own rule,
-        ``could_extract_minus_sign``, only asked when the signs of the coefficients tie)
-        and the function is created unevaluated; anything else goes through sympy.
+        sign of the argument, so that sign is decided here by sympy's own rule
+        (``could_extract_minus_sign``: more negative than positive coefficients; on a tie,
+        ``sort_key() < (-angle).sort_key()``, which for a linear form in the coordinates
+        holds exactly when the coordinate first in ``default_sort_key`` order has a
+        negative coefficient — decided here from that order, computed once per encoder,
+        without sympy's ``as_ordered_terms``) and the function is created unevaluated;
+        anything else goes through sympy. A hypothesis test compares with sympy.
 
         Examples
         --------
@@ -708,7 +714,7 @@ class Encoder:
         else:
             pos = sum(1 for n in key if n > 0)
             neg = sum(1 for n in key if n < 0)
-            flip = neg > pos or (neg == pos and theta.could_extract_minus_sign())
+            flip = neg > pos or (neg == pos and key[self._first_coordinate(key)] < 0)
             arg = self.angle(tuple(-n for n in key)) if flip else theta
             if slot == 0:
                 out = sympy.cos(arg, evaluate=False)
@@ -717,6 +723,15 @@ class Encoder:
                 out = -out if flip else out
         memo[(key, slot)] = out
         return out
+
+    def _first_coordinate(self, key: Key) -> int:
+        """The index of the coordinate with a nonzero entry in ``key`` that comes first in
+        sympy's ``default_sort_key`` order (the order ``as_ordered_terms`` leads with)."""
+        rank = self._rank
+        if rank is None:
+            order = sorted(range(self.n), key=lambda i: default_sort_key(self.q[i]))
+            rank = self._rank = {i: r for r, i in enumerate(order)}
+        return min((i for i in range(self.n) if key[i]), key=rank.__getitem__)
 
     def rebuild(self, poly: TrigPoly) -> sympy.Expr:
         """Rebuild a compact sympy expression from a dictionary.
