@@ -230,7 +230,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("numeric services", {"simulation/", "control", "identification/", "export/", "drake"}),
     ("proofs", {"structure", "_validate", "tangent", "coordchange"}),
     ("systems", {"system"}),
-    ("system builders", {"kinematics", "constraints", "mechanics", "robot/"}),
+    ("system builders", {"kinematics", "constraints", "nonholonomic", "mechanics", "robot/"}),
     ("applications", {"zoo/", "lab/", "gym/"}),
     ("front ends", {"plot", "cli/", "__init__", "__main__", "casadi_model"}),
 ]

@@ -39,17 +39,19 @@ Matrix([[2*Derivative(x(t), t)**2 + 2*Derivative(y(t), t)**2]])
 from __future__ import annotations
 
 import random
+import warnings
 from collections.abc import Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import sympy as sp
 
-from .errors import ConstraintError, LagdynError
+from .errors import ConstraintError, LagdynError, LagdynWarning
 from .symbols import t
 from .system import LagrangianSystem, _as_expr, _check_dependencies, _numeric_rank
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .nonholonomic import ReducedSystem
     from .simulation.constrained import ConstrainedSimulator
 
 __all__ = ["ConstrainedSystem"]
@@ -88,47 +90,75 @@ class ConstrainedSystem:
     def __init__(
         self,
         system: LagrangianSystem,
-        constraints: Sequence[sp.Expr],
+        constraints: Sequence[sp.Expr] = (),
         *,
+        velocity_constraints: Sequence[sp.Expr] | None = None,
         redundant: str = "raise",
     ) -> None:
         if not isinstance(system, LagrangianSystem):
             raise LagdynError(f"system must be a LagrangianSystem, got {type(system).__name__}")
         if redundant not in ("raise", "lstsq"):
             raise LagdynError(f"redundant must be 'raise' or 'lstsq', got {redundant!r}")
-        if isinstance(constraints, (str, bytes, sp.Basic)) and not isinstance(
-            constraints, sp.MatrixBase
-        ):
-            constraints = [constraints]
-        items = [_as_expr(c, f"constraints[{i}]") for i, c in enumerate(constraints)]
-        if not items:
-            raise ConstraintError("no constraints given")
-        if len(items) >= system.n:
+        items = [_as_expr(c, f"constraints[{i}]") for i, c in enumerate(_as_list(constraints))]
+        velocity = [
+            _as_expr(c, f"velocity_constraints[{i}]")
+            for i, c in enumerate(_as_list(velocity_constraints or ()))
+        ]
+        if not items and not velocity:
             raise ConstraintError(
-                f"{len(items)} constraints on {system.n} coordinates: a constrained system "
-                "needs fewer constraints than coordinates (at least one degree of freedom)"
+                "no constraints given: pass holonomic constraints Φ(q) = 0 and/or "
+                "velocity_constraints A(q, t) q̇ + b(q, t) = 0"
+            )
+        total = len(items) + len(velocity)
+        if total >= system.n:
+            kinds = f" ({len(items)} holonomic, {len(velocity)} velocity)" if velocity else ""
+            raise ConstraintError(
+                f"{total} constraints{kinds} on {system.n} coordinates: more constraints than "
+                "speeds leaves no motion; a constrained system needs fewer constraints than "
+                "coordinates (at least one degree of freedom)"
             )
         rates = set(system.qd)
         for i, c in enumerate(items):
             _check_dependencies(c, system.q, f"constraints[{i}]", allow_t=False)
             if c.atoms(sp.Derivative) & rates:
                 raise ConstraintError(
-                    f"constraints[{i}] = {c} depends on rates: only holonomic constraints "
-                    "Φ(q) = 0 are supported"
+                    f"constraints[{i}] = {c} depends on rates: holonomic constraints are "
+                    "Φ(q) = 0; pass a constraint linear in the rates as "
+                    "velocity_constraints=[...]"
                 )
             if not any(c.has(qi) for qi in system.q):
                 raise ConstraintError(f"constraints[{i}] = {c} does not depend on any coordinate")
+        A_rows, b_rows = [], []
+        for i, c in enumerate(velocity):
+            a_row, b_i = _split_velocity(c, system, f"velocity_constraints[{i}]")
+            A_rows.append(a_row)
+            b_rows.append(b_i)
         self.system = system
-        self.constraints = sp.ImmutableMatrix(items)
+        self.constraints = sp.ImmutableMatrix(items) if items else sp.ImmutableMatrix(0, 1, [])
+        self.velocity_constraints = (
+            sp.ImmutableMatrix(velocity) if velocity else sp.ImmutableMatrix(0, 1, [])
+        )
+        self.A = sp.ImmutableMatrix(A_rows) if A_rows else sp.ImmutableMatrix(0, system.n, [])
+        self.b = sp.ImmutableMatrix(b_rows) if b_rows else sp.ImmutableMatrix(0, 1, [])
         self.redundant = redundant
         self._numeric: ConstrainedSimulator | None = None
         dependent = self.dependent_rows()
         if dependent and redundant == "raise":
-            rows = ", ".join(f"{i} ({self.constraints[i]})" for i in dependent)
+            rows = ", ".join(f"{i} ({self.rows[i]})" for i in dependent)
             raise ConstraintError(
-                f"redundant or singular constraints: row(s) {rows} of J_c depend on the "
-                "others (rank-deficient J_c); remove them or pass redundant='lstsq'"
+                f"redundant or singular constraints: row(s) {rows} of [J_c; A] depend on the "
+                "others (rank-deficient constraint matrix); remove them or pass "
+                "redundant='lstsq'"
             )
+        for i in range(self.m_velocity):
+            if _is_exact_row(self, i):
+                warnings.warn(
+                    f"velocity_constraints[{i}] = {self.velocity_constraints[i]} is an exact "
+                    "differential, so it is holonomic in disguise: "
+                    f"{self.integrability_report()[i]['message']}",
+                    LagdynWarning,
+                    stacklevel=2,
+                )
 
     # ------------------------------------------------------------------ symbolic
     @property
@@ -147,7 +177,7 @@ class ConstrainedSystem:
 
     @property
     def m(self) -> int:
-        """The number of constraints.
+        """The number of constraint rows: holonomic, then velocity constraints.
 
         Examples
         --------
@@ -157,11 +187,49 @@ class ConstrainedSystem:
         >>> cs.m
         1
         """
+        return self.constraints.rows + self.velocity_constraints.rows
+
+    @property
+    def m_holonomic(self) -> int:
+        """The number of holonomic constraints Φ(q) = 0.
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> ld.zoo.get("rolling_disc").m_holonomic
+        0
+        """
         return self.constraints.rows
 
     @property
+    def m_velocity(self) -> int:
+        """The number of velocity (nonholonomic) constraints A(q, t) q̇ + b(q, t) = 0.
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> ld.zoo.get("rolling_disc").m_velocity
+        2
+        """
+        return self.velocity_constraints.rows
+
+    @property
+    def rows(self) -> tuple[sp.Expr, ...]:
+        """Every constraint row as given: the Φ_i, then the velocity constraints.
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> dp = ld.zoo.double_pendulum()
+        >>> ld.ConstrainedSystem(dp, [dp.q[0] - dp.q[1]]).rows
+        (a(t) - b(t),)
+        """
+        return (*self.constraints, *self.velocity_constraints)
+
+    @property
     def dof(self) -> int:
-        """Degrees of freedom n − rank J_c (at generic states).
+        """Degrees of freedom n − rank [J_c; A] (at generic states): the number of
+        independent speeds.
 
         Examples
         --------
@@ -185,6 +253,8 @@ class ConstrainedSystem:
         >>> cs.J
         Matrix([[1, -1]])
         """
+        if self.m_holonomic == 0:
+            return sp.ImmutableMatrix(0, self.n, [])
         return sp.ImmutableMatrix(self.constraints.jacobian(sp.Matrix(self.system.q)))
 
     @cached_property
@@ -201,11 +271,11 @@ class ConstrainedSystem:
         """
         qd = sp.Matrix(self.system.qd)
         out = []
-        for i in range(self.m):
+        for i in range(self.m_holonomic):
             row = self.J[i, :]
             hess = row.jacobian(sp.Matrix(self.system.q))
             out.append(sp.expand((qd.T * hess * qd)[0, 0]))
-        return sp.ImmutableMatrix(out)
+        return sp.ImmutableMatrix(out) if out else sp.ImmutableMatrix(0, 1, [])
 
     @cached_property
     def phi_dot(self) -> sp.ImmutableMatrix:
@@ -222,8 +292,92 @@ class ConstrainedSystem:
         return sp.ImmutableMatrix(self.J * sp.Matrix(self.system.qd))
 
     @cached_property
+    def Adot_qd(self) -> sp.ImmutableMatrix:
+        """The velocity product of the velocity constraints, Ȧ q̇ + ḃ: the time derivative
+        of A q̇ + b with q̈ = 0 (∂/∂t included), shape (m_velocity, 1).
+
+        Examples
+        --------
+        >>> import sympy as sp, lagdyn as ld
+        >>> x, y, th = ld.coordinates("x y theta")
+        >>> xd, yd, thd = ld.velocities([x, y, th])
+        >>> sleigh = ld.zoo.get("chaplygin_sleigh")
+        >>> sp.expand(sleigh.Adot_qd[0] + thd * (sp.cos(th) * xd + sp.sin(th) * yd))
+        0
+        """
+        qdd = {sp.diff(qd, t): 0 for qd in self.system.qd}
+        out = []
+        for i in range(self.m_velocity):
+            expr = (self.A[i, :] * sp.Matrix(self.system.qd))[0, 0] + self.b[i]
+            out.append(sp.expand(sp.diff(expr, t).xreplace(qdd)))
+        return sp.ImmutableMatrix(out) if out else sp.ImmutableMatrix(0, 1, [])
+
+    @cached_property
+    def time_dependent(self) -> bool:
+        """Whether a velocity constraint holds t explicitly (A(q, t) or b(q, t)).
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> ld.zoo.get("rolling_disc").time_dependent
+        False
+        """
+        plain = {qi: sp.Dummy() for qi in self.system.q}
+        return any(e.xreplace(plain).has(t) for e in (*self.A, *self.b))
+
+    @cached_property
+    def velocity_residual(self) -> sp.ImmutableMatrix:
+        """A q̇ + b, shape (m_velocity, 1): zero on every admissible motion.
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> ld.zoo.get("chaplygin_sleigh").velocity_residual
+        Matrix([[-sin(theta(t))*Derivative(x(t), t) + cos(theta(t))*Derivative(y(t), t)]])
+        """
+        return sp.ImmutableMatrix(self.A * sp.Matrix(self.system.qd) + self.b)
+
+    @cached_property
+    def constraint_matrix(self) -> sp.ImmutableMatrix:
+        """All constraint rows at the velocity level, W = [J_c; A], shape (m, n): every
+        admissible q̇ has W q̇ + [0; b] = 0.
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> ld.zoo.get("chaplygin_sleigh").constraint_matrix
+        Matrix([[-sin(theta(t)), cos(theta(t)), 0]])
+        """
+        return sp.ImmutableMatrix(sp.Matrix(self.J).col_join(sp.Matrix(self.A)))
+
+    @cached_property
+    def constraint_bias(self) -> sp.ImmutableMatrix:
+        """[0; b], shape (m, 1): the rate-free part of every row at the velocity level.
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> ld.zoo.get("chaplygin_sleigh").constraint_bias
+        Matrix([[0]])
+        """
+        return sp.ImmutableMatrix(sp.zeros(self.m_holonomic, 1).col_join(sp.Matrix(self.b)))
+
+    @cached_property
+    def velocity_product(self) -> sp.ImmutableMatrix:
+        """[J̇_c q̇; Ȧ q̇ + ḃ], shape (m, 1): what the accelerations must cancel.
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> dp = ld.zoo.double_pendulum()
+        >>> ld.ConstrainedSystem(dp, [dp.q[0] - dp.q[1]]).velocity_product
+        Matrix([[0]])
+        """
+        return sp.ImmutableMatrix(sp.Matrix(self.Jdot_qd).col_join(sp.Matrix(self.Adot_qd)))
+
+    @cached_property
     def lam(self) -> tuple[sp.Symbol, ...]:
-        """Symbols for the multipliers λ_1 … λ_m.
+        """Symbols for the multipliers λ_1 … λ_m (holonomic rows first).
 
         Examples
         --------
@@ -253,7 +407,7 @@ class ConstrainedSystem:
 
     @cached_property
     def kkt_matrix(self) -> sp.ImmutableMatrix:
-        """[[M, −J_cᵀ], [J_c, 0]], shape (n + m, n + m).
+        """[[M, −Wᵀ], [W, 0]] with W = [J_c; A], shape (n + m, n + m).
 
         Examples
         --------
@@ -263,7 +417,7 @@ class ConstrainedSystem:
         >>> cs.kkt_matrix[:, 2].T
         Matrix([[-1, 1, 0]])
         """
-        M, J = self.system.M, self.J
+        M, J = self.system.M, self.constraint_matrix
         top = M.row_join(-J.T)
         bottom = J.row_join(sp.zeros(self.m, self.m))
         return sp.ImmutableMatrix(top.col_join(bottom))
@@ -271,7 +425,10 @@ class ConstrainedSystem:
     def kkt_rhs(
         self, tau: Sequence[sp.Expr] | None = None, baumgarte: tuple[Any, Any] | None = None
     ) -> sp.ImmutableMatrix:
-        """[τ − h; −J̇_c q̇ − 2αΦ̇ − β²Φ], shape (n + m, 1).
+        """[τ − h; −J̇_c q̇ − 2αΦ̇ − β²Φ; −(Ȧq̇ + ḃ) − α(Aq̇ + b)], shape (n + m, 1).
+
+        The velocity rows are A q̇ + b = 0 differentiated once; ``baumgarte=(α, β)``
+        adds the holonomic terms and −α(A q̇ + b) to them.
 
         Examples
         --------
@@ -282,14 +439,18 @@ class ConstrainedSystem:
         (3, 1)
         """
         tau_m = self._tau(tau)
-        acc = -self.Jdot_qd
+        acc = -sp.Matrix(self.Jdot_qd)
+        vel = -sp.Matrix(self.Adot_qd)
         if baumgarte is not None:
             alpha, beta = baumgarte
             acc = acc - 2 * alpha * self.phi_dot - beta**2 * self.constraints
+            vel = vel - alpha * self.velocity_residual
+        acc = acc.col_join(vel)
         return sp.ImmutableMatrix((tau_m - self.bias).col_join(acc))
 
     def equations(self, tau: Sequence[sp.Expr] | None = None) -> sp.ImmutableMatrix:
-        """M q̈ + h − τ − J_cᵀλ (n rows) followed by Φ(q) (m rows), with λ = :attr:`lam`.
+        """M q̈ + h − τ − Wᵀλ (n rows) followed by Φ(q) and A q̇ + b (m rows), with
+        λ = :attr:`lam` and W = [J_c; A].
 
         Examples
         --------
@@ -300,11 +461,12 @@ class ConstrainedSystem:
         """
         s = self.system
         dyn = s.M * sp.Matrix(s.qdd) + self.bias - self._tau(tau) - self.constraint_forces
-        return sp.ImmutableMatrix(sp.Matrix(dyn).col_join(sp.Matrix(self.constraints)))
+        rows = sp.Matrix(self.constraints).col_join(sp.Matrix(self.velocity_residual))
+        return sp.ImmutableMatrix(sp.Matrix(dyn).col_join(rows))
 
     @cached_property
     def constraint_forces(self) -> sp.ImmutableMatrix:
-        """The generalized constraint forces J_cᵀλ, shape (n, 1).
+        """The generalized constraint forces Wᵀλ = [J_c; A]ᵀλ, shape (n, 1).
 
         Examples
         --------
@@ -314,7 +476,7 @@ class ConstrainedSystem:
         >>> cs.constraint_forces.T
         Matrix([[lambda_1, -lambda_1]])
         """
-        return sp.ImmutableMatrix(self.J.T * sp.Matrix(self.lam))
+        return sp.ImmutableMatrix(self.constraint_matrix.T * sp.Matrix(self.lam))
 
     def _tau(self, tau: Sequence[sp.Expr] | None) -> sp.Matrix:
         if tau is None:
@@ -325,7 +487,7 @@ class ConstrainedSystem:
         return sp.Matrix(items)
 
     def dependent_rows(self) -> list[int]:
-        """Rows of J_c that are linear combinations of earlier rows at random states.
+        """Rows of W = [J_c; A] that are linear combinations of earlier rows at random states.
 
         Examples
         --------
@@ -336,15 +498,17 @@ class ConstrainedSystem:
         []
         """
         rng = random.Random(99)
-        syms = set().union(*(e.free_symbols for e in self.J)) - {t}
+        W = self.constraint_matrix
+        syms = set().union(*(e.free_symbols for e in W)) - {t}
         dependent: set[int] | None = None
         for _ in range(2):
             point: dict[Any, Any] = {s: rng.uniform(0.6, 1.7) for s in syms}
-            for qi in self.system.q:
-                point[qi] = rng.uniform(-2.0, 2.0)
+            point[t] = rng.uniform(0.1, 1.0)
+            coords = {qi: sp.Float(rng.uniform(-2.0, 2.0)) for qi in self.system.q}
             try:
                 rows = [
-                    [float(self.J[i, j].subs(point)) for j in range(self.n)] for i in range(self.m)
+                    [float(W[i, j].xreplace(coords).subs(point)) for j in range(self.n)]
+                    for i in range(self.m)
                 ]
             except (TypeError, ValueError):
                 return []
@@ -357,6 +521,76 @@ class ConstrainedSystem:
                     found.add(i)
             dependent = found if dependent is None else dependent & found
         return sorted(dependent or [])
+
+    # ------------------------------------------------------------------ nonholonomic
+    def is_integrable(self, i: int) -> bool | None:
+        """Whether velocity constraint ``i`` is integrable (holonomic in disguise).
+
+        True when the form a·dq (+ b dt) is an exact differential, or passes the
+        Frobenius test ω ∧ dω = 0 (an integrating factor exists); False when the
+        Frobenius test is refuted; None when undecided. Decided exactly
+        (:func:`lagdyn.structure.is_zero`). See :meth:`integrability_report`.
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> ld.zoo.get("rolling_disc").is_integrable(0)
+        False
+        """
+        from .nonholonomic import integrability
+
+        if not 0 <= i < self.m_velocity:
+            raise LagdynError(f"no velocity constraint {i}: there are {self.m_velocity}")
+        return integrability(self, i)["integrable"]
+
+    def integrability_report(self) -> list[dict[str, Any]]:
+        """For each velocity constraint: exact?, integrable (Frobenius)?, Φ when found.
+
+        Each entry has ``"exact"`` (True/False/None), ``"integrable"`` (True/False/None),
+        ``"phi"`` (a holonomic Φ(q) whose rate is the constraint, or with an integrating
+        factor, when one was found; else None) and ``"message"``.
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> [r["integrable"] for r in ld.zoo.get("rolling_disc").integrability_report()]
+        [False, False]
+        """
+        from .nonholonomic import integrability
+
+        return [integrability(self, i) for i in range(self.m_velocity)]
+
+    def reduced(self, independent: Sequence[Any] | None = None) -> ReducedSystem:
+        """The reduced equations on independent speeds (Maggi's form).
+
+        See :class:`lagdyn.nonholonomic.ReducedSystem`.
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> red = ld.zoo.get("chaplygin_sleigh").reduced()
+        >>> red.independent
+        (Derivative(x(t), t), Derivative(theta(t), t))
+        """
+        from .nonholonomic import ReducedSystem
+
+        return ReducedSystem(self, independent)
+
+    def linearize(self, **options: Any) -> tuple[sp.ImmutableMatrix, sp.ImmutableMatrix]:
+        """(A, B) of the reduced first-order equations about a motion (see
+        :meth:`lagdyn.nonholonomic.ReducedSystem.linearize`; ``independent=`` picks the
+        speeds).
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> sleigh = ld.zoo.get("chaplygin_sleigh")
+        >>> A, B = sleigh.linearize(q0=[0, 0, 0], qd0=[1, 0, 0], ignorable=sleigh.system.q[:2])
+        >>> A.shape, B.shape
+        ((3, 3), (3, 3))
+        """
+        independent = options.pop("independent", None)
+        return self.reduced(independent).linearize(**options)
 
     # ------------------------------------------------------------------ numeric
     def lambdify(
@@ -417,4 +651,54 @@ class ConstrainedSystem:
         return self._numeric.simulate(x0, t, **options)
 
     def __repr__(self) -> str:
+        if self.m_velocity:
+            return (
+                f"ConstrainedSystem(n={self.n}, m={self.m} ({self.m_holonomic} holonomic, "
+                f"{self.m_velocity} velocity), dof={self.dof})"
+            )
         return f"ConstrainedSystem(n={self.n}, m={self.m}, dof={self.dof})"
+
+
+def _as_list(items: Any) -> list[Any]:
+    """A single expression as a one-item list; matrices and sequences as lists."""
+    if isinstance(items, (str, bytes, sp.Basic)) and not isinstance(items, sp.MatrixBase):
+        return [items]
+    return list(items)
+
+
+def _split_velocity(
+    expr: sp.Expr, system: LagrangianSystem, what: str
+) -> tuple[list[sp.Expr], sp.Expr]:
+    """The row a(q, t) and b(q, t) of a velocity constraint a·q̇ + b, or a named error."""
+    _check_dependencies(expr, system.q, what, allow_t=True)
+    rates = list(system.qd)
+    row = [sp.diff(expr, qd) for qd in rates]
+    nonlinear = [
+        str(qd)
+        for qd, a in zip(rates, row, strict=True)
+        if set(a.atoms(sp.Derivative)) & set(rates)
+    ]
+    if nonlinear:
+        raise ConstraintError(
+            f"{what} = {expr} is not linear in the rates (its derivative in "
+            f"{', '.join(nonlinear)} still depends on rates): velocity constraints must "
+            "read A(q, t) q̇ + b(q, t) = 0"
+        )
+    if all(a == 0 for a in row):
+        if not any(expr.has(qi) for qi in system.q) and not expr.has(t):
+            raise ConstraintError(
+                f"{what} = {expr} depends on nothing (no rate, no coordinate): remove it"
+            )
+        raise ConstraintError(
+            f"{what} = {expr} depends on no rate: it is not a velocity constraint; pass a "
+            "constraint Φ(q) = 0 as constraints=[...]"
+        )
+    b = sp.expand(expr.xreplace({qd: 0 for qd in rates}))
+    return [sp.expand(a) for a in row], b
+
+
+def _is_exact_row(cs: ConstrainedSystem, i: int) -> bool:
+    """Cheap exactness test at construction (structural zero of the curl)."""
+    from .nonholonomic import exact_form
+
+    return exact_form(cs, i) is True

@@ -1,13 +1,17 @@
-r"""Batched numeric solvers for holonomic constraints (:class:`lagdyn.ConstrainedSystem`).
+r"""Batched numeric solvers for constrained systems (:class:`lagdyn.ConstrainedSystem`).
 
 Given M(q), the bias h = C q̇ + G q̇ + g − Q, the constraint values Φ(q), the
-Jacobian J_c and the velocity product J̇_c q̇ — all generated through
+constraint matrix W = [J_c; A] (holonomic rows, then velocity rows A q̇ + b = 0), the
+rate-free part β = [0; b] and the velocity product [J̇_c q̇; Ȧ q̇ + ḃ] — all generated through
 :func:`lagdyn.numeric.lambdify` and :func:`lagdyn.numeric.lambdify_expressions`
 (one joint CSE each, cached on disk) — the accelerations and multipliers of
 
 .. math::
     M\ddot q + h = \tau + J_c^T\lambda, \qquad
     J_c\ddot q = -\dot J_c\dot q - 2\alpha\dot\Phi - \beta^2\Phi =: \gamma
+
+(with velocity constraints, J_c stands for W and their rows of γ are
+−(Ȧq̇ + ḃ) − α(Aq̇ + b): the constraint differentiated once, its drift damped at rate α)
 
 come from one of four methods, all batched over leading axes:
 
@@ -105,6 +109,8 @@ class ConstrainedNumericModel:
         self.system = system
         self.n = system.n
         self.m = system.m
+        #: holonomic rows (Φ, first) among the m; the others are velocity constraints
+        self.m_holonomic = getattr(system, "m_holonomic", system.m)
         self.redundant = system.redundant
         # the dynamics take the values of their own parameters; the kinematics (Φ, J, J̇q̇)
         # take every value, so a name neither knows is warned about once, by them
@@ -115,9 +121,22 @@ class ConstrainedNumericModel:
             else params
         )
         self.dynamics = system.system.lambdify(dyn_params, backend=backend, **options)
+        outputs: dict[str, Any] = {
+            "J": getattr(system, "constraint_matrix", system.J),
+            "Jdot_qd": getattr(system, "velocity_product", system.Jdot_qd),
+        }
+        if self.m_holonomic:
+            outputs["phi"] = system.constraints
+        if self.m > self.m_holonomic:
+            outputs["beta"] = system.constraint_bias
+        #: whether the constraints hold time explicitly or have a rate-free part (b ≠ 0):
+        #: then their forces may do work and the energy is not checked
+        self.rheonomic = self.m > self.m_holonomic and (
+            system.time_dependent or any(e != 0 for e in system.constraint_bias)
+        )
         self.kinematics = lambdify_expressions(
             system.system,
-            {"phi": system.constraints, "J": system.J, "Jdot_qd": system.Jdot_qd},
+            outputs,
             params,
             backend=backend,
             **options,
@@ -149,10 +168,13 @@ class ConstrainedNumericModel:
         >>> num.phi([0.5, 0.25])
         array([0.25])
         """
+        if not self.m_holonomic:
+            return np.zeros((*np.shape(q)[:-1], 0))
         return np.asarray(self.kinematics.phi(q, params=params))
 
-    def phi_dot(self, q: Any, qd: Any, *, params: Any = None) -> np.ndarray:
-        """Φ̇ = J_c q̇, shape ``(..., m)``.
+    def phi_dot(self, q: Any, qd: Any, *, params: Any = None, t: Any = 0.0) -> np.ndarray:
+        """Φ̇ = J_c q̇ for the holonomic rows, then A q̇ + b for the velocity rows (the
+        residual of the velocity constraints), shape ``(..., m)``.
 
         Examples
         --------
@@ -162,8 +184,26 @@ class ConstrainedNumericModel:
         >>> num.phi_dot([0.0, 0.0], [1.0, 0.5])
         array([0.5])
         """
-        J = np.asarray(self.kinematics.J(q, params=params))
-        return np.einsum("...ij,...j->...i", J, np.asarray(qd, dtype=float))
+        J = np.asarray(self.kinematics.J(q, params=params, t=t))
+        out = np.einsum("...ij,...j->...i", J, np.asarray(qd, dtype=float))
+        return out + self._beta(q, params, t) if self.m > self.m_holonomic else out
+
+    def velocity_residual(self, q: Any, qd: Any, *, params: Any = None, t: Any = 0.0) -> np.ndarray:
+        """A q̇ + b of the velocity constraints alone, shape ``(..., m_velocity)``.
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> disc = ld.zoo.get("rolling_disc")
+        >>> num = disc.lambdify(disc.system.defaults)
+        >>> num.velocity_residual([0, 0, 0, 0, 0], [1.0, 0, 0, 0, 1.0])
+        array([0., 0.])
+        """
+        return self.phi_dot(q, qd, params=params, t=t)[..., self.m_holonomic :]
+
+    def _beta(self, q: Any, params: Any, t: Any) -> np.ndarray:
+        """[0; b] at q (shape (..., m))."""
+        return np.asarray(self.kinematics.beta(q, params=params, t=t))
 
     def energy(self, q: Any, qd: Any, *, params: Any = None) -> np.ndarray:
         """The energy of the unconstrained system, shape ``(...)``.
@@ -247,8 +287,8 @@ class ConstrainedNumericModel:
         dp = self._dyn_params(params)
         M = np.asarray(self.dynamics.M(q_arr, params=dp))
         h = np.asarray(self.dynamics.bias(q_arr, qd_arr, params=dp, t=t))
-        J = np.asarray(self.kinematics.J(q_arr, params=params))
-        jd = np.asarray(self.kinematics.Jdot_qd(q_arr, qd_arr, params=params))
+        J = np.asarray(self.kinematics.J(q_arr, params=params, t=t))
+        jd = np.asarray(self.kinematics.Jdot_qd(q_arr, qd_arr, params=params, t=t))
         shape = np.broadcast_shapes(M.shape[:-2], h.shape[:-1], J.shape[:-2], tau_arr.shape[:-1])
         M = np.broadcast_to(M, (*shape, self.n, self.n))
         J = np.broadcast_to(J, (*shape, self.m, self.n))
@@ -256,9 +296,16 @@ class ConstrainedNumericModel:
         gamma = -np.broadcast_to(jd, (*shape, self.m))
         if baumgarte is not None:
             alpha, beta = _gains(baumgarte)
-            phi = np.asarray(self.kinematics.phi(q_arr, params=params))
+            mh = self.m_holonomic
             phid = np.einsum("...ij,...j->...i", J, np.broadcast_to(qd_arr, (*shape, self.n)))
-            gamma = gamma - 2 * alpha * phid - beta**2 * phi
+            if self.m > mh:
+                phid = phid + self._beta(q_arr, params, t)
+            gain = np.concatenate([np.full(mh, 2 * alpha), np.full(self.m - mh, alpha)])
+            gamma = gamma - gain * phid
+            if mh:
+                phi = np.asarray(self.kinematics.phi(q_arr, params=params))
+                pad = np.zeros((*np.shape(phi)[:-1], self.m - mh))
+                gamma = gamma - beta**2 * np.concatenate([phi, pad], axis=-1)
         gamma = np.broadcast_to(gamma, (*shape, self.m))
         ok = (
             np.isfinite(M).all(axis=(-2, -1))
@@ -421,7 +468,7 @@ class ConstrainedNumericModel:
             return
         index = int(bad[0])
         rows, residual = _dependent_rows(flat[index])
-        exprs = ", ".join(f"{i} ({self.system.constraints[i]})" for i in rows)
+        exprs = ", ".join(f"{i} ({_row(self.system, i)})" for i in rows)
         how = (
             "vanishes or depends on the other rows there"
             if len(rows) == 1
@@ -431,7 +478,8 @@ class ConstrainedNumericModel:
             how += f" (to a relative {residual:.1e})"
         raise ConstraintError(
             f"singular constraints {_state_text(J.shape[:-2], index, q)}: row"
-            f"{'s' if len(rows) > 1 else ''} {exprs} of J_c {how}; pass redundant='lstsq' "
+            f"{'s' if len(rows) > 1 else ''} {exprs} of {_matrix_name(self)} {how}; pass "
+            "redundant='lstsq' "
             "to ConstrainedSystem to solve in the least-squares sense"
         )
 
@@ -444,11 +492,14 @@ class ConstrainedNumericModel:
         tol: float = 1e-12,
         max_iter: int = 20,
         params: Any = None,
+        t: Any = 0.0,
     ) -> tuple[np.ndarray, np.ndarray]:
-        r"""Project positions onto Φ(q) = 0 and velocities onto J_c q̇ = 0.
+        r"""Project positions onto Φ(q) = 0 and velocities onto J_c q̇ = 0 and
+        A q̇ + b = 0.
 
         Gauss–Newton steps ``q ← q − M⁻¹J_cᵀ(J_c M⁻¹ J_cᵀ)⁻¹Φ`` (the least change in the
-        kinetic metric) until ``max|Φ| ≤ tol``; then the same projection of q̇.
+        kinetic metric) until ``max|Φ| ≤ tol``; then the same projection of q̇ onto every
+        row, W q̇ + β = 0 with W = [J_c; A] (exact in one step: the rows are linear in q̇).
 
         Raises
         ------
@@ -473,13 +524,13 @@ class ConstrainedNumericModel:
             raise ConstraintError("project: q or qd holds NaN or infinite values")
         worst = float("inf")
         for _ in range(max_iter + 1):
-            phi = np.asarray(self.kinematics.phi(q_arr, params=params))
+            phi = self.phi(q_arr, params=params)
             worst = float(np.max(np.abs(phi), initial=0.0))
             if worst <= tol:
                 break
-            q_arr = q_arr - self._metric_step(q_arr, phi, params)
+            q_arr = q_arr - self._metric_step(q_arr, phi, params, self.m_holonomic, t)
         if not worst <= tol:
-            J = np.asarray(self.kinematics.J(q_arr, params=params))
+            J = np.asarray(self.kinematics.J(q_arr, params=params, t=t))
             if self.redundant != "lstsq":
                 self._check_rank(J, q_arr)  # names the dependent rows when J_c is singular
             raise ConstraintError(
@@ -487,16 +538,19 @@ class ConstrainedNumericModel:
                 "steps (a singular configuration or constraints that cannot all hold); "
                 "start closer to the constraint manifold or raise max_iter"
             )
-        J = np.asarray(self.kinematics.J(q_arr, params=params))
+        J = np.asarray(self.kinematics.J(q_arr, params=params, t=t))
         if self.redundant != "lstsq":
             self._check_rank(J, q_arr)
-        phid = np.einsum("...ij,...j->...i", J, qd_arr)
-        qd_arr = qd_arr - self._metric_step(q_arr, phid, params)
+        phid = self.phi_dot(q_arr, qd_arr, params=params, t=t)
+        qd_arr = qd_arr - self._metric_step(q_arr, phid, params, self.m, t)
         return q_arr, qd_arr
 
-    def _metric_step(self, q: np.ndarray, r: np.ndarray, params: Any) -> np.ndarray:
+    def _metric_step(
+        self, q: np.ndarray, r: np.ndarray, params: Any, rows: int, t: Any = 0.0
+    ) -> np.ndarray:
+        """M⁻¹Jᵀ(J M⁻¹ Jᵀ)⁺ r over the first ``rows`` rows of W."""
         M = np.asarray(self.dynamics.M(q, params=self._dyn_params(params)))
-        J = np.asarray(self.kinematics.J(q, params=params))
+        J = np.asarray(self.kinematics.J(q, params=params, t=t))[..., :rows, :]
         MinvJt = np.linalg.solve(M, np.swapaxes(J, -1, -2))
         S = J @ MinvJt
         y = np.einsum("...ij,...j->...i", np.linalg.pinv(S), r)
@@ -556,3 +610,13 @@ def _dependent_rows(J: np.ndarray) -> tuple[list[int], float]:
         return dependent, 0.0
     worst = int(np.argmin(parts))
     return [worst], parts[worst]
+
+
+def _row(system: Any, i: int) -> Any:
+    """Constraint row ``i`` as given (Φ_i or a velocity constraint)."""
+    rows = getattr(system, "rows", None)
+    return rows[i] if rows is not None else system.constraints[i]
+
+
+def _matrix_name(model: Any) -> str:
+    return "[J_c; A]" if model.m > model.m_holonomic else "J_c"

@@ -1,8 +1,9 @@
-r"""Simulation of holonomic constraints: :class:`ConstrainedSimulator`.
+r"""Simulation of constrained systems: :class:`ConstrainedSimulator`.
 
 The numeric solvers of :mod:`lagdyn.numeric.constrained` (KKT, Schur, penalty, augmented
 Lagrangian, projection) with ``simulate``: the one integrator stack of
-:mod:`lagdyn.simulation.integrators`, |Φ| and |Φ̇| reported along the motion.
+:mod:`lagdyn.simulation.integrators`, |Φ| and |Φ̇| reported along the motion (for
+velocity constraints, ``phi_dot`` holds A q̇ + b in its last m_velocity columns).
 :meth:`ConstrainedSystem.lambdify <lagdyn.ConstrainedSystem.lambdify>` returns one.
 
 Examples
@@ -22,7 +23,7 @@ from typing import Any, Literal
 import numpy as np
 
 from ..errors import ConstraintError, LagdynError
-from ..numeric.constrained import ConstrainedNumericModel, Method
+from ..numeric.constrained import ConstrainedNumericModel, Method, _row
 from .integrators import Actuation, check_energy, check_grid, initial_state, integrate
 from .result import ConstrainedSimulationResult
 
@@ -109,11 +110,17 @@ class ConstrainedSimulator(ConstrainedNumericModel):
         grid = check_grid(t, None, x.size)
         if start not in ("check", "project", "as_given"):
             raise LagdynError(f"start must be 'check', 'project' or 'as_given', got {start!r}")
+        if (project or start == "project") and self._time_dependent():
+            raise LagdynError(
+                "project=True and start='project' need constraints that do not depend on t "
+                "explicitly (the projection runs between steps, without the time); use "
+                "baumgarte=(alpha, beta) to control the drift instead"
+            )
         if start == "project" or (project and start == "check"):
-            q0, qd0 = self.project(x[..., :n], x[..., n:], params=params)
+            q0, qd0 = self.project(x[..., :n], x[..., n:], params=params, t=float(grid[0]))
             x = np.concatenate([q0, qd0], axis=-1)
         elif start == "check":
-            self._check_start(x[..., :n], x[..., n:], params)
+            self._check_start(x[..., :n], x[..., n:], params, float(grid[0]))
         torque = Actuation(tau, grid, n, tuple(x.shape[:-1]))
 
         def solve(ti: float, q: np.ndarray, qd: np.ndarray, tau: Any) -> tuple[Any, Any]:
@@ -160,7 +167,7 @@ class ConstrainedSimulator(ConstrainedNumericModel):
         kinetic = energy - self.energy(q, np.zeros_like(qd), params=params)
         # the energy is conserved unless Q does (unknown) work, or Baumgarte terms pull a
         # start given off the constraints back (they do work there)
-        conservative = not any(f != 0 for f in self.system.system.forces)
+        conservative = not any(f != 0 for f in self.system.system.forces) and not self.rheonomic
         if conservative and (baumgarte is None or start != "as_given"):
             power = np.einsum("...i,...i->...", qd, taus)
             work = np.zeros_like(power)
@@ -181,7 +188,7 @@ class ConstrainedSimulator(ConstrainedNumericModel):
             qd=qd,
             energy=energy,
             tau=taus,
-            phi=self.phi(q, params=params),
+            phi=self.phi(q, params=params) if self.m_holonomic else None,
             kinetic=kinetic,
             method=f"{method}+{solver}"
             + ("+baumgarte" if baumgarte else "")
@@ -189,15 +196,24 @@ class ConstrainedSimulator(ConstrainedNumericModel):
             names=tuple(str(qi.func.__name__) for qi in self.q),
             steps=steps,
             wall_time=time.perf_counter() - started,
-            phi_dot=self.phi_dot(q, qd, params=params),
+            phi_dot=np.stack(
+                [
+                    self.phi_dot(q[..., k, :], qd[..., k, :], params=params, t=grid[k])
+                    for k in range(len(grid))
+                ],
+                axis=-2,
+            ),
             lam=lam,
         )
 
-    def _check_start(self, q0: np.ndarray, qd0: np.ndarray, params: Any) -> None:
-        """Refuse initial states off Φ = 0 or J_c q̇ = 0, with the residuals."""
+    def _time_dependent(self) -> bool:
+        return bool(getattr(self.system, "time_dependent", False))
+
+    def _check_start(self, q0: np.ndarray, qd0: np.ndarray, params: Any, t0: float = 0.0) -> None:
+        """Refuse initial states off Φ = 0, J_c q̇ = 0 or A q̇ + b = 0, with the residuals."""
         phi = np.asarray(self.phi(q0, params=params))
-        J = np.asarray(self.kinematics.J(q0, params=params))
-        phid = np.einsum("...ij,...j->...i", J, qd0)
+        J = np.asarray(self.kinematics.J(q0, params=params, t=t0))
+        phid = self.phi_dot(q0, qd0, params=params, t=t0)
         size_j = float(np.abs(J).max(initial=0.0))
         tol_q = 1e-8 * (1.0 + size_j * float(np.abs(q0).max(initial=0.0)))
         tol_v = 1e-8 * (1.0 + size_j * float(np.abs(qd0).max(initial=0.0)))
@@ -206,13 +222,13 @@ class ConstrainedSimulator(ConstrainedNumericModel):
         if worst_q <= tol_q and worst_v <= tol_v:
             return
         values = phi if worst_q / tol_q >= worst_v / tol_v else phid
-        flat = np.abs(values).reshape(-1, self.m)
+        flat = np.abs(values).reshape(-1, values.shape[-1])
         index, row = np.unravel_index(int(np.argmax(flat)), flat.shape)
         member = f" of batch member {int(index)}" if values.ndim > 1 else ""
         raise ConstraintError(
             f"x0 is off the constraints: max |Φ(q0)| = {worst_q:.3g} (tolerance {tol_q:.1e}) "
             f"and max |J_c q̇0| = {worst_v:.3g} (tolerance {tol_v:.1e}), the largest at row "
-            f"{int(row)} ({self.system.constraints[int(row)]}){member}. The motion from it "
+            f"{int(row)} ({_row(self.system, int(row))}){member}. The motion from it "
             "would not satisfy the constraints: project it first (num.project(q0, qd0)), "
             "pass start='project' (or project=True, which also projects every step), or "
             "start='as_given' to integrate from it as it is"

@@ -24,7 +24,7 @@ from typing import Any
 
 from ..errors import LagdynError
 from ..system import LagrangianSystem
-from . import mechanisms
+from . import mechanisms, rolling
 from .arms import two_link_planar
 from .chains import n_link_pendulum, planar_arm
 from .pendulums import double_pendulum
@@ -36,6 +36,7 @@ __all__ = [
     "acrobot",
     "cart_pole",
     "check_options",
+    "constrained_names",
     "double_pendulum",
     "elastic_pendulum",
     "furuta_pendulum",
@@ -46,6 +47,7 @@ __all__ = [
     "options",
     "planar_arm",
     "register",
+    "register_constrained",
     "spherical_pendulum",
     "summary",
     "two_link_planar",
@@ -67,6 +69,38 @@ def register(
     2
     """
     _REGISTRY[name] = (factory, dict(options), summary)
+
+
+#: Models that are not a LagrangianSystem (ConstrainedSystem with velocity constraints,
+#: ...): reached by :func:`get` like the others, listed by :func:`constrained_names` and
+#: kept out of :func:`names`, whose models every LagrangianSystem tool accepts.
+_CONSTRAINED: dict[str, tuple[Callable[..., Any], dict[str, Any], str]] = {}
+
+
+def register_constrained(
+    name: str, factory: Callable[..., Any], summary: str, **options: Any
+) -> None:
+    """Register a factory of a constrained model (not a LagrangianSystem) for :func:`get`.
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> "rolling_disc" in ld.zoo.constrained_names(), "rolling_disc" in ld.zoo.names()
+    (True, False)
+    """
+    _CONSTRAINED[name] = (factory, dict(options), summary)
+
+
+def constrained_names() -> list[str]:
+    """The registered constrained models (see :func:`register_constrained`), sorted.
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> ld.zoo.constrained_names()[:2]
+    ['chaplygin_sleigh', 'rolling_disc']
+    """
+    return sorted(_CONSTRAINED)
 
 
 def names() -> list[str]:
@@ -187,11 +221,12 @@ def _did_you_mean(word: str, choices: Any) -> str:
 
 def _entry(name: str) -> tuple[Callable[..., LagrangianSystem], dict[str, Any], str]:
     try:
-        return _REGISTRY[name]
+        return _REGISTRY[name] if name in _REGISTRY else _CONSTRAINED[name]
     except (KeyError, TypeError):
-        hint = _did_you_mean(name, names()) if isinstance(name, str) else ""
+        known = names() + constrained_names()
+        hint = _did_you_mean(name, known) if isinstance(name, str) else ""
         raise LagdynError(
-            f"unknown model {name!r}{hint}; known models: {', '.join(names())}"
+            f"unknown model {name!r}{hint}; known models: {', '.join(known)}"
         ) from None
 
 
@@ -249,3 +284,13 @@ register("ur5", ur5, "Universal Robots UR5 (6R) from ur_description's URDF")
 register("panda", panda, "Franka Emika Panda (7R), modified DH, Gaz et al. 2019 parameters")
 register("planar_3r", planar_3r, "planar 3R arm of uniform unit rods, standard DH")
 register("spatial_3r", spatial_3r, "spatial 3R elbow arm of unit rods, standard DH")
+register_constrained(
+    "rolling_disc",
+    rolling.rolling_disc,
+    "thin disc rolling without slipping on a plane (x, y, yaw, lean, spin; nonholonomic)",
+)
+register_constrained(
+    "chaplygin_sleigh",
+    rolling.chaplygin_sleigh,
+    "Chaplygin's sleigh: a body on a knife edge that cannot slide sideways (nonholonomic)",
+)
