@@ -53,6 +53,16 @@ FRESH = "_lagdyn_fresh"
 #: (the acrobot's 0 / −1): the environments then take it from the termination they compute
 #: anyway instead of evaluating the termination twice.
 BY_TERMINATION = "_lagdyn_by_termination"
+#: Set on a task's (:data:`FRESH`) observation, termination or reward: the same function as
+#: sympy expressions, ``f(y) -> [exprs]`` / ``f(y) -> relation`` / ``f(z, u, y) -> expr``
+#: (``z``, ``y`` the state symbols before and after the step, ``u`` the applied τ; a result
+#: may also be ``(assignments, expr)``), from which the vector environment generates its
+#: whole step in C (:mod:`lagdyn.gym._vstep`).
+EXPR = "_lagdyn_expr"
+#: Set on a reset that draws ``np.random.Generator.uniform(low, high)`` per state entry:
+#: ``(low (2n,), high (2n,), float32, shift (2n,))`` — each draw rounded to float32 when
+#: ``float32``, then ``shift`` subtracted.
+UNIFORM = "_lagdyn_uniform"
 
 
 def fresh(fn: Any) -> bool:
@@ -1013,6 +1023,7 @@ def uniform_reset(center: np.ndarray, noise: np.ndarray) -> ResetFn:
         return rng.uniform(center - noise, center + noise, size=(size, center.shape[0]))
 
     setattr(draw, FRESH, True)
+    setattr(draw, UNIFORM, (center - noise, center + noise, False, np.zeros_like(center)))
 
     return draw
 
@@ -1083,6 +1094,7 @@ class Core:
     integrator: str
     renderer: Any = None
     wrap: tuple[int, ...] = ()  # angles wrapped to [-π, π) after every step and reset
+    velocity_limits: np.ndarray | None = None  # q̇ clipped after every step (in the kernel)
 
     def __post_init__(self) -> None:
         self.timed = self.model.time_dependent

@@ -175,6 +175,7 @@ def build_core(model: Any, options: Mapping[str, Any]) -> tuple[Core, str | None
     )
     core = Core(
         wrap=angles if wrap_angles else (),
+        velocity_limits=velocity_limits,
         model=resolved,
         stepper=stepper,
         actions=actions,
@@ -461,7 +462,12 @@ class LagdynVectorEnv(_CoreView, _VectorEnvBase):
     """
 
     def __init__(
-        self, model: Any, num_envs: int, *, autoreset_mode: Any = None, **options: Any
+        self,
+        model: Any,
+        num_envs: int,
+        *,
+        autoreset_mode: Any = None,
+        **options: Any,
     ) -> None:
         gym = import_gymnasium()
         from gymnasium.vector.utils import batch_space
@@ -489,6 +495,10 @@ class LagdynVectorEnv(_CoreView, _VectorEnvBase):
         self._steps = np.zeros(N, dtype=np.int64)
         self._done = np.zeros(N, dtype=bool)
         self._restart = False  # NEXT_STEP: some copies ended last step
+        from ._vstep import whole_step
+
+        # the whole step in one C call when every piece has a symbolic form (else Python)
+        self._whole = whole_step(core, N, mode.name, self._steps, self._done)
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -530,7 +540,12 @@ class LagdynVectorEnv(_CoreView, _VectorEnvBase):
             if state is not None
             else reset_states(core.reset, self.np_random, k, n)
         )
-        if self._x is None:
+        whole = self._whole
+        if whole is not None:  # the kernel's own state buffer, written in place
+            whole.state[idx] = fresh
+            self._x = whole.state
+            whole.rekey(self.np_random)
+        elif self._x is None:
             self._x = fresh
         else:
             x = self._x.copy()
@@ -558,6 +573,13 @@ class LagdynVectorEnv(_CoreView, _VectorEnvBase):
         x = self._x
         if x is None:
             raise LagdynError("call reset() before step()")
+        whole = self._whole
+        if whole is not None:
+            obs, rewards, terminated, truncated, ended = whole(actions)
+            self._x = whole.state
+            if ended:  # SAME_STEP: the copies restarted in this step
+                return obs, rewards, terminated, truncated, self._final_info(terminated | truncated)
+            return obs, rewards, terminated, truncated, {}
         core, N = self._core, self.num_envs
         tau, applied = core.actions(actions, N, False)
         steps = self._steps
@@ -602,6 +624,19 @@ class LagdynVectorEnv(_CoreView, _VectorEnvBase):
         self._x = x1
         return core.observations(x1), rewards, terminated, truncated, info
 
+    def _final_info(self, ended: np.ndarray) -> dict[str, Any]:
+        """``info`` of a ``SameStep`` step in which the copies ``ended`` restarted."""
+        final_obs = np.full(self.num_envs, None, dtype=object)
+        assert self._whole is not None
+        for i in np.flatnonzero(ended):
+            final_obs[i] = self._whole.final[i].copy()
+        return {
+            "final_obs": final_obs,
+            "_final_obs": ended.copy(),
+            "final_info": {},
+            "_final_info": ended.copy(),
+        }
+
     def render(self) -> tuple[np.ndarray, ...] | None:
         """One RGB image ``(height, width, 3)`` of ``uint8`` per copy.
 
@@ -640,6 +675,14 @@ class LagdynVectorEnv(_CoreView, _VectorEnvBase):
         """True when a step is one call of a generated step kernel (else stages around
         ``forward_dynamics``)."""
         return bool(self._core.stepper.fused)
+
+    @property
+    def whole_step(self) -> bool:
+        """True when a step of every copy — action, dynamics, termination, reward,
+        autoreset and observation — is one call of one generated C function (the C backend,
+        and every piece with a symbolic form: the ready-made tasks, the built-in
+        observations and resets); else the kernel's dynamics with the rest in numpy."""
+        return self._whole is not None
 
     def __repr__(self) -> str:
         return (

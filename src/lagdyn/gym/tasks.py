@@ -167,6 +167,28 @@ def _fresh(*fns: Callable[..., Any]) -> None:
         setattr(fn, FRESH, True)
 
 
+def _spec(fn: Callable[..., Any], expr: Callable[..., Any]) -> None:
+    """Attach the symbolic form of a task's callable (``_core.EXPR``)."""
+    from ._core import EXPR
+
+    setattr(fn, EXPR, expr)
+
+
+def _uniform(fn: Callable[..., Any], low: Any, high: Any, f32: bool = False, shift: Any = 0.0):
+    """Mark a reset as uniform draws in ``[low, high)`` per entry (``_core.UNIFORM``)."""
+    from ._core import UNIFORM
+
+    low = np.asarray(low, dtype=np.float64)
+    high = np.asarray(high, dtype=np.float64)
+    setattr(fn, UNIFORM, (low, high, f32, np.broadcast_to(np.asarray(shift, float), low.shape)))
+
+
+def _sym_wrap(a: Any) -> Any:
+    import sympy as sp
+
+    return a - 2 * sp.pi * sp.floor((a + sp.pi) / (2 * sp.pi))
+
+
 def _wrap(a: np.ndarray) -> np.ndarray:
     return a - 2 * math.pi * np.floor((a + math.pi) / (2 * math.pi))
 
@@ -217,6 +239,17 @@ def pendulum(*, params: Mapping[Any, Any] | None = None, max_torque: float = 2.0
         return rng.uniform([-math.pi, -1.0], [math.pi, 1.0], size=(size, 2))
 
     _fresh(reward, reset)
+
+    def reward_expr(z: list, u: list, y: list) -> Any:
+        import sympy as sp
+
+        a = sp.Symbol("phi_a", real=True)  # x0 − π rounded once, as numpy computes it
+        phi = sp.Symbol("phi", real=True)
+        steps = [(a, z[0] - sp.pi), (phi, _sym_wrap(a))]
+        return steps, -(phi**2 + 0.1 * z[1] ** 2 + 0.001 * u[0] ** 2)
+
+    _spec(reward, reward_expr)
+    _uniform(reset, [-math.pi, -1.0], [math.pi, 1.0])
 
     options = {
         "params": values,
@@ -287,6 +320,14 @@ def cart_pole(*, gymnasium_compat: bool = False, params: Mapping[Any, Any] | Non
 
     _fresh(reward, termination)
 
+    def termination_expr(y: list) -> Any:
+        import sympy as sp
+
+        return sp.Or(sp.Abs(y[0]) > x_limit, sp.Abs(y[1]) > angle_limit)
+
+    _spec(termination, termination_expr)
+    _spec(reward, lambda z, u, y: 1.0)
+
     options: dict[str, Any] = {
         "params": values,
         "dt": 0.02,
@@ -310,6 +351,8 @@ def cart_pole(*, gymnasium_compat: bool = False, params: Mapping[Any, Any] | Non
             return rng.uniform(-0.05, 0.05, size=(size, 4)).take(order, axis=1)
 
         _fresh(observation, reset)
+        _spec(observation, lambda y: [y[0], y[2], y[1], y[3]])
+        _uniform(reset, [-0.05] * 4, [0.05] * 4)
 
         high = np.array([2 * x_limit, np.inf, 2 * angle_limit, np.inf])
         options.update(observation=observation, observation_space=(-high, high), reset=reset)
@@ -404,6 +447,20 @@ def acrobot(*, gymnasium_compat: bool = False, params: Mapping[Any, Any] | None 
 
     _fresh(termination, reward, observation, reset)
     from ._core import BY_TERMINATION
+
+    def termination_expr(y: list) -> Any:
+        import sympy as sp
+
+        return l1 * sp.sin(y[0]) + reach * sp.sin(y[0] + y[1]) > l1
+
+    def observation_expr(y: list) -> Any:
+        import sympy as sp
+
+        return [-sp.sin(y[0]), sp.cos(y[0]), sp.cos(y[1]), sp.sin(y[1]), y[2], y[3]]
+
+    _spec(termination, termination_expr)
+    _spec(observation, observation_expr)
+    _uniform(reset, [-0.1] * 4, [0.1] * 4, gymnasium_compat, [math.pi / 2, 0.0, 0.0, 0.0])
 
     setattr(reward, BY_TERMINATION, (0.0, -1.0))  # np.where(termination(x_next), 0, -1)
 
