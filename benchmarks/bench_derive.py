@@ -9,17 +9,32 @@ against Kane's mass matrix plus forcing).
 Model: point masses m_i on massless rods l_i, gravity g, angles from the downward
 vertical; "absolute" link angles θ_i or "relative" joint angles q_i (θ_i = q_1 + … + q_i).
 
+``--fresh`` (issue 25, item 4) measures instead what a user pays in a *fresh* Python
+process, one child process per cell (imports of sympy, symengine, numpy, mechanics and the
+lagdyn modules the derivation uses excluded; sympy's caches cold), tools alternating,
+minimum of ``--repeat``: lagdyn from the user's L (``LagrangianSystem(L, q)``, ``.M``,
+``.C``, ``.g`` and the exact skew proof; building L with sympy is shown apart) against
+KanesMethod (points, velocities, ``kanes_equations``, ``mass_matrix``, ``forcing``), wall
+and CPU time, and the targets: n = 10 absolute and n = 8 joint angles at least 10×
+KanesMethod, n <= 6 answered (M, C, g and the skew proof) in under 0.1 s.
+
 Usage::
 
     python benchmarks/bench_derive.py            # n = 2, 4, 6, 8, 10
     python benchmarks/bench_derive.py --quick    # n <= 4
+    python benchmarks/bench_derive.py --fresh    # the issue-25 targets, fresh processes
+    python benchmarks/bench_derive.py --fresh --sizes 2 4 6 8 10 --repeat 5
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import json
+import os
 import platform
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from typing import Any
@@ -32,14 +47,23 @@ import lagdyn as ld
 LAGRANGE_LIMIT = 60.0  # seconds; skip LagrangesMethod beyond this (estimated from smaller n)
 
 
-def build(n: int, convention: str) -> dict[str, Any]:
-    """Positions, Lagrangian and symbols of the n-link pendulum."""
+def symbols(n: int, convention: str, positive: bool = True) -> dict[str, Any]:
+    """The symbols of the n-link pendulum and its link angles (what both tools start from)."""
+    kw = {"positive": True} if positive else {}
     q = me.dynamicsymbols(f"q1:{n + 1}")
-    m = sp.symbols(f"m1:{n + 1}", positive=True)
-    lengths = sp.symbols(f"l1:{n + 1}", positive=True)
-    grav = sp.Symbol("g", positive=True)
-    t = me.dynamicsymbols._t
+    m = sp.symbols(f"m1:{n + 1}", **kw)
+    lengths = sp.symbols(f"l1:{n + 1}", **kw)
+    grav = sp.Symbol("g", **kw)
     theta = list(q) if convention == "absolute" else [sum(q[: i + 1]) for i in range(n)]
+    return {"q": q, "m": m, "l": lengths, "g": grav, "theta": theta}
+
+
+def lagrangian(model: dict[str, Any]) -> Any:
+    """L = T - V written with sympy the way a user writes it (positions, their time
+    derivatives)."""
+    q, m, lengths, grav, theta = (model[k] for k in ("q", "m", "l", "g", "theta"))
+    n = len(q)
+    t = me.dynamicsymbols._t
     xs, ys = [], []
     x = y = sp.S.Zero
     for i in range(n):
@@ -49,7 +73,14 @@ def build(n: int, convention: str) -> dict[str, Any]:
         ys.append(y)
     T = sum(m[i] * (xs[i].diff(t) ** 2 + ys[i].diff(t) ** 2) for i in range(n)) / 2
     V = sum(m[i] * grav * ys[i] for i in range(n))
-    return {"q": q, "m": m, "l": lengths, "g": grav, "theta": theta, "L": T - V}
+    return T - V
+
+
+def build(n: int, convention: str, positive: bool = True) -> dict[str, Any]:
+    """Positions, Lagrangian and symbols of the n-link pendulum."""
+    model = symbols(n, convention, positive)
+    model["L"] = lagrangian(model)
+    return model
 
 
 def plain(expr: Any, q: list[Any]) -> Any:
@@ -121,6 +152,121 @@ def run_kane(model: dict[str, Any]) -> tuple[float, int, int]:
     return elapsed, int(sum(sp.count_ops(e) for e in exprs)), cse_ops(exprs)
 
 
+def kane_model(model: dict[str, Any]) -> Any:
+    """Points, velocities, particles and loads, ``KanesMethod.kanes_equations``."""
+    q, n = model["q"], len(model["q"])
+    u = me.dynamicsymbols(f"u1:{n + 1}")
+    frame = me.ReferenceFrame("N")
+    origin = me.Point("O")
+    origin.set_vel(frame, 0)
+    particles, loads = [], []
+    point = origin
+    for i in range(n):
+        th = model["theta"][i]
+        point = point.locatenew(
+            f"P{i + 1}", model["l"][i] * (sp.sin(th) * frame.x - sp.cos(th) * frame.y)
+        )
+        point.set_vel(frame, point.pos_from(origin).dt(frame))
+        particles.append(me.Particle(f"pa{i + 1}", point, model["m"][i]))
+        loads.append((point, -model["m"][i] * model["g"] * frame.y))
+    kd = [qi.diff(me.dynamicsymbols._t) - ui for qi, ui in zip(q, u)]
+    kane = me.KanesMethod(frame, q_ind=q, u_ind=u, kd_eqs=kd)
+    kane.kanes_equations(particles, loads)
+    return kane.mass_matrix, kane.forcing
+
+
+# every module the derivation loads, imported before the clock starts in a fresh child
+FRESH_IMPORTS = (
+    "numpy",
+    "symengine",
+    "sympy.assumptions.wrapper",
+    "sympy.sets.setexpr",
+    "lagdyn.system",
+    "lagdyn.structure",
+    "lagdyn._validate",
+    "lagdyn.trig.derive",
+    "lagdyn.trig.identities",
+    "lagdyn.trig.linear",
+    "lagdyn.trig.forms",
+)
+
+
+def _fresh_child(tool: str, n: int, convention: str, positive: bool) -> dict[str, float]:
+    import importlib
+
+    for name in FRESH_IMPORTS:
+        importlib.import_module(name)
+    model = symbols(n, convention, positive)
+    clocks = (time.perf_counter, time.process_time)
+    if tool == "kane":
+        w0, c0 = (c() for c in clocks)
+        kane_model(model)
+        return {"wall": time.perf_counter() - w0, "cpu": time.process_time() - c0}
+    w0, c0 = (c() for c in clocks)
+    L = lagrangian(model)
+    w1, c1 = (c() for c in clocks)
+    system = ld.LagrangianSystem(L, model["q"])
+    _ = system.M, system.C, system.g
+    w2, _ = (c() for c in clocks)
+    assert system.is_skew_symmetric()
+    w3, c3 = (c() for c in clocks)
+    return {
+        "lagrangian": w1 - w0,
+        "mcg": w2 - w1,
+        "skew": w3 - w2,
+        "wall": w3 - w1,
+        "cpu": c3 - c1,
+    }
+
+
+def _fresh_run(tool: str, n: int, convention: str, positive: bool) -> dict[str, float]:
+    cmd = [sys.executable, __file__, "--child", tool, "--n", str(n), "--convention", convention]
+    if positive:
+        cmd.append("--positive")
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=os.environ)
+    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def fresh(sizes: list[int], conventions: list[str], repeat: int, positive: bool) -> None:
+    """The issue-25 table: every cell a fresh process, minimum of ``repeat``."""
+    print(f"python {platform.python_version()}, sympy {sp.__version__}, lagdyn {ld.__version__}")
+    label = "positive=True" if positive else "plain (no assumptions)"
+    print(
+        f"symbols {label}; fresh process per cell, imports excluded, min of {repeat}; "
+        f"load average {os.getloadavg()[0]:.1f}\n"
+    )
+    print(
+        "| coords | n | L built (s) | lagdyn M,C,g (s) | skew proof (s) | lagdyn from L (s) "
+        "| lagdyn CPU (s) | Kane (s) | Kane CPU (s) | Kane/lagdyn | Kane/lagdyn CPU | target |"
+    )
+    print("| --- " * 12 + "|")
+    for convention in conventions:
+        for n in sizes:
+            best: dict[str, dict[str, float]] = {}
+            for _ in range(repeat):
+                for tool in ("lagdyn", "kane"):
+                    r = _fresh_run(tool, n, convention, positive)
+                    if tool not in best or r["wall"] < best[tool]["wall"]:
+                        best[tool] = r
+                    if "cpu" in best[tool]:
+                        best[tool]["cpu"] = min(best[tool]["cpu"], r["cpu"])
+            ld_, k = best["lagdyn"], best["kane"]
+            ratio, ratio_cpu = k["wall"] / ld_["wall"], k["cpu"] / ld_["cpu"]
+            if n <= 6:
+                target = "< 0.1 s: " + ("met" if ld_["wall"] < 0.1 else "not met")
+            elif (convention, n) in (("absolute", 10), ("relative", 8)):
+                target = ">= 10×: " + ("met" if ratio >= 10 else "not met")
+            else:
+                target = "–"
+            print(
+                f"| {convention} | {n} | {ld_['lagrangian']:.3f} | {ld_['mcg']:.3f} "
+                f"| {ld_['skew']:.3f} | {ld_['wall']:.3f} | {ld_['cpu']:.3f} | {k['wall']:.3f} "
+                f"| {k['cpu']:.3f} | {ratio:.1f}× | {ratio_cpu:.1f}× | {target} |",
+                flush=True,
+            )
+    print(f"\nload average at the end {os.getloadavg()[0]:.1f}")
+
+
 def timed(fn: Callable[[], Any]) -> Any:
     gc.collect()
     return fn()
@@ -130,7 +276,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="only n <= 4")
     parser.add_argument("--no-lagrange", action="store_true", help="skip LagrangesMethod")
+    parser.add_argument("--fresh", action="store_true", help="issue-25 fresh-process targets")
+    parser.add_argument("--sizes", type=int, nargs="*", help="--fresh: n (default 4 6 8 10)")
+    parser.add_argument("--conventions", nargs="*", default=["absolute", "relative"])
+    parser.add_argument("--repeat", type=int, default=3, help="--fresh: runs per cell (min)")
+    parser.add_argument("--positive", action="store_true", help="--fresh: positive symbols")
+    parser.add_argument("--child", choices=("lagdyn", "kane"), help=argparse.SUPPRESS)
+    parser.add_argument("--n", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--convention", default="absolute", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child:
+        print(json.dumps(_fresh_child(args.child, args.n, args.convention, args.positive)))
+        return
+    if args.fresh:
+        fresh(args.sizes or [4, 6, 8, 10], args.conventions, args.repeat, args.positive)
+        return
     sizes = [2, 4] if args.quick else [2, 4, 6, 8, 10]
     print(f"python {platform.python_version()}, sympy {sp.__version__}, lagdyn {ld.__version__}")
     print()
