@@ -368,8 +368,8 @@ def test_root_with_mass_warns_that_the_base_is_welded():
     xml = robot(link("trunk", m=1.25), joint("hip", "trunk", "leg"), link("leg"), name="quad")
     with pytest.warns(
         UserWarning,
-        match=r"URDF 'quad': the root link 'trunk' has mass 1.25 kg; floating bases are not "
-        r"supported yet, so lagdyn welds the base to the world",
+        match=r"URDF 'quad': the root link 'trunk' has mass 1.25 kg; lagdyn welds the base to "
+        r"the world .* Pass base='floating' for a floating base",
     ):
         ld.robot.from_urdf(xml, parameters="numeric")
     assert load(xml, base="fixed").n == 1
@@ -403,9 +403,9 @@ def test_world_root_does_not_warn():
     assert load(xml).n == 1  # load() turns warnings into errors
 
 
-def test_base_must_be_fixed_or_none():
-    with pytest.raises(ld.LagdynError, match="floating bases are not supported"):
-        ld.robot.from_urdf(robot(*ORDERED_PARTS), base="floating")
+def test_base_must_be_none_fixed_floating_or_planar():
+    with pytest.raises(ld.LagdynError, match="base must be None, 'fixed', 'floating' or"):
+        ld.robot.from_urdf(robot(*ORDERED_PARTS), base="free")
 
 
 # ------------------------------------------------------------------ example-robot-data
@@ -425,7 +425,7 @@ def _robot_path(package, filename):
 )
 def test_quadrupeds_warn_about_their_welded_base(package, filename):
     path = _robot_path(package, filename)
-    with pytest.warns(UserWarning, match=r"root link '\w+'.* has mass [0-9.]+ kg; floating bases"):
+    with pytest.warns(UserWarning, match=r"root link '\w+'.* has mass [0-9.]+ kg; lagdyn welds"):
         arm = ld.robot.from_urdf(path, parameters="numeric")
     assert arm.n == 12
 
@@ -446,7 +446,7 @@ def test_humanoids_load_in_pinocchio_order(pin, package, filename):
     """simple_humanoid and iCub list joints children first; they load and their coordinates
     are Pinocchio's, joint by joint."""
     path = _robot_path(package, filename)
-    with pytest.warns(UserWarning, match="floating bases are not supported"):
+    with pytest.warns(UserWarning, match="lagdyn welds the base to the world"):
         arm = ld.robot.from_urdf(path, parameters="numeric")
     model = pin.buildModelFromUrdf(str(path))
     assert arm.chain.joint_names == tuple(model.names[i] for i in range(1, model.njoints))
@@ -459,7 +459,7 @@ def test_simple_humanoid_agrees_with_pinocchio(pin):
     (numpy), which is what lambdify's default route (n ≥ 4) assembles; iCub's 32 joints
     took 30 s of CPU and add nothing the order test and this one do not cover."""
     path = _robot_path(*HUMANOIDS[0])
-    with pytest.warns(UserWarning, match="floating bases are not supported"):
+    with pytest.warns(UserWarning, match="lagdyn welds the base to the world"):
         arm = ld.robot.from_urdf(path, parameters="numeric")
     model = pin.buildModelFromUrdf(str(path))
     data = model.createData()

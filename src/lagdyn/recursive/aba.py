@@ -8,6 +8,7 @@ when a joint axis is a coordinate axis and there is no armature.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import sympy as sp
@@ -20,6 +21,7 @@ from .algebra import (
     _cross,
     _dot,
     _force_up,
+    _FreeBase,
     _Kinematics,
     _mtv,
     _mv,
@@ -36,6 +38,15 @@ def _sym6(b: _Builder, rows: Sequence[Sequence[Any]]) -> list[list[sp.Expr]]:
         for c in range(r, 6):
             out[r][c] = out[c][r] = b.let(rows[r][c])
     return out
+
+
+@dataclass
+class _Body:
+    """Inertial parameters as a :class:`~lagdyn.recursive.chain.Link` holds them."""
+
+    mass: Any
+    first_moment: Any
+    inertia: Any
 
 
 def _rigid6(link: Any) -> list[list[sp.Expr]]:
@@ -118,12 +129,16 @@ def _aba_into(
     kin: _Kinematics,
     qd: Sequence[sp.Expr],
     tau: Sequence[sp.Expr],
+    root: _FreeBase | None = None,
 ) -> Vec:
     """Featherstone's articulated-body algorithm on an existing builder: q̈ from (q, q̇, τ).
 
     ``tau`` is the net joint force (friction already subtracted). Spatial vectors are
     (angular, linear) pairs in link frames; articulated inertias are symmetric 6 × 6 with
-    only the entries that are not structurally zero named.
+    only the entries that are not structurally zero named. With a floating ``root`` the
+    links with parent −1 hang from it: its articulated inertia collects theirs, its
+    acceleration solves ``Iᴬ a' = wrench − pᴬ`` (``root.solve``) and is left, gravity
+    added back, in ``root.out["accel"]`` as ``(ω̇, v̇)`` in the base frame.
     """
     n = chain.n
     links = chain.links
@@ -132,9 +147,10 @@ def _aba_into(
     c: list[Vec] = []
     IA: list[list[list[sp.Expr]]] = []
     pA: list[Vec] = []
+    base_w, base_v = (root.w, root.v) if root is not None else (_ZERO, _ZERO)
     for i, link in enumerate(links):
         R, p, sw, sv = kin.R[i], kin.p[i], kin.sw[i], kin.sv[i]
-        wl, vl = (w[link.parent], v[link.parent]) if link.parent >= 0 else (_ZERO, _ZERO)
+        wl, vl = (w[link.parent], v[link.parent]) if link.parent >= 0 else (base_w, base_v)
         wi = b.vec(_add(_mtv(R, wl), _scale(qd[i], sw)))
         vi = b.vec(_add(_mtv(R, _add(vl, _cross(wl, p))), _scale(qd[i], sv)))
         w.append(wi)
@@ -147,6 +163,14 @@ def _aba_into(
         Lv = b.vec(_add(_scale(m, vi), _scale(-1, _cross(h, wi))))
         pA.append(_add(_cross(wi, Lw), _cross(vi, Lv)) + _cross(wi, Lv))
         IA.append(_rigid6(link))
+    IAb: list[list[sp.Expr]] = []
+    pAb: Vec = []
+    if root is not None:
+        m, h, I = root.inertia
+        Lw = b.vec(_add(_mv(I, base_w), _cross(h, base_v)))
+        Lv = b.vec(_add(_scale(m, base_v), _scale(-1, _cross(h, base_w))))
+        IAb = _rigid6(_Body(m, h, sp.Matrix(I)))
+        pAb = _add(_cross(base_w, Lw), _cross(base_v, Lv)) + _cross(base_w, Lv)
     U: list[Vec] = [[]] * n
     Dinv: Vec = [sp.Integer(0)] * n
     u: Vec = [sp.Integer(0)] * n
@@ -158,7 +182,7 @@ def _aba_into(
         Dinv[i] = b.let(1 / b.let(_dot(S, Ui) + link.armature))
         u[i] = b.let(tau[i] - _dot(S, pA[i]))
         j = link.parent
-        if j < 0:
+        if j < 0 and root is None:
             continue
         UD = b.vec(_scale(Dinv[i], Ui))
         Ia = [[IA[i][r][cc] - Ui[r] * UD[cc] for cc in range(6)] for r in range(6)]
@@ -172,15 +196,27 @@ def _aba_into(
         cI = _mul6(Ia, c[i])
         pa = b.vec([pA[i][r] + cI[r] + UD[r] * u[i] for r in range(6)])
         up = _inertia6_up(b, kin.R[i], kin.p[i], Ia)
-        IA[j] = _sym6(b, [[IA[j][r][cc] + up[r][cc] for cc in range(6)] for r in range(6)])
         fn, ff = _force_up(b, kin.R[i], kin.p[i], pa[:3], pa[3:])
-        pA[j] = b.vec(_add(pA[j], fn + ff))
-    g0 = [-x for x in chain.gravity]
+        if j >= 0:
+            IA[j] = _sym6(b, [[IA[j][r][cc] + up[r][cc] for cc in range(6)] for r in range(6)])
+            pA[j] = b.vec(_add(pA[j], fn + ff))
+        else:
+            IAb = _sym6(b, [[IAb[r][cc] + up[r][cc] for cc in range(6)] for r in range(6)])
+            pAb = b.vec(_add(pAb, fn + ff))
+    base_dw, base_dv = _ZERO, [-x for x in chain.gravity]
+    if root is not None:
+        assert root.solve is not None and root.wrench is not None and root.gravity is not None
+        IAb = _sym6(b, IAb)
+        ab = root.solve(b, IAb, [b.let(root.wrench[r] - pAb[r]) for r in range(6)])
+        base_dw, base_dv = ab[:3], ab[3:]
+        root.out["accel"] = list(ab[:3]) + b.vec(_add(ab[3:], root.gravity))
     a: list[Vec] = []
     qdd: Vec = [sp.Integer(0)] * n
     for i, link in enumerate(links):
         R, p = kin.R[i], kin.p[i]
-        dwl, dvl = (a[link.parent][:3], a[link.parent][3:]) if link.parent >= 0 else (_ZERO, g0)
+        dwl, dvl = (
+            (a[link.parent][:3], a[link.parent][3:]) if link.parent >= 0 else (base_dw, base_dv)
+        )
         ai = b.vec(
             _add(_mtv(R, dwl), c[i][:3]) + _add(_mtv(R, _add(dvl, _cross(dwl, p))), c[i][3:])
         )

@@ -10,7 +10,7 @@ from its parent with cos/sin of the joint angle named once.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import symengine as se
@@ -97,6 +97,25 @@ class _Kinematics:
     p: list[Vec]
     sw: list[Vec]
     sv: list[Vec]
+
+
+@dataclass
+class _FreeBase:
+    """A floating base body under the links with parent −1, for ABA and the Coriolis matrix.
+
+    ``w, v``: its angular and linear velocity in its own frame; ``inertia``: its own
+    ``(m, h, I)`` (barycentric, base frame). ABA also reads ``wrench`` (the ``(n, f)``
+    applied to the base), ``gravity`` (in the base frame) and ``solve(b, A, rhs)`` (a 6 × 6
+    symmetric solve); the passes leave their base results in ``out``.
+    """
+
+    w: Vec
+    v: Vec
+    inertia: tuple[sp.Expr, Vec, list[list[sp.Expr]]]
+    wrench: Vec | None = None
+    gravity: Vec | None = None
+    solve: Callable[[_Builder, list[list[sp.Expr]], Vec], Vec] | None = None
+    out: dict[str, Any] = field(default_factory=dict)
 
 
 def _kinematics(chain: Chain, b: _Builder, q: Sequence[sp.Symbol]) -> _Kinematics:

@@ -33,6 +33,7 @@ from .algebra import (
     _cross,
     _dot,
     _force_up,
+    _FreeBase,
     _Kinematics,
     _kinematics,
     _mtv,
@@ -48,16 +49,27 @@ __all__ = ["coriolis", "energy"]
 
 
 def _coriolis_into(
-    chain: Chain, b: _Builder, kin: _Kinematics, qd: Sequence[sp.Expr]
+    chain: Chain,
+    b: _Builder,
+    kin: _Kinematics,
+    qd: Sequence[sp.Expr],
+    root: _FreeBase | None = None,
 ) -> list[list[sp.Expr]]:
-    """The Coriolis matrix of :func:`coriolis` on an existing builder."""
+    """The Coriolis matrix of :func:`coriolis` on an existing builder (the joints' block).
+
+    With a floating ``root`` the links with parent −1 hang from it and ``root.out`` receives
+    what the base rows and columns need: ``"B"`` (the base's composite B, 6 × 6),
+    ``"columns"`` ({i: (F1, F2, F3)}, the three wrenches of joint i carried into the base
+    frame: C[base, i] = F1, C[i, base] = F2 + (v_b×)ᵀ F3) and ``"roots"`` (the composite
+    inertias of the links with parent −1)."""
     n = chain.n
     w: list[Vec] = []
     v: list[Vec] = []
     Sd: list[tuple[Vec, Vec]] = []
+    base_w, base_v = (root.w, root.v) if root is not None else (_ZERO, _ZERO)
     for i, link in enumerate(chain.links):
         R, p, sw, sv = kin.R[i], kin.p[i], kin.sw[i], kin.sv[i]
-        wl, vl = (w[link.parent], v[link.parent]) if link.parent >= 0 else (_ZERO, _ZERO)
+        wl, vl = (w[link.parent], v[link.parent]) if link.parent >= 0 else (base_w, base_v)
         wi = b.vec(_add(_mtv(R, wl), _scale(qd[i], sw)))
         vi = b.vec(_add(_mtv(R, _add(vl, _cross(wl, p))), _scale(qd[i], sv)))
         w.append(wi)
@@ -65,27 +77,41 @@ def _coriolis_into(
         Sd.append((b.vec(_cross(wi, sw)), b.vec(_add(_cross(wi, sv), _cross(vi, sw)))))
     # per-link B(I_i, v_i) in the link frame; the 6 × 6 algebra runs in symengine
     alg = _SymEngine()
-    Bc: list[Any] = []
-    for i, link in enumerate(chain.links):
-        m, h, I = link.mass, list(link.first_moment), link.inertia
+
+    def body_b(m: Any, h: Vec, I: Any, wi: Vec, vi: Vec) -> Any:
         I6 = alg.mat(_blocks(sp.Matrix(I), _sk(h), -_sk(h), m * sp.eye(3)))
-        vel = alg.mat(sp.Matrix(w[i] + v[i]))
-        crm = alg.mat(_blocks(_sk(w[i]), sp.zeros(3), _sk(v[i]), _sk(w[i])))
+        vel = alg.mat(sp.Matrix(wi + vi))
+        crm = alg.mat(_blocks(_sk(wi), sp.zeros(3), _sk(vi), _sk(wi)))
         Iv = [alg.back(x) for x in I6 * vel]
         bar = alg.mat(_blocks(-_sk(Iv[:3]), -_sk(Iv[3:]), -_sk(Iv[3:]), sp.zeros(3)))
         B = (-crm.T * I6 - I6 * crm + bar) / 2
-        Bc.append(alg.mat(sp.Matrix(6, 6, [b.let(alg.back(x)) for x in B])))
+        return alg.mat(sp.Matrix(6, 6, [b.let(alg.back(x)) for x in B]))
+
+    Bc: list[Any] = []
+    for i, link in enumerate(chain.links):
+        Bc.append(body_b(link.mass, list(link.first_moment), link.inertia, w[i], v[i]))
+    Bb: Any = None
+    columns: dict[int, tuple[Vec, ...]] = {}
+    roots: list[tuple[int, Any]] = []
+    if root is not None:
+        mb, hb, Ib = root.inertia
+        Bb = body_b(mb, list(hb), sp.Matrix(Ib), list(base_w), list(base_v))
     C: list[list[sp.Expr]] = [[sp.Integer(0)] * n for _ in range(n)]
     done = _composites(chain, b, kin)
     for i in range(n - 1, -1, -1):
         link = chain.links[i]
         m, h, I = done(i)
         Bi = Bc[i]
-        if link.parent >= 0:
+        if link.parent >= 0 or root is not None:
             R = sp.Matrix(kin.R[i])
             X = alg.mat(_blocks(R.T, sp.zeros(3), -R.T * _sk(kin.p[i]), R.T))
-            up = X.T * Bi * X + Bc[link.parent]
-            Bc[link.parent] = alg.mat(sp.Matrix(6, 6, [b.let(alg.back(x)) for x in up]))
+            up = X.T * Bi * X + (Bc[link.parent] if link.parent >= 0 else Bb)
+            up = alg.mat(sp.Matrix(6, 6, [b.let(alg.back(x)) for x in up]))
+            if link.parent >= 0:
+                Bc[link.parent] = up
+            else:
+                Bb = up
+                roots.append((i, (m, h, I)))
         S = kin.sw[i] + kin.sv[i]
         In, If = _apply_inertia((m, h, I), Sd[i][0], Sd[i][1])
         BS = [alg.back(x) for x in Bi * alg.mat(sp.Matrix(S))]
@@ -104,6 +130,16 @@ def _coriolis_into(
             Sj = kin.sw[j] + kin.sv[j]
             C[j][i] = b.let(_dot(Sj, F1n + F1f))
             C[i][j] = b.let(_dot(Sj, F2n + F2f) + _dot(Sd[j][0] + Sd[j][1], F3n + F3f))
+        if root is not None:
+            R, p = kin.R[j], kin.p[j]
+            F1n, F1f = _force_up(b, R, p, F1n, F1f)
+            F2n, F2f = _force_up(b, R, p, F2n, F2f)
+            F3n, F3f = _force_up(b, R, p, F3n, F3f)
+            columns[i] = (F1n + F1f, F2n + F2f, F3n + F3f)
+    if root is not None:
+        root.out["B"] = [[alg.back(Bb[r, c]) for c in range(6)] for r in range(6)]
+        root.out["columns"] = columns
+        root.out["roots"] = roots
     return C
 
 

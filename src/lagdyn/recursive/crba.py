@@ -16,10 +16,12 @@ Examples
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, field
 
 import sympy as sp
 
 from .algebra import (
+    Vec,
     _apply_inertia,
     _Builder,
     _composites,
@@ -34,13 +36,22 @@ from .program import Program, _finish, input_symbols
 __all__ = ["crba"]
 
 
-def _crba_into(chain: Chain, b: _Builder, kin: _Kinematics) -> list[list[sp.Expr]]:
+def _crba_into(
+    chain: Chain, b: _Builder, kin: _Kinematics, top: _Top | None = None
+) -> list[list[sp.Expr]]:
+    """CRBA on an existing builder: the joints' M (n × n).
+
+    ``top`` (a floating base under the links with parent −1) collects, per joint i, the
+    wrench ``(n, f)`` of column i of M carried into the base frame (the base rows of M), and
+    the composite inertia of every link with parent −1 (to be added to the base body's)."""
     n = chain.n
     M: list[list[sp.Expr]] = [[sp.Integer(0)] * n for _ in range(n)]
     done = _composites(chain, b, kin)
     for i in range(n - 1, -1, -1):
         link = chain.links[i]
         m, h, I = done(i)
+        if top is not None and link.parent < 0:
+            top.roots.append((i, (m, h, I)))
         Fn, Ff = _apply_inertia((m, h, I), kin.sw[i], kin.sv[i])
         Fn, Ff = b.vec(Fn), b.vec(Ff)
         M[i][i] = b.let(_dot(kin.sw[i], Fn) + _dot(kin.sv[i], Ff) + link.armature)
@@ -49,7 +60,17 @@ def _crba_into(chain: Chain, b: _Builder, kin: _Kinematics) -> list[list[sp.Expr
             Fn, Ff = _force_up(b, kin.R[j], kin.p[j], Fn, Ff)
             j = chain.links[j].parent
             M[i][j] = M[j][i] = b.let(_dot(kin.sw[j], Fn) + _dot(kin.sv[j], Ff))
+        if top is not None:
+            top.columns[i] = _force_up(b, kin.R[j], kin.p[j], Fn, Ff)
     return M
+
+
+@dataclass
+class _Top:
+    """What :func:`_crba_into` hands to a floating base (see there)."""
+
+    columns: dict[int, tuple[Vec, Vec]] = field(default_factory=dict)
+    roots: list[tuple[int, tuple[sp.Expr, Vec, list[list[sp.Expr]]]]] = field(default_factory=list)
 
 
 def crba(chain: Chain) -> Program:

@@ -48,9 +48,13 @@ def _forward_pass(
     qd: Sequence[sp.Expr],
     qdd: Sequence[sp.Expr],
     g0: Vec,
+    root: tuple[Vec, Vec, Vec, Vec] | None = None,
 ) -> tuple[list[Vec], list[Vec], list[Vec], list[Vec]]:
     """RNEA's forward pass: angular and linear velocity and acceleration of every link in its
-    own frame (``g0`` = −gravity as the base's linear acceleration, or zero)."""
+    own frame (``g0`` = −gravity as the base's linear acceleration, or zero).
+
+    ``root``: the motion ``(ω, v, ω̇, v̇)`` of a floating base body in its own frame (the
+    links with parent −1 hang from it; ``g0`` is then unused: the gravity offset is in v̇)."""
     w: list[Vec] = []
     v: list[Vec] = []
     dw: list[Vec] = []
@@ -59,6 +63,8 @@ def _forward_pass(
         R, p, sw, sv = kin.R[i], kin.p[i], kin.sw[i], kin.sv[i]
         if link.parent >= 0:
             wl, vl, dwl, dvl = w[link.parent], v[link.parent], dw[link.parent], dv[link.parent]
+        elif root is not None:
+            wl, vl, dwl, dvl = root
         else:
             wl, vl, dwl, dvl = _ZERO, _ZERO, _ZERO, g0
         wi = b.vec(_add(_mtv(R, wl), _scale(qd[i], sw)))
@@ -89,10 +95,26 @@ def _rnea_into(
     gravity: bool,
 ) -> tuple[Vec, list[tuple[Vec, Vec]]]:
     """RNEA on an existing builder; returns τ (without friction) and link velocities."""
+    g0 = [-x for x in chain.gravity] if gravity else _ZERO
+    tau, vel, _ = _rnea_tree(chain, b, kin, qd, qdd, g0)
+    return tau, vel
+
+
+def _rnea_tree(
+    chain: Chain,
+    b: _Builder,
+    kin: _Kinematics,
+    qd: Sequence[sp.Expr],
+    qdd: Sequence[sp.Expr],
+    g0: Vec,
+    root: tuple[Vec, Vec, Vec, Vec] | None = None,
+) -> tuple[Vec, list[tuple[Vec, Vec]], tuple[Vec, Vec]]:
+    """RNEA's passes on an existing builder: τ (without friction), link velocities, and the
+    wrench ``(n, f)`` the links with parent −1 exert on what they hang from, in its frame
+    (zero and unbuilt without a floating ``root``, see :func:`_forward_pass`)."""
     n = chain.n
     links = chain.links
-    g0 = [-x for x in chain.gravity] if gravity else _ZERO
-    w, v, dw, dv = _forward_pass(chain, b, kin, qd, qdd, g0)
+    w, v, dw, dv = _forward_pass(chain, b, kin, qd, qdd, g0, root)
     nf: list[Vec] = []
     ff: list[Vec] = []
     for link, wi, vi, dwi, dvi in zip(links, w, v, dw, dv):
@@ -103,17 +125,22 @@ def _rnea_into(
         nf.append(b.vec(_add(_mv(Il, dwi), _cross(h, dvi), _cross(wi, Lw), _cross(vi, Lv))))
         ff.append(b.vec(_add(_scale(m, dvi), _scale(-1, _cross(h, dwi)), _cross(wi, Lv))))
     tau: Vec = [sp.Integer(0)] * n
+    base_n, base_f = list(_ZERO), list(_ZERO)
     for i in range(n - 1, -1, -1):
         link = links[i]
         tau[i] = b.let(_dot(kin.sw[i], nf[i]) + _dot(kin.sv[i], ff[i]) + link.armature * qdd[i])
-        if link.parent >= 0:
+        if link.parent >= 0 or root is not None:
             R, p = kin.R[i], kin.p[i]
             fr = b.vec(_mv(R, ff[i]))
             nr = _add(_mv(R, nf[i]), _cross(p, fr))
             j = link.parent
-            ff[j] = b.vec(_add(ff[j], fr))
-            nf[j] = b.vec(_add(nf[j], nr))
-    return tau, list(zip(w, v))
+            if j >= 0:
+                ff[j] = b.vec(_add(ff[j], fr))
+                nf[j] = b.vec(_add(nf[j], nr))
+            else:
+                base_f = b.vec(_add(base_f, fr))
+                base_n = b.vec(_add(base_n, nr))
+    return tau, list(zip(w, v)), (base_n, base_f)
 
 
 def rnea(

@@ -42,7 +42,7 @@ import xml.parsers.expat as expat
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 import symengine as se
 import sympy as sp
@@ -50,8 +50,10 @@ import sympy as sp
 from ..codegen.binding import check_value
 from ..errors import LagdynError, SingularMassMatrixError
 from ..recursive.chain import Link, inertia_about_origin, standard_parameters, symbolic_inertia
+from ..recursive.floating import FloatingChain
 from ._checks import MAX_JOINTS, check_count, inertia_complaint, user_stacklevel
 from .builders import exact, exact_angle, make_chain
+from .floating import FloatingRobot
 from .system import RobotSystem, build
 
 #: The assumption every mass keeps (the rule of :func:`lagdyn.codegen.binding.check_value`).
@@ -355,10 +357,13 @@ def _tree(root: ET.Element, locked: Sequence[str]) -> tuple[str, list[ET.Element
         movable = jn not in locked and kind != "fixed"
         if jn in locked:
             pass
-        elif kind in ("floating", "planar"):
+        elif kind == "planar":
             problems.append(
-                f"joint {jn!r} is {kind} (floating bases and planar joints are not supported)"
+                f"joint {jn!r} is planar (planar joints are not supported; a planar base is "
+                "base='planar')"
             )
+        elif kind == "floating":
+            pass  # a floating base: checked in from_urdf
         elif kind not in ("revolute", "continuous", "prismatic", "fixed"):
             problems.append(f"joint {jn!r} has unknown type {kind!r}")
         mimic = j.find("mimic")
@@ -529,6 +534,32 @@ def _default(s: sp.Symbol, v: Any, link: str) -> float:
     return value
 
 
+@overload
+def from_urdf(
+    source: str | os.PathLike[str],
+    *,
+    parameters: str = ...,
+    gravity: Sequence[Any] | None = ...,
+    friction: bool = ...,
+    locked: Sequence[str] = ...,
+    base: Literal["floating"],
+    check_inertia: bool = ...,
+) -> FloatingRobot: ...
+
+
+@overload
+def from_urdf(
+    source: str | os.PathLike[str],
+    *,
+    parameters: str = ...,
+    gravity: Sequence[Any] | None = ...,
+    friction: bool = ...,
+    locked: Sequence[str] = ...,
+    base: str | None = ...,
+    check_inertia: bool = ...,
+) -> RobotSystem: ...
+
+
 def from_urdf(
     source: str | os.PathLike[str],
     *,
@@ -538,7 +569,7 @@ def from_urdf(
     locked: Sequence[str] = (),
     base: str | None = None,
     check_inertia: bool = True,
-) -> RobotSystem:
+) -> RobotSystem | FloatingRobot:
     """A chain from a URDF file (path) or XML text.
 
     Parameters
@@ -558,11 +589,21 @@ def from_urdf(
     locked : sequence of str
         Names of movable joints to lock at 0 (treated as fixed, e.g. a gripper's fingers or
         a mimic joint).
-    base : {None, "fixed"}
-        The root link is always welded to the world (floating bases are not supported yet).
-        When it carries mass and is not a link named ``world``, the file may describe a
-        floating robot (a quadruped, a humanoid) and a warning says so; ``base="fixed"``
-        states that a fixed base is meant and silences it.
+    base : {None, "fixed", "floating", "planar"}
+        As in Pinocchio, the root link is welded to the world unless ``base="floating"`` is
+        asked or the file declares a ``floating`` joint (from its root link, e.g. ``world``):
+        then the result is a :class:`~lagdyn.robot.floating.FloatingRobot` whose base body
+        is the root link (or the floating joint's child) with the links welded to it, in
+        Pinocchio's ``JointModelFreeFlyer`` conventions (q = base position, quaternion
+        x y z w, joints; v = base linear and angular velocity in the base frame, joint
+        rates; see ``docs/floating_base.md``). ``base="planar"`` puts three joints under
+        the root link — ``<root>_x``, ``<root>_y`` (prismatic along the root's x and y) and
+        ``<root>_yaw`` (revolute about z) — and returns a plain :class:`RobotSystem` with
+        3 more coordinates (world-frame rates, unlike Pinocchio's ``JointModelPlanar``,
+        whose q holds cos θ, sin θ and whose v is in the moving frame). With ``None``, a
+        welded root that carries mass (not a link named ``world``) may be a floating robot:
+        a warning says so; ``base="fixed"`` states that a fixed base is meant and silences
+        it. A declared floating joint with ``base="fixed"`` or ``"planar"`` is an error.
     check_inertia : bool
         Refuse a moving link whose inertia about its COM is not positive semidefinite, and
         warn about principal moments with A + B < C (no body has them), each beyond 1e-3 of
@@ -570,8 +611,10 @@ def from_urdf(
 
     Returns
     -------
-    RobotSystem
-        ``chain.joint_names`` are the movable joints' names, in coordinate order:
+    RobotSystem or FloatingRobot
+        A :class:`~lagdyn.robot.floating.FloatingRobot` for a floating base, else a
+        :class:`RobotSystem`. ``chain.joint_names`` are the movable joints' names, in
+        coordinate order:
         depth-first from the root link, the child joints of a link in the order of their
         names (Pinocchio's order, so q vectors agree with ``pin.buildModelFromUrdf``).
 
@@ -582,7 +625,9 @@ def from_urdf(
         declaration or a ``<!DOCTYPE>`` with an internal subset or an external DTD (refused
         before anything is expanded), an encoding Python does not know, text with a lone
         surrogate (not valid Unicode), a missing file, an empty file, more than
-        ``MAX_JOINTS`` joints, floating/planar joints, movable mimic joints, duplicate
+        ``MAX_JOINTS`` joints, planar joints, a floating joint that does not start at the
+        root link (or more than one, or one with ``base="fixed"``), a movable joint from
+        the world beside a declared floating base, movable mimic joints, duplicate
         names, a joint naming a link that does not exist, a link with two parents (closed
         loop), a cycle, several roots, a zero axis, a number that is not finite or overflows
         (or underflows) a double — read as a double first, so a huge exponent costs nothing
@@ -613,10 +658,8 @@ def from_urdf(
     """
     if parameters not in ("symbolic", "numeric"):
         raise LagdynError(f"parameters must be 'symbolic' or 'numeric', got {parameters!r}")
-    if base not in (None, "fixed"):
-        raise LagdynError(
-            f"base must be None or 'fixed', got {base!r} (floating bases are not supported yet)"
-        )
+    if base not in (None, "fixed", "floating", "planar"):
+        raise LagdynError(f"base must be None, 'fixed', 'floating' or 'planar', got {base!r}")
     if isinstance(locked, str):
         locked = (locked,)
     if not isinstance(locked, (list, tuple, set, frozenset)) or not all(
@@ -630,15 +673,29 @@ def from_urdf(
     rname = root.get("name", "")
     root_link, joints, links = _tree(root, locked)
     masses = {name: _inertial(e) for name, e in links.items()}  # every link checked
+    declared = _floating_joint(rname, root_link, joints, locked, base)
+    floating = base == "floating" or declared is not None
     # placement of every link frame in the frame of the moving body it is welded to, and
-    # the joints whose angles (not rational multiples of π) that placement composes
-    body_of: dict[str, tuple[int, Any, Any, tuple[str, ...]]] = {root_link: (-1, None, None, ())}
+    # the joints whose angles (not rational multiples of π) that placement composes; body
+    # −1 is the world (fixed base) or the floating base body, −2 the world under a declared
+    # floating joint
+    body_of: dict[str, tuple[int, Any, Any, tuple[str, ...]]] = {
+        root_link: (-2 if declared is not None else -1, None, None, ())
+    }
     members: list[list[str]] = []  # the links of each moving body
     welded_to_root: list[str] = [root_link]
     chain_links: list[Link] = []
     names: list[str] = []
     inertials: list[tuple[Any, Any, Any]] = []
+    base_link = root_link if declared is None else str(declared.find("child").get("link"))  # type: ignore[union-attr]
+    base_acc: list[Any] = [se.Integer(0), se.zeros(3, 1), se.zeros(3, 3)]  # the floating base
+    if floating and declared is None and masses[root_link] is not None:
+        _merge(base_acc, None, None, masses[root_link], True)
+    if base == "planar":
+        chain_links, names, members, inertials = _planar_base(root_link, masses[root_link])
+        body_of[root_link] = (2, None, None, ())
     work = 0  # terms of the placements that compose transcendental angles
+    gravity_turn: Any = None  # the rotation of a declared floating joint's origin
     merged: dict[int, list[Any]] = {}  # body -> [m, h, I] in symengine (fixed links added)
     for j in joints:  # depth-first: a link's body is known before its children's
         jn = str(j.get("name"))
@@ -667,10 +724,26 @@ def from_urdf(
                     "of π/12 where that is meant, or merge the fixed joints in the file"
                 )
         kind = "fixed" if jn in locked else j.get("type")
+        if kind == "floating":  # the declared floating base: its frame is the base frame
+            gravity_turn = Ro
+            body_of[child] = (-1, None, None, ())
+            if masses[child] is not None:
+                _merge(base_acc, None, None, masses[child], True)
+            continue
+        if b == -2 and kind != "fixed":
+            raise LagdynError(
+                f"URDF {rname!r}: joint {jn!r} moves {child!r} relative to the world "
+                f"{root_link!r}, beside the floating base {base_link!r}: only one tree can "
+                "hang from a floating base (make it the floating joint's descendant)"
+            )
         if kind == "fixed":
             body_of[child] = (b, R, p, odd)
+            if b == -1 and floating:
+                if masses[child] is not None:
+                    _merge(base_acc, R, p, masses[child], not odd)
+                continue
             if b < 0:
-                if j.get("type") == "fixed":
+                if j.get("type") == "fixed" and b == -1:
                     welded_to_root.append(child)
                 continue
             members[b].append(child)
@@ -722,8 +795,15 @@ def from_urdf(
         raise LagdynError(
             f"URDF {rname!r} has no movable joint"
             + (f" (locked: {list(locked)})" if locked else " (every joint is fixed)")
+            + (
+                f": a floating base {base_link!r} without joints is one free rigid body, "
+                "which lagdyn's floating-base models do not cover (they need a joint)"
+                if floating
+                else ""
+            )
         )
-    _warn_floating_base(rname, root_link, welded_to_root, masses, base)
+    if not floating and base != "planar":
+        _warn_floating_base(rname, root_link, welded_to_root, masses, base)
     if check_inertia:  # the links that move (those welded to the world do not enter M)
         moving = [(name, m) for group in members for name in group if (m := masses[name])]
         unlike = [c for c in (_check_inertia(name, m[3]) for name, m in moving) if c]
@@ -748,7 +828,64 @@ def from_urdf(
             for s, v in zip(standard_parameters(k + 1).values(), values):
                 defaults[s] = _default(s, v, link.name)
     chain, _ = make_chain(final, gravity=gravity, defaults=defaults, names=names)
-    return build(chain, friction=friction)
+    if not floating:
+        return build(chain, friction=friction)
+    if gravity_turn is not None and gravity_turn != _EYE:  # gravity in the floating joint frame
+        chain = replace(chain, gravity=Mat(gravity_turn.T * chain.gravity))
+    m, h, I = (sp.sympify(base_acc[0]), _sympy_matrix(base_acc[1]), _sympy_matrix(base_acc[2]))
+    I = Mat(3, 3, lambda r, c: I[min(r, c), max(r, c)])
+    fc = FloatingChain(chain, mass=m, first_moment=h, inertia=I, name=base_link)
+    if parameters == "symbolic":
+        fc = fc.with_symbolic_base()
+        for s_, v in zip(
+            standard_parameters(0).values(),
+            (I[0, 0], I[0, 1], I[0, 2], I[1, 1], I[1, 2], I[2, 2], *h, m),
+        ):
+            defaults[s_] = _default(s_, v, base_link)
+    return FloatingRobot(
+        fc, defaults=dict(chain.defaults) | defaults, friction=friction, name=rname
+    )
+
+
+def _floating_joint(
+    rname: str, root_link: str, joints: list[ET.Element], locked: Sequence[str], base: str | None
+) -> ET.Element | None:
+    """The file's floating joint (from the root link), ``None`` without one; refuse others."""
+    found = [j for j in joints if j.get("type") == "floating" and j.get("name") not in locked]
+    if not found:
+        return None
+    if base in ("fixed", "planar"):
+        raise LagdynError(
+            f"URDF {rname!r} declares the floating joint {found[0].get('name')!r}, but "
+            f"base={base!r} was asked: remove the joint from the file, or leave base out"
+        )
+    if len(found) > 1:
+        raise LagdynError(
+            f"URDF {rname!r} has {len(found)} floating joints "
+            f"{[j.get('name') for j in found]}: one floating base is supported"
+        )
+    j = found[0]
+    if str(j.find("parent").get("link")) != root_link:  # type: ignore[union-attr]
+        raise LagdynError(
+            f"URDF {rname!r}: the floating joint {j.get('name')!r} does not start at the root "
+            f"link {root_link!r}: a floating base must hang from the world"
+        )
+    return j
+
+
+def _planar_base(
+    root_link: str, mass: Any
+) -> tuple[list[Link], list[str], list[list[str]], list[tuple[Any, Any, Any]]]:
+    """Three joints x, y (prismatic) and yaw (revolute about z) under the root link."""
+    zero = (sp.Integer(0), _ZERO3, _ZERO33)
+    links = [
+        Link(f"{root_link}_x", "prismatic", (1, 0, 0)),
+        Link(f"{root_link}_y", "prismatic", (0, 1, 0), parent=0),
+        Link(root_link, "revolute", (0, 0, 1), parent=1),
+    ]
+    names = [f"{root_link}_x", f"{root_link}_y", f"{root_link}_yaw"]
+    own = mass[:3] if mass is not None else zero
+    return links, names, [[], [], [root_link]], [zero, zero, own]
 
 
 def _warn_floating_base(
@@ -767,9 +904,10 @@ def _warn_floating_base(
     extra = f" (with {others} welded to it)" if others else ""
     warnings.warn(
         f"URDF {rname!r}: the root link {root_link!r}{extra} has mass {_mass_text(total)}; "
-        "floating bases are not supported yet, so lagdyn welds the base to the world (a "
-        "fixed-base model, as pin.buildModelFromUrdf without a root joint). Pass base='fixed' "
-        "if a fixed base is meant.",
+        "lagdyn welds the base to the world (a fixed-base model, as pin.buildModelFromUrdf "
+        "without a root joint). Pass base='floating' for a floating base (a quadruped, a "
+        "humanoid: q holds the base position and quaternion), or base='fixed' if a fixed base "
+        "is meant.",
         UserWarning,
         stacklevel=user_stacklevel(),
     )

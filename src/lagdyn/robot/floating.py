@@ -1,0 +1,532 @@
+r"""Floating-base robots (quadrupeds, humanoids): the model, its numerics, and q ⊕ v.
+
+``ld.robot.from_urdf(path, base="floating")`` returns a :class:`FloatingRobot`: the base
+body and the tree of joints (:class:`~lagdyn.recursive.floating.FloatingChain`), in
+Pinocchio's ``JointModelFreeFlyer`` conventions — q = (base position, quaternion x y z w,
+joints), ``nq = 7 + n``; v = (base linear and angular velocity in the base frame, joint
+rates), ``nv = 6 + n``; τ of size ``nv``, its first six entries a wrench (force, torque) on
+the base in the base frame. :meth:`FloatingRobot.lambdify` generates M, C, g, the nonlinear
+effects h = C v + g, inverse and forward dynamics on any backend (numpy, C, numba, jax)
+through :func:`lagdyn.recursive.floating.floating_program`; :func:`integrate` and
+:func:`difference` are Pinocchio's ``integrate`` / ``difference`` on this configuration
+space (SE(3) exponential in the base frame for the base, sums for the joints).
+
+Quaternions: the dynamics use the rotation of q/|q| (a quaternion that is not of unit norm
+is normalized, not rejected); a quaternion of zero norm, or with a non-finite entry, is a
+:class:`~lagdyn.LagdynError` in every function here. :func:`integrate` returns a unit
+quaternion.
+
+Examples
+--------
+>>> import numpy as np, lagdyn as ld
+>>> from lagdyn.robot.floating import EXAMPLE_URDF
+>>> robot = ld.robot.from_urdf(EXAMPLE_URDF, base="floating", parameters="numeric")
+>>> robot.nq, robot.nv
+(10, 9)
+>>> num = robot.lambdify({"g": 9.81})
+>>> q = robot.neutral()
+>>> a = num.forward_dynamics(q, np.zeros(9), np.zeros(9))   # free fall
+>>> np.round(a[:3], 6) + 0.0
+array([ 0.  ,  0.  , -9.81])
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+import sympy as sp
+
+from ..codegen.cache import DiskCache
+from ..errors import LagdynError, ShapeError, UnboundParameterError
+from ..recursive.chain import Chain
+from ..recursive.floating import (
+    FLOATING_KERNELS,
+    FloatingChain,
+    floating_key,
+    floating_program,
+)
+from ..recursive.floating import program as floating_program_of
+
+__all__ = [
+    "EXAMPLE_URDF",
+    "FloatingModel",
+    "FloatingRobot",
+    "difference",
+    "integrate",
+]
+
+#: A small floating-base URDF (a trunk and two legs: one revolute knee, one revolute and
+#: one prismatic joint) for examples and documentation.
+EXAMPLE_URDF = """<robot name="biped_toy">
+  <link name="trunk"><inertial><origin xyz="0.01 0.02 0.05"/><mass value="3"/>
+    <inertia ixx="0.05" ixy="0.001" ixz="0" iyy="0.04" iyz="0.002" izz="0.03"/></inertial></link>
+  <joint name="hip_l" type="revolute"><parent link="trunk"/><child link="thigh_l"/>
+    <origin xyz="0 0.1 -0.05" rpy="0.1 0 0"/><axis xyz="0 1 0"/></joint>
+  <link name="thigh_l"><inertial><origin xyz="0 0 -0.1"/><mass value="0.5"/>
+    <inertia ixx="0.002" ixy="0" ixz="0" iyy="0.002" iyz="0" izz="0.001"/></inertial></link>
+  <joint name="hip_r" type="revolute"><parent link="trunk"/><child link="thigh_r"/>
+    <origin xyz="0 -0.1 -0.05"/><axis xyz="1 0 0"/></joint>
+  <link name="thigh_r"><inertial><origin xyz="0 0 -0.1"/><mass value="0.5"/>
+    <inertia ixx="0.002" ixy="0" ixz="0" iyy="0.002" iyz="0" izz="0.001"/></inertial></link>
+  <joint name="knee_r" type="prismatic"><parent link="thigh_r"/><child link="shank_r"/>
+    <origin xyz="0 0 -0.2"/><axis xyz="0 0 1"/></joint>
+  <link name="shank_r"><inertial><origin xyz="0 0 -0.1"/><mass value="0.3"/>
+    <inertia ixx="0.001" ixy="0" ixz="0" iyy="0.001" iyz="0" izz="0.0005"/></inertial></link>
+</robot>"""
+
+_QUAT = slice(3, 7)
+
+
+class FloatingRobot:
+    """A floating-base tree: the base body, its joints, parameters and defaults.
+
+    Not a :class:`~lagdyn.LagrangianSystem`: the configuration holds a unit quaternion
+    and the velocities are not its derivative, so there is no Lagrangian in q, q̇; the
+    equations :math:`M(q)\\dot v + C(q, v) v + g(q) = \\tau` come from the recursive
+    programs (:meth:`program`, :meth:`lambdify`).
+
+    Parameters
+    ----------
+    base : FloatingChain
+    defaults : mapping, optional
+        Default values of the symbolic parameters.
+    friction : bool
+        Joint friction (the links' viscous and Coulomb coefficients) in the bias, inverse
+        and forward dynamics.
+    name : str
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> from lagdyn.robot.floating import EXAMPLE_URDF
+    >>> robot = ld.robot.from_urdf(EXAMPLE_URDF, base="floating")
+    >>> robot
+    FloatingRobot('biped_toy': base 'trunk', 3 joints, nq = 10, nv = 9)
+    """
+
+    def __init__(
+        self,
+        base: FloatingChain,
+        *,
+        defaults: Mapping[Any, float] | None = None,
+        friction: bool = False,
+        name: str = "",
+    ) -> None:
+        if not isinstance(base, FloatingChain):
+            raise LagdynError(f"a FloatingRobot needs a FloatingChain, got {type(base).__name__}")
+        self.base = base
+        self.defaults: dict[sp.Symbol, float] = dict(defaults or {})
+        self.defaults.update(
+            {k: v for k, v in base.chain.defaults.items() if k not in self.defaults}
+        )
+        self.friction = bool(friction)
+        self.name = name
+
+    def __repr__(self) -> str:
+        return (
+            f"FloatingRobot({self.name!r}: base {self.base.name!r}, {self.n} joints, "
+            f"nq = {self.nq}, nv = {self.nv})"
+        )
+
+    @property
+    def chain(self) -> Chain:
+        """The joints (links with parent −1 hang from the base body)."""
+        return self.base.chain
+
+    @property
+    def n(self) -> int:
+        """The number of joints (without the base)."""
+        return self.base.n
+
+    @property
+    def nq(self) -> int:
+        """Entries of q: 7 + joints."""
+        return self.base.nq
+
+    @property
+    def nv(self) -> int:
+        """Entries of v, v̇ and τ: 6 + joints."""
+        return self.base.nv
+
+    @property
+    def joint_names(self) -> tuple[str, ...]:
+        """The joints' names in coordinate order (Pinocchio's, after the free flyer)."""
+        return tuple(self.chain.joint_names)
+
+    @property
+    def parameters(self) -> tuple[sp.Symbol, ...]:
+        """Every symbolic parameter (base, links, gravity), sorted by name."""
+        return self.base.parameters
+
+    def neutral(self) -> np.ndarray:
+        """The neutral configuration: base at the origin, identity quaternion, joints 0.
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> from lagdyn.robot.floating import EXAMPLE_URDF
+        >>> ld.robot.from_urdf(EXAMPLE_URDF, base="floating").neutral()[:7]
+        array([0., 0., 0., 0., 0., 0., 1.])
+        """
+        q = np.zeros(self.nq)
+        q[6] = 1.0
+        return q
+
+    def program(self, name: str, *, forward: str = "aba") -> Any:
+        """One symbolic program (``"M"``, ``"C"``, ``"g"``, ``"bias"``,
+        ``"inverse_dynamics"``, ``"forward_dynamics"``): :func:`lagdyn.recursive.floating.program`.
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> from lagdyn.robot.floating import EXAMPLE_URDF
+        >>> robot = ld.robot.from_urdf(EXAMPLE_URDF, base="floating")
+        >>> robot.program("C").shape
+        (9, 9)
+        """
+        return floating_program_of(self.base, name, forward=forward)
+
+    def lambdify(
+        self,
+        params: Mapping[Any, float] | None = None,
+        *,
+        backend: str = "numpy",
+        forward: str = "aba",
+        cache: bool = True,
+        cache_dir: str | os.PathLike[str] | None = None,
+        **options: Any,
+    ) -> FloatingModel:
+        """Generated numerics of M, C, g, h, inverse and forward dynamics.
+
+        Parameters
+        ----------
+        params : mapping, optional
+            Values of the parameters (symbols or names); default :attr:`defaults`. Every
+            parameter must have one (they are folded into the code).
+        backend : {"numpy", "c", "numba", "jax"}
+        forward : {"aba", "crba"}
+            Forward dynamics by the articulated-body algorithm (default) or CRBA + RNEA +
+            LDLᵀ with the leaves eliminated first.
+        cache, cache_dir, **options
+            As for :func:`lagdyn.numeric.lambdify`.
+
+        Raises
+        ------
+        UnboundParameterError
+            A parameter without a value.
+        BackendUnavailableError
+            The backend is not installed.
+
+        Examples
+        --------
+        >>> import numpy as np, lagdyn as ld
+        >>> from lagdyn.robot.floating import EXAMPLE_URDF
+        >>> robot = ld.robot.from_urdf(EXAMPLE_URDF, base="floating", parameters="numeric")
+        >>> num = robot.lambdify({"g": 9.81})
+        >>> float(num.M(robot.neutral())[0, 0])    # the total mass
+        4.3
+        """
+        from ..numeric import backends
+
+        values = dict(self.defaults)
+        if params is not None:
+            by_name = {str(k): v for k, v in params.items()}
+            values = {s: v for s, v in values.items() if s.name not in by_name}
+            values.update(params)
+        be = backends.get(backend)
+        key = floating_key(self.base, values, be.name, forward, self.friction)
+        base, friction = self.base, self.friction
+
+        def make() -> Any:
+            return floating_program(base, values, forward=forward, friction=friction)
+
+        by_name = {str(k) for k in values}
+        missing = [s for s in base.parameters if s not in values and s.name not in by_name]
+        if missing:  # before a cache lookup
+            raise UnboundParameterError(missing, "the floating-base model")
+        disk = DiskCache(cache_dir) if cache else None
+        kernels = be.build(make, key, disk, **options)
+        return FloatingModel(self, kernels, backend=be.name, key=key, forward=forward)
+
+
+def _real(name: str, a: Any, k: int) -> np.ndarray:
+    try:
+        x = np.asarray(a, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ShapeError(f"{name} must be real numbers of shape (..., {k})") from None
+    if x.ndim == 0 or x.shape[-1] != k:
+        raise ShapeError(f"{name} has shape {x.shape}, expected (..., {k})")
+    return x
+
+
+def _check_quaternion(q: np.ndarray, name: str = "q") -> None:
+    """Refuse a quaternion of zero norm or with a non-finite entry."""
+    quat = q[..., _QUAT]
+    if not np.all(np.isfinite(quat)):
+        raise LagdynError(
+            f"{name}[3:7] (the base quaternion x, y, z, w) has a non-finite entry: {quat.tolist()}"
+        )
+    norm = np.sqrt(np.sum(quat * quat, axis=-1))
+    if np.any(norm <= 1e-150):
+        raise LagdynError(
+            f"{name}[3:7] (the base quaternion x, y, z, w) has zero norm: it is no orientation; "
+            "the identity is (0, 0, 0, 1)"
+        )
+
+
+class FloatingModel:
+    """Generated numerics of a :class:`FloatingRobot` (see :meth:`FloatingRobot.lambdify`).
+
+    Every method takes arrays of shape ``(nq,)`` / ``(nv,)`` or batches ``(..., nq)``,
+    ``(..., nv)`` (broadcast) and returns float64 arrays.
+
+    Examples
+    --------
+    >>> import numpy as np, lagdyn as ld
+    >>> from lagdyn.robot.floating import EXAMPLE_URDF
+    >>> num = ld.robot.from_urdf(EXAMPLE_URDF, base="floating").lambdify()
+    >>> num.M(np.zeros((4, 10)) + num.robot.neutral()).shape
+    (4, 9, 9)
+    """
+
+    def __init__(
+        self, robot: FloatingRobot, kernels: Any, *, backend: str, key: str, forward: str
+    ) -> None:
+        self.robot = robot
+        self.nq, self.nv = robot.nq, robot.nv
+        self.backend = backend
+        self.key = key
+        self.forward = forward
+        self._kernels = kernels
+        self._arrays: dict[str, Callable[..., Any]] = kernels.array_functions()
+        self._shapes = {
+            k: ((self.nv, self.nv) if k in ("M", "C") else (self.nv,)) for k in FLOATING_KERNELS
+        }
+
+    def __repr__(self) -> str:
+        return (
+            f"FloatingModel({self.robot.name!r}, backend={self.backend!r}, nq={self.nq}, "
+            f"nv={self.nv})"
+        )
+
+    @property
+    def source(self) -> str:
+        """The generated source code."""
+        return str(self._kernels.source)
+
+    def _run(self, name: str, q: Any, v: Any = None, x: Any = None, xname: str = "") -> np.ndarray:
+        nq, nv = self.nq, self.nv
+        qa = _real("q", q, nq)
+        _check_quaternion(qa)
+        args = [qa]
+        for label, a in (("v", v), (xname, x)):
+            if a is None:
+                args.append(np.zeros((nq,)))
+                continue
+            va = _real(label, a, nv)
+            pad = np.zeros((*va.shape[:-1], nq))
+            pad[..., :nv] = va
+            args.append(pad)
+        try:
+            batch = np.broadcast_shapes(*(a.shape[:-1] for a in args))
+        except ValueError:
+            raise ShapeError(
+                "batch shapes do not broadcast: " + ", ".join(f"{a.shape}" for a in args)
+            ) from None
+        shape = self._shapes[name]
+        if not batch:
+            fast = self._arrays.get(name)
+            if fast is not None:
+                r = fast(*(np.ascontiguousarray(a) for a in args), 0.0)
+                if r is not NotImplemented:
+                    return np.asarray(r)
+        B = math.prod(batch)
+        flat = [np.ascontiguousarray(np.broadcast_to(a, (*batch, nq)).reshape(B, nq)) for a in args]
+        out = np.empty((B, *shape))
+        self._kernels.batch(name, *flat, np.zeros((1, 0)), np.zeros((1, 1)), out)
+        return out.reshape((*batch, *shape))
+
+    def M(self, q: Any) -> np.ndarray:
+        """The mass matrix (nv × nv; its base block depends on the joints only)."""
+        return self._run("M", q)
+
+    def C(self, q: Any, v: Any) -> np.ndarray:
+        """The Christoffel-consistent C (Ṁ − 2C skew), as ``pin.computeCoriolisMatrix``."""
+        return self._run("C", q, v)
+
+    def g(self, q: Any) -> np.ndarray:
+        """The generalized gravity (``pin.computeGeneralizedGravity``)."""
+        return self._run("g", q)
+
+    def nonlinear_effects(self, q: Any, v: Any) -> np.ndarray:
+        """h = C v + g (+ joint friction), as ``pin.nonLinearEffects``."""
+        return self._run("bias", q, v)
+
+    bias = nonlinear_effects
+
+    def inverse_dynamics(self, q: Any, v: Any, a: Any) -> np.ndarray:
+        """τ = M v̇ + h (``pin.rnea``); ``a`` is v̇."""
+        return self._run("inverse_dynamics", q, v, a, "a")
+
+    def forward_dynamics(self, q: Any, v: Any, tau: Any) -> np.ndarray:
+        """v̇ = M⁻¹(τ − h) (``pin.aba``)."""
+        return self._run("forward_dynamics", q, v, tau, "tau")
+
+    def integrate(self, q: Any, v: Any, dt: float = 1.0) -> np.ndarray:
+        """q ⊕ v·dt (:func:`integrate`)."""
+        return integrate(q, v, dt)
+
+    def difference(self, q0: Any, q1: Any) -> np.ndarray:
+        """The velocity v with q0 ⊕ v = q1 (:func:`difference`)."""
+        return difference(q0, q1)
+
+
+# ---------------------------------------------------------------------- configuration space
+def _qmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Hamilton product of quaternions stored (x, y, z, w)."""
+    ax, ay, az, aw = (a[..., k] for k in range(4))
+    bx, by, bz, bw = (b[..., k] for k in range(4))
+    return np.stack(
+        [
+            aw * bx + ax * bw + ay * bz - az * by,
+            aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw,
+            aw * bw - ax * bx - ay * by - az * bz,
+        ],
+        axis=-1,
+    )
+
+
+def _rotate(quat: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """R(quat) v for unit quaternions (x, y, z, w)."""
+    u, w = quat[..., :3], quat[..., 3:4]
+    t = 2.0 * np.cross(u, v)
+    return v + w * t + np.cross(u, t)
+
+
+def _unit(quat: np.ndarray) -> np.ndarray:
+    return quat / np.sqrt(np.sum(quat * quat, axis=-1, keepdims=True))
+
+
+def _series(
+    theta: np.ndarray,
+    small: Callable[[np.ndarray], np.ndarray],
+    big: Callable[[np.ndarray], np.ndarray],
+) -> np.ndarray:
+    safe = np.where(theta < 1e-4, 1.0, theta)
+    return np.where(theta < 1e-4, small(theta), big(safe))
+
+
+def _exp6(nu: np.ndarray, om: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(translation, unit quaternion) of exp of the body twist (ν, ω)."""
+    th = np.sqrt(np.sum(om * om, axis=-1, keepdims=True))
+    half = _series(th, lambda t: 0.5 - t**2 / 48, lambda t: np.sin(t / 2) / t)
+    quat = np.concatenate([om * half, np.cos(th / 2)], axis=-1)
+    # V = 1 + (1 − cos θ)/θ² [ω]× + (θ − sin θ)/θ³ [ω]×²
+    a = _series(th, lambda t: 0.5 - t**2 / 24, lambda t: (1 - np.cos(t)) / t**2)
+    b = _series(th, lambda t: 1 / 6 - t**2 / 120, lambda t: (t - np.sin(t)) / t**3)
+    wx = np.cross(om, nu)
+    p = nu + a * wx + b * np.cross(om, wx)
+    return p, quat
+
+
+def integrate(q: Any, v: Any, dt: float = 1.0) -> np.ndarray:
+    r"""The configuration reached from ``q`` moving with velocity ``v`` for ``dt``: q ⊕ v dt.
+
+    As ``pin.integrate(model, q, v * dt)`` for a free-flyer root: the base placement is
+    :math:`M_1 = M_0 \exp(\hat v_b\,dt)` (the SE(3) exponential of the base-frame twist),
+    the joints add ``v_j dt``. The quaternion of ``q`` is normalized first; the result's is
+    of unit norm. Arrays ``(..., nq)`` and ``(..., nv)`` broadcast.
+
+    Raises
+    ------
+    LagdynError
+        A quaternion of zero norm or with a non-finite entry; ``nv != nq − 1``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lagdyn.robot.floating import integrate
+    >>> q = np.array([0, 0, 0, 0, 0, 0, 1.0, 0.5])
+    >>> v = np.array([1.0, 0, 0, 0, 0, np.pi / 2, 0.25])    # forward while turning left
+    >>> np.round(integrate(q, v), 6) + 0.0
+    array([0.63662 , 0.63662 , 0.      , 0.      , 0.      , 0.707107, 0.707107,
+           0.75    ])
+    """
+    qa = np.asarray(q, dtype=np.float64)
+    va = np.asarray(v, dtype=np.float64)
+    if qa.ndim == 0 or va.ndim == 0 or qa.shape[-1] < 7 or va.shape[-1] != qa.shape[-1] - 1:
+        raise ShapeError(
+            f"integrate needs q (..., nq) and v (..., nq − 1) with nq ≥ 7, got {qa.shape} and "
+            f"{va.shape}"
+        )
+    _check_quaternion(qa)
+    batch = np.broadcast_shapes(qa.shape[:-1], va.shape[:-1])
+    qa = np.broadcast_to(qa, (*batch, qa.shape[-1]))
+    va = np.broadcast_to(va * float(dt), (*batch, va.shape[-1]))
+    quat0 = _unit(qa[..., _QUAT])
+    p, dquat = _exp6(va[..., 0:3], va[..., 3:6])
+    out = np.empty(qa.shape)
+    out[..., 0:3] = qa[..., 0:3] + _rotate(quat0, p)
+    out[..., _QUAT] = _unit(_qmul(quat0, dquat))
+    out[..., 7:] = qa[..., 7:] + va[..., 6:]
+    return out
+
+
+def difference(q0: Any, q1: Any) -> np.ndarray:
+    r"""The velocity v (for unit time) with ``integrate(q0, v) == q1``: ``pin.difference``.
+
+    The base part is :math:`\log_6(M_0^{-1} M_1)` (rotation angle in [0, π]), the joints'
+    ``q1 − q0``. Quaternions are normalized first.
+
+    Raises
+    ------
+    LagdynError
+        A quaternion of zero norm or with a non-finite entry; shapes that do not match.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lagdyn.robot.floating import difference, integrate
+    >>> q0 = np.array([1.0, 2, 3, 0.1, 0.2, 0.3, 0.9, 0.4])
+    >>> v = np.array([0.3, -0.2, 0.1, 0.5, -0.4, 0.2, 1.5])
+    >>> np.allclose(difference(q0, integrate(q0, v)), v)
+    True
+    """
+    a = np.asarray(q0, dtype=np.float64)
+    c = np.asarray(q1, dtype=np.float64)
+    if a.ndim == 0 or c.ndim == 0 or a.shape[-1] < 7 or a.shape[-1] != c.shape[-1]:
+        raise ShapeError(
+            f"difference needs q0, q1 of shape (..., nq), nq ≥ 7, got {a.shape}, {c.shape}"
+        )
+    _check_quaternion(a, "q0")
+    _check_quaternion(c, "q1")
+    a, c = np.broadcast_arrays(a, c)
+    qa, qc = _unit(a[..., _QUAT]), _unit(c[..., _QUAT])
+    conj = qa * np.array([-1.0, -1.0, -1.0, 1.0])
+    rel = _qmul(conj, qc)
+    rel = np.where(rel[..., 3:4] < 0, -rel, rel)  # the rotation angle in [0, π]
+    s = np.sqrt(np.sum(rel[..., :3] ** 2, axis=-1, keepdims=True))
+    th = 2 * np.arctan2(s, rel[..., 3:4])
+    # ω = θ u; with s = sin(θ/2): ω = rel_xyz · θ / s
+    w = np.maximum(rel[..., 3:4], 0.5)  # s < 1e-4: w ≈ 1
+    scale = _series(s, lambda t: 2.0 / w * (1 - t**2 / (3 * w**2)), lambda t: th / t)
+    om = rel[..., :3] * scale
+    dp = _rotate(conj, c[..., 0:3] - a[..., 0:3])
+    # ν = V(ω)⁻¹ dp, V⁻¹ = 1 − ½[ω]× + (1/θ²)(1 − θ sin θ / (2(1 − cos θ)))[ω]×²
+    coef = _series(
+        th,
+        lambda t: 1 / 12 + t**2 / 720,
+        lambda t: (1 - t * np.sin(t) / (2 * (1 - np.cos(t)))) / t**2,
+    )
+    wx = np.cross(om, dp)
+    nu = dp - 0.5 * wx + coef * np.cross(om, wx)
+    out = np.empty((*a.shape[:-1], a.shape[-1] - 1))
+    out[..., 0:3] = nu
+    out[..., 3:6] = om
+    out[..., 6:] = c[..., 7:] - a[..., 7:]
+    return out
