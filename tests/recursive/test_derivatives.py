@@ -18,8 +18,11 @@ import pytest
 import sympy as sp
 
 import lagdyn as ld
+from lagdyn import recursive
+from lagdyn.codegen import Binding
+from lagdyn.codegen.python import batch_function
 from lagdyn.recursive.algebra import _Builder
-from lagdyn.recursive.derivatives import tangents
+from lagdyn.recursive.derivatives import derivative_program, tangents
 
 TREE = Path(__file__).parents[1] / "data" / "rrp_tree.urdf"
 RTOL = 1e-9
@@ -56,21 +59,38 @@ def pin_config(model, q):
     return np.array(out)
 
 
+def kernels(system):
+    """The two derivative kernels as numpy functions (no joint CSE: the suite stays fast;
+    the NumericModel path is tested on the 3-joint arms below)."""
+    prog = derivative_program(system, Binding(system.parameters, system.defaults), cse=False)
+    n = system.n
+
+    def split(name):
+        f = batch_function(prog, name)
+        return lambda q, qd, x: tuple(np.split(f(q=q, qd=qd, **{KEYS[name]: x}), 3, axis=-1))
+
+    assert all(k.shape == (n, 3 * n) for k in prog.kernels.values())
+    return split("forward_dynamics_derivatives"), split("inverse_dynamics_derivatives")
+
+
+KEYS = {"forward_dynamics_derivatives": "tau", "inverse_dynamics_derivatives": "qdd"}
+
+
 def against_pinocchio(pin, model, system, seed, count=2):
     data = model.createData()
     assert model.nv == system.n
-    num = system.lambdify(system.defaults, route="recursive")
+    fd, inv = kernels(system)
     rng = np.random.default_rng(seed)
     for _ in range(count):
         q, v, a, u = (rng.uniform(-2, 2, system.n) for _ in range(4))
         qp = pin_config(model, q)
-        dq, dv, Minv = num.forward_dynamics_derivatives(q, v, u)
+        dq, dv, Minv = fd(q, v, u)
         pq, pv, pm = pin.computeABADerivatives(model, data, qp, v, u)
         pm = np.triu(pm) + np.triu(pm, 1).T  # Pinocchio fills the upper triangle
         close(dq, pq)
         close(dv, pv)
         close(Minv, pm)
-        tq, tv, M = num.inverse_dynamics_derivatives(q, v, a)
+        tq, tv, M = inv(q, v, a)
         rq, rv, rm = pin.computeRNEADerivatives(model, data, qp, v, a)
         rm = np.triu(rm) + np.triu(rm, 1).T
         close(tq, rq)
@@ -91,6 +111,7 @@ def test_ur5_matches_pinocchio():
     against_pinocchio(pin, model, ld.robot.from_urdf(path, parameters="numeric"), seed=2)
 
 
+@pytest.mark.slow
 def test_panda_matches_pinocchio_with_fingers_locked():
     pin = pytest.importorskip("pinocchio")
     path = robot_path("panda_description", "panda.urdf")
@@ -105,17 +126,20 @@ def test_panda_matches_pinocchio_with_fingers_locked():
 
 def test_puma560_matches_finite_differences():
     puma = ld.zoo.get("puma560")
-    num = puma.lambdify(puma.defaults, route="recursive")
+    fd, inv = kernels(puma)
+    forward = recursive.forward_dynamics(puma.chain).lambdify(puma.defaults)
+    tau = recursive.rnea(puma.chain).lambdify(puma.defaults)
+    mass = recursive.crba(puma.chain).lambdify(puma.defaults)
     rng = np.random.default_rng(4)
     q, v, u = (rng.uniform(-1, 1, 6) for _ in range(3))
-    dq, dv, Minv = num.forward_dynamics_derivatives(q, v, u)
-    close(dq, central(lambda x: num.forward_dynamics(x, v, u), q), 1e-8)
-    close(dv, central(lambda x: num.forward_dynamics(q, x, u), v), 1e-8)
-    close(Minv @ num.M(q), np.eye(6), 1e-12)
-    tq, tv, M = num.inverse_dynamics_derivatives(q, v, u)
-    close(tq, central(lambda x: num.inverse_dynamics(x, v, u), q), 1e-8)
-    close(tv, central(lambda x: num.inverse_dynamics(q, x, u), v), 1e-8)
-    close(M, num.M(q), 1e-14)  # the same CRBA, another CSE: equal to rounding
+    dq, dv, Minv = fd(q, v, u)
+    close(dq, central(lambda x: forward(q=x, qd=v, tau=u), q), 1e-8)
+    close(dv, central(lambda x: forward(q=q, qd=x, tau=u), v), 1e-8)
+    close(Minv @ mass(q=q), np.eye(6), 1e-12)
+    tq, tv, M = inv(q, v, u)
+    close(tq, central(lambda x: tau(q=x, qd=v, qdd=u), q), 1e-8)
+    close(tv, central(lambda x: tau(q=q, qd=x, qdd=u), v), 1e-8)
+    close(M, mass(q=q), 1e-14)
 
 
 def test_friction_is_differentiated():

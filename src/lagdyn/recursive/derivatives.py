@@ -122,25 +122,54 @@ def tangents(
 def _tangent(
     b: _Builder, e: sp.Expr, tan: Mapping[sp.Basic, Mapping[int, sp.Expr]]
 ) -> dict[int, sp.Expr]:
-    """The tangents of ``e`` by direction, from those of its free symbols."""
-    free = [x for x in e.free_symbols if x in tan]
-    if not free:
+    """The tangents of ``e`` by direction, from those of its free symbols (each named in ``b``)."""
+    if not any(x in tan for x in e.free_symbols):
         return {}
-    if e.has(sp.sign):  # the Coulomb term: derivative 0 away from zero velocity
-        e = e.replace(sp.sign, lambda *a: sp.Dummy("sgn", real=True))
-    terms: dict[int, list[sp.Expr]] = {}
-    for x in sorted(free, key=str):
-        partial = sp.diff(e, x)
-        if partial == 0:
-            continue
-        for k, dx in tan[x].items():
-            terms.setdefault(k, []).append(partial * dx)
     out: dict[int, sp.Expr] = {}
-    for k in sorted(terms):
-        v = sp.Add(*terms[k])
+    for k, v in _linear(e, tan).items():
         if v != 0:
             out[k] = b.let(v)
     return out
+
+
+def _linear(e: sp.Expr, tan: Mapping[sp.Basic, Mapping[int, sp.Expr]]) -> dict[int, sp.Expr]:
+    """Forward-mode derivative of ``e`` by direction: sums, products, integer powers, sin,
+    cos and sign by rule (sign: 0), anything else by ``sympy.diff`` of its free symbols."""
+    if e.is_Symbol:
+        return dict(tan.get(e, {}))
+    if e.is_Number or not any(x in tan for x in e.free_symbols):
+        return {}
+    terms: dict[int, list[sp.Expr]] = {}
+    if e.is_Add:
+        for a in e.args:
+            for k, d in _linear(a, tan).items():
+                terms.setdefault(k, []).append(d)
+    elif e.is_Mul:
+        args = e.args
+        for i, a in enumerate(args):
+            da = _linear(a, tan)
+            if da:
+                rest = sp.Mul(*args[:i], *args[i + 1 :])
+                for k, d in da.items():
+                    terms.setdefault(k, []).append(rest * d)
+    elif e.is_Pow and e.exp.is_Integer:
+        db = _linear(e.base, tan)
+        factor = e.exp * e.base ** (e.exp - 1)
+        return {k: factor * d for k, d in db.items()}
+    elif isinstance(e, (sp.sin, sp.cos)):
+        da = _linear(e.args[0], tan)
+        factor = sp.cos(e.args[0]) if isinstance(e, sp.sin) else -sp.sin(e.args[0])
+        return {k: factor * d for k, d in da.items()}
+    elif isinstance(e, sp.sign):  # the Coulomb term: derivative 0 away from zero velocity
+        return {}
+    else:
+        for x in sorted((x for x in e.free_symbols if x in tan), key=str):
+            partial = sp.diff(e, x)
+            if partial.has(sp.DiracDelta):
+                partial = partial.replace(sp.DiracDelta, lambda *a: sp.Integer(0))
+            for k, dx in tan[x].items():
+                terms.setdefault(k, []).append(partial * dx)
+    return {k: sp.Add(*v) for k, v in terms.items()}
 
 
 def _named(b: _Builder, xs: Sequence[sp.Expr], prefix: str) -> list[sp.Symbol]:
