@@ -304,7 +304,7 @@ def extra_source(core: Core, p: dict[str, Any]) -> tuple[str, str]:
         "    return z ^ (z >> 31);",
         "}",
         "static inline double ld_unit(uint64_t r) { return (double)(r >> 11) * 0x1.0p-53; }",
-        "static void ld_draw(uint64_t key, long i, uint64_t e, double *y) {",
+        "static inline void ld_draw(uint64_t key, long i, uint64_t e, double *y) {",
         f"    const uint64_t G = {GOLDEN:#x}ULL;",
         "    const uint64_t base = ld_mix(ld_mix(key + ((uint64_t)i + 1) * G) + e * G);",
         *(f"    {d}" for d in draws),
