@@ -93,9 +93,9 @@ def tangents(
     >>> b = _Builder("w")
     >>> w = b.let(sp.sin(x) * y)
     >>> tangents(b, [w * x], {x: 0, y: 1}, 2)
-    [[w3, w4]]
+    [[w4, w3]]
     >>> b.body[1:]
-    [(w1, y*cos(x)), (w2, sin(x)), (w3, w0 + x*w1), (w4, x*w2)]
+    [(w1, sin(x)), (w2, y*cos(x)), (w3, w1*x), (w4, w0 + w2*x)]
     """
     defs = dict(b.body)
     need: set[sp.Basic] = set()
