@@ -112,10 +112,15 @@ class ConstrainedSystem:
         total = len(items) + len(velocity)
         if total >= system.n:
             kinds = f" ({len(items)} holonomic, {len(velocity)} velocity)" if velocity else ""
+            listed = (
+                "; the constraints: " + "; ".join(f"{c} = 0" for c in (*items, *velocity))
+                if velocity
+                else ""
+            )
             raise ConstraintError(
                 f"{total} constraints{kinds} on {system.n} coordinates: more constraints than "
                 "speeds leaves no motion; a constrained system needs fewer constraints than "
-                "coordinates (at least one degree of freedom)"
+                f"coordinates (at least one degree of freedom){listed}"
             )
         rates = set(system.qd)
         for i, c in enumerate(items):

@@ -29,8 +29,14 @@ is read when its kinematic differential equations say u = q̇ up to order and si
 = ±q̇_i, one to one — the default of every sympy joint); any other kinematic differential
 equation is refused by name. Auxiliary speeds are set to zero, as ``KanesMethod`` does for
 the equations of motion. Velocity constraints that are not the time derivatives of the
-holonomic constraints (nonholonomic constraints: the rolling disc) are refused by name:
-they are not supported yet.
+holonomic constraints (nonholonomic constraints: the rolling disc), and the nonholonomic
+constraints of a ``LagrangesMethod`` or ``System``, become the ``velocity_constraints`` of
+the returned :class:`~lagdyn.ConstrainedSystem` (written in q̇, the speeds mapped back); its
+:meth:`~lagdyn.ConstrainedSystem.reduced` equations on the independent speeds are then
+Kane's: for a ``KanesMethod`` with dependent speeds, the rows of its ``mass_matrix`` and
+``forcing`` for the independent speeds, with the dependent accelerations eliminated by its
+differentiated velocity constraints, equal :attr:`ReducedSystem.M_reduced
+<lagdyn.nonholonomic.ReducedSystem.M_reduced>` and ``forcing``.
 
 Round trip: for speeds u = P q̇ (P a signed permutation), the model's ``mass_matrix`` is
 :math:`P M P^T` and its ``forcing`` is :math:`P(-h + Q)`, with q̇ = Pᵀu (for a holonomic
@@ -475,13 +481,13 @@ def _build(model: _Model) -> LagrangianSystem | ConstrainedSystem:
         raise LagdynError(f"from_mechanics(): the {model.kind} has no inertial frame")
     q = _coordinates(model)
     qd = [qi.diff(t) for qi in q]
-    _refuse_nonholonomic(model)
     sub = _speed_map(model, q, qd)
     sub.update(dict.fromkeys(model.u_aux, sp.S.Zero))
     reading = _Reading(model, q, qd, sub)
+    nonholonomic = [reading.kinematic(c, "a nonholonomic constraint") for c in model.nonholonomic]
     if model.velocity:
         velocity = [reading.kinematic(c, "a velocity constraint") for c in model.velocity]
-        _refuse_nonholonomic_velocity(model, q, velocity)
+        nonholonomic += _nonholonomic_rows(model, q, [*velocity], nonholonomic)
     if model.lagrangian is not None:
         L = reading.kinematic(model.lagrangian, "the Lagrangian")
     else:
@@ -491,11 +497,11 @@ def _build(model: _Model) -> LagrangianSystem | ConstrainedSystem:
     Q = _inputs_as_parameters(Q, q)
     L = L - V - V_loads
     holonomic = [reading.kinematic(c, "a holonomic constraint") for c in model.holonomic]
-    _check_names([L, *Q, *holonomic], q)
+    _check_names([L, *Q, *holonomic, *nonholonomic], q)
     forces = Q if any(f != 0 for f in Q) else None
     system = LagrangianSystem(L, q, forces)
-    if holonomic:
-        return ConstrainedSystem(system, holonomic)
+    if holonomic or nonholonomic:
+        return ConstrainedSystem(system, holonomic, velocity_constraints=nonholonomic or None)
     return system
 
 
@@ -625,35 +631,21 @@ def _kde_message(row: sp.Expr, pair: Any, kind: str) -> str:
 
 
 # ---------------------------------------------------------------------- constraints
-def _refuse_nonholonomic(model: _Model) -> None:
-    if model.nonholonomic:
-        rows = "; ".join(f"{c} = 0" for c in model.nonholonomic)
-        raise ConstraintError(
-            f"from_mechanics(): the {model.kind} has nonholonomic constraints ({rows}): "
-            "velocity constraints are not supported yet (only holonomic constraints Φ(q) = 0)"
-        )
-    extra = len(model.velocity) - len(model.holonomic)
-    if extra > 0:
-        rows = "; ".join(f"{c} = 0" for c in model.velocity)
-        raise ConstraintError(
-            f"from_mechanics(): the {model.kind} has {len(model.velocity)} velocity "
-            f"constraint(s) but {len(model.holonomic)} holonomic one(s), so {extra} "
-            f"{'is' if extra == 1 else 'are'} nonholonomic (not the time derivative of a "
-            f"holonomic constraint): velocity constraints are not supported yet; the velocity "
-            f"constraints: {rows}"
-        )
-
-
-def _refuse_nonholonomic_velocity(model: _Model, q: list[sp.Expr], velocity: list[sp.Expr]) -> None:
-    """Refuse velocity constraints c(q, q̇) outside the span of the holonomic ones' rates Φ̇.
+def _nonholonomic_rows(
+    model: _Model, q: list[sp.Expr], velocity: list[sp.Expr], known: list[sp.Expr]
+) -> list[sp.Expr]:
+    """The velocity constraints c(q, q̇) outside the span of the holonomic ones' rates Φ̇
+    and of the ``known`` nonholonomic rows: the model's nonholonomic constraints.
 
     Both are affine in q̇: their rows [coefficients of q̇ | rest] are evaluated at q̇ = 0 and
     at each unit q̇ (no symbolic differentiation in q̇), at two random points (parameters
-    positive unless declared negative), and compared by numeric rank."""
+    positive unless declared negative), and compared by numeric rank; a row is kept when it
+    raises the rank at both points (the same rows at both, else a named error)."""
     qd = [qi.diff(t) for qi in q]
-    rows = [sp.diff(c, t) for c in model.holonomic]
+    rows = [sp.diff(c, t) for c in model.holonomic] + list(known)
     rng = random.Random(24)
     symbols = sorted(set().union(*(e.free_symbols for e in (*rows, *velocity))) - {t}, key=str)
+    picks: list[list[int]] = []
     for _ in range(2):
         values: dict[Any, Any] = {qi: rng.uniform(-3.0, 3.0) for qi in q}
         values.update(
@@ -666,19 +658,22 @@ def _refuse_nonholonomic_velocity(model: _Model, q: list[sp.Expr], velocity: lis
         except TypeError:
             raise ConstraintError(
                 f"from_mechanics(): could not evaluate the velocity constraints of the "
-                f"{model.kind} to check that they are the time derivatives of its holonomic "
+                f"{model.kind} to tell which are the time derivatives of its holonomic "
                 "constraints"
             ) from None
-        base = numeric_rank(own)
-        outside = [
-            str(velocity[i]) for i, row in enumerate(given) if numeric_rank([*own, row]) > base
-        ]
-        if outside:
-            raise ConstraintError(
-                f"from_mechanics(): the velocity constraint(s) {'; '.join(outside)} of the "
-                f"{model.kind} are not time derivatives of its holonomic constraints "
-                "(nonholonomic): velocity constraints are not supported yet"
-            )
+        kept: list[int] = []
+        basis = list(own)
+        for i, row in enumerate(given):
+            if numeric_rank([*basis, row]) > numeric_rank(basis) if basis else any(row):
+                kept.append(i)
+                basis.append(row)
+        picks.append(kept)
+    if picks[0] != picks[1]:
+        raise ConstraintError(
+            f"from_mechanics(): the velocity constraints of the {model.kind} change rank "
+            "between random states; could not tell the nonholonomic ones apart"
+        )
+    return [velocity[i] for i in picks[0]]
 
 
 def _affine_rows(

@@ -108,6 +108,8 @@ def _decide_zero(expr: sp.Expr, qs: Mapping[Any, Any]) -> bool | None:
     expr = sp.expand(expr)
     if expr == 0:
         return True
+    if sp.denom(sp.together(expr)) != 1 and sp.cancel(sp.together(expr)) == 0:
+        return True
     return is_zero(_back(expr, qs, {}), list(qs))
 
 
@@ -203,9 +205,10 @@ def integrability(cs: ConstrainedSystem, i: int) -> dict[str, Any]:
     if integrable is True:
         phi_q = None
         factor = None
-        for c in coeffs:
-            if c == 0 or c.is_number:
-                continue
+        nonzero = [c for c in coeffs if c != 0 and not c.is_number]
+        candidates = [*nonzero, *(c**2 for c in nonzero)]
+        candidates += [a * b for a, b in combinations(nonzero, 2)]
+        for c in candidates:
             scaled = [sp.cancel(x / c) for x in coeffs]
             ok = all_proved(
                 _decide_zero(
@@ -751,15 +754,18 @@ class ReducedSystem:
         qs, vs = _plain_map(q)
         usyms = [vs[ui] for ui in self.independent]
         qdot, _ = self.first_order()
-        F = sp.Matrix(self.forcing())
+        # actuation not among the inputs is zero
+        F = sp.Matrix(self.forcing([x if x in inp else 0 for x in cs.system.tau]))
         Mr = sp.Matrix(self.M_reduced)
         rows_q = [_plain(qdot[j], qs, vs) for j in keep]
         Fp = F.applyfunc(lambda e: _plain(e, qs, vs))
         Mp = Mr.applyfunc(lambda e: _plain(e, qs, vs))
         # the exact ignorability check
+        inputs_at = dict(zip(inp, tau_vals, strict=True))
+        F_at = [e.subs(inputs_at) for e in Fp]  # B is taken at the point, A checked here
         for j in drop:
             sym = qs[q[j]]
-            for what, exprs in (("q̇", rows_q), ("F", list(Fp)), ("M_r", list(Mp))):
+            for what, exprs in (("q̇", rows_q), ("F", F_at), ("M_r", list(Mp))):
                 for e in exprs:
                     if e.has(sym) and _decide_zero(sp.diff(e, sym), qs) is not True:
                         raise ConstraintError(
@@ -800,7 +806,7 @@ class ReducedSystem:
         A = Aq.col_join(Au).applyfunc(sp.simplify)
         B = Bq.col_join(Bu).applyfunc(sp.simplify)
         if check_steady:
-            drift = [sp.simplify(at(e)) for e in rows_q] + list(udot0)
+            drift = [_nonzero(sp.simplify(at(e))) for e in rows_q] + [_nonzero(e) for e in udot0]
             moving = [
                 str(x)
                 for x, d in zip([q[j] for j in keep] + list(self.independent), drift, strict=True)
@@ -848,6 +854,17 @@ def _param(key: Any, cs: ConstrainedSystem) -> Any:
             if s.name == key.name:
                 return s
     return key
+
+
+def _nonzero(value: sp.Expr) -> sp.Expr:
+    """0 for an exact zero or a float within rounding of it (1e-10), else the value."""
+    if value.is_number and value.is_real is not False:
+        try:
+            if abs(float(value)) <= 1e-10:
+                return sp.Integer(0)
+        except TypeError:
+            return value
+    return value
 
 
 def _positive_number(c: Any) -> bool | None:
