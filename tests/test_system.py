@@ -257,3 +257,15 @@ def test_h_is_factored_for_chains():
     sys = ld.zoo.n_link_pendulum(4, coordinates="relative")
     qd = sp.Matrix(sys.qd)
     assert sp.count_ops(sys.h) < 0.65 * sp.count_ops(sys.C * qd + sys.g)
+
+
+def test_lagrangian_with_functions_symengine_cannot_differentiate():
+    """Max and Abs (symengine leaves their derivatives unevaluated) still go to sympy's
+    differentiation: the one-walk check of L for smooth functions sends them there."""
+    x = ld.coordinates("x")[0]
+    xd = x.diff(ld.t)
+    s = ld.LagrangianSystem(xd**2 / 2 - sp.Max(x, 0) ** 2 / 2 - sp.Abs(x), [x])
+    assert s.g[0] == sp.Heaviside(x) * sp.Max(0, x) + sp.sign(x)
+    s2 = ld.LagrangianSystem(sp.Max(1, x**2) * xd**2 / 2, [x])
+    assert s2.M[0, 0] == sp.Max(1, x**2)
+    assert sp.simplify(s2.C[0, 0] - x * sp.Heaviside(x**2 - 1) * xd) == 0

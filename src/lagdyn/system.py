@@ -178,6 +178,20 @@ def _unevaluated(expr: Any) -> bool:
     return "Derivative" in str(expr)
 
 
+#: symengine functions whose derivatives symengine always evaluates
+_SMOOTH_SE = frozenset(
+    {"sin", "cos", "tan", "cot", "sec", "csc", "asin", "acos", "atan"}
+    | {"sinh", "cosh", "tanh", "log"}
+)
+
+
+def _smooth_se(expr: Any) -> bool:
+    """Whether every function in a symengine expression is one symengine differentiates
+    (then no derivative of it holds an unevaluated ``Derivative``: one walk of L instead of
+    printing every derivative)."""
+    return all(type(f).__name__ in _SMOOTH_SE for f in expr.atoms(se.Function))
+
+
 class LagrangianSystem:
     r"""A mechanical system given by its Lagrangian L(q, q̇), quadratic in q̇.
 
@@ -585,7 +599,7 @@ class LagrangianSystem:
             sv = [se.Symbol(v.name) for v in self._vs]
             grads = [Ls.diff(v) for v in sv]
             entries = {(i, j): grads[i].diff(sv[j]) for i in range(n) for j in range(i, n)}
-            if any(_unevaluated(e) for e in (*grads, *entries.values())):
+            if not _smooth_se(Ls) and any(_unevaluated(e) for e in (*grads, *entries.values())):
                 Ls = None  # symengine left a derivative (max, min, ...): sympy differentiates
         if Ls is not None:
             szero = {v: 0 for v in sv}
