@@ -90,6 +90,7 @@ __all__ = [
     "FloatingChain",
     "floating_key",
     "floating_program",
+    "is_skew_symmetric",
     "program",
 ]
 
@@ -597,6 +598,7 @@ def floating_key(
     backend: str,
     forward: str,
     friction: bool,
+    extra: str = "",
 ) -> str:
     """The content hash of :func:`floating_program`'s inputs (the cache key of its kernels).
 
@@ -617,7 +619,7 @@ def floating_key(
     h = hashlib.sha256()
     h.update(
         f"lagdyn-{__version__}-codegen-{CODEGEN_VERSION}-floating-{FLOATING_VERSION}-"
-        f"{forward}-{int(friction)}|{backend}|{fc.name}|".encode()
+        f"{forward}-{int(friction)}|{backend}|{fc.name}|{extra}|".encode()
     )
     parts = _chain_parts(SimpleNamespace(chain=fc.chain, friction=friction))
     parts["base"] = list(fc.base_parameters())
@@ -629,3 +631,77 @@ def floating_key(
             h.update(b";")
     h.update(repr(sorted(used.items())).encode())
     return h.hexdigest()
+
+
+def is_skew_symmetric(fc: FloatingChain, *, points: int = 3, seed: int | None = None) -> bool:
+    r"""Decide :math:`\dot M - 2C` skew-symmetric on the programs, in exact arithmetic.
+
+    :math:`\dot M = \sum_j \partial M/\partial q_j\,\dot q_j` (M reads the joints only) is
+    evaluated by forward differentiation of the CRBA program and C by the Coriolis
+    program, both in rationals (``fractions.Fraction``) at ``points`` random points: every
+    revolute joint at a random rational point (cos, sin) of the unit circle, prismatic
+    joints, velocities and parameters at random integers. The identity
+    :math:`\dot M = C + C^T` is a rational identity in these numbers, so a nonzero entry is
+    a certain counterexample (``False``); ``True`` is exact at every point drawn and, by
+    the Schwartz–Zippel lemma, wrong with a probability that falls with each point
+    (:mod:`lagdyn.recursive.proofs` bounds it for fixed-base chains).
+
+    Raises
+    ------
+    LagdynError
+        A program holding a constant that is not rational (``cos(1/10)`` from a URDF rpy
+        that is not a multiple of π/2): bind or round it.
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> from lagdyn.recursive.floating import is_skew_symmetric
+    >>> from lagdyn.robot.floating import EXAMPLE_URDF
+    >>> xml = EXAMPLE_URDF.replace('rpy="0.1 0 0"', 'rpy="0 0 0"')
+    >>> is_skew_symmetric(ld.robot.from_urdf(xml, base="floating").base, points=1)
+    True
+    """
+    import random
+    import secrets
+    from fractions import Fraction
+
+    from .proofs import _circle_point, _Dual, _Fractions, _run, _UnsupportedError
+
+    rng: Any = secrets.SystemRandom() if seed is None else random.Random(seed)
+    M, C = program(fc, "M"), program(fc, "C")
+    ins = M.inputs
+    N = fc.nv
+    dom = _Dual(_Fractions())
+
+    def const(x: Any) -> Any:
+        return (Fraction(x), Fraction(0))
+
+    for _ in range(points):
+        env: dict[sp.Basic, Any] = {}
+        v = [Fraction(rng.randint(-99, 99)) for _ in range(len(ins["qd"]))]
+        for k, s in enumerate(ins["qd"]):
+            env[s] = const(v[k])
+        for p in fc.parameters:
+            env[p] = const(rng.randint(1, 99))
+        for j, link in enumerate(fc.chain.links):
+            q, rate = ins["q"][7 + j], v[6 + j]
+            if link.joint == "revolute":
+                X, Y, h = _circle_point(rng)
+                c, s = Fraction(X, h), Fraction(Y, h)
+                env[sp.cos(q)] = (c, -s * rate)
+                env[sp.sin(q)] = (s, c * rate)
+            else:
+                env[q] = (Fraction(rng.randint(-99, 99)), rate)
+        try:
+            dM = [d for _, d in _run(M, env, dom)]
+            Cv = [x for x, _ in _run(C, env, dom)]
+        except _UnsupportedError as exc:
+            raise LagdynError(
+                f"the floating-base programs hold {exc}, which exact arithmetic cannot "
+                "evaluate: bind the parameters or round the constant angles"
+            ) from None
+        for i in range(N):
+            for j in range(i, N):
+                if dM[i * N + j] - Cv[i * N + j] - Cv[j * N + i] != 0:
+                    return False
+    return True
