@@ -13,7 +13,10 @@ With the state :math:`x = (q, \dot q)` the equations of motion
 with :math:`\partial F/\partial q` evaluated at the acceleration :math:`\ddot q_0` of the
 linearization point (zero at an equilibrium). :func:`linearize` returns exact sympy
 matrices, or numbers from generated kernels of the symbolic Jacobians (never finite
-differences) when the point and every parameter are numbers. :func:`equilibrium` solves
+differences) when the point and every parameter are numbers; for robot chains those are
+the derivative kernels of their numeric route
+(:meth:`~lagdyn.numeric.NumericModel.forward_dynamics_derivatives`: the recursive programs
+differentiated from 4 joints on, so no closed form is built). :func:`equilibrium` solves
 :math:`g(q) - Q(q, 0) = \tau` by Newton's method on the generated Jacobian, and
 :func:`lqr` computes the infinite-horizon LQR gain through scipy.
 
@@ -251,6 +254,17 @@ def _kernels(system: LagrangianSystem, pv: Mapping[sp.Symbol, Any], backend: str
     return per[key]
 
 
+def _model(system: LagrangianSystem, pv: Mapping[sp.Symbol, Any], backend: str) -> Any:
+    """The derivative kernels of ``system`` for one binding (robot chains; memoised)."""
+    from .numeric import derivative_model
+
+    key = ("derivatives", backend, tuple(sorted((s.name, float(v)) for s, v in pv.items())))
+    per = _KERNELS.setdefault(system, {})
+    if key not in per:
+        per[key] = derivative_model(system, {s: float(v) for s, v in pv.items()}, backend=backend)
+    return per[key]
+
+
 def _linearize_numeric(
     system: LagrangianSystem,
     qv: list[sp.Expr],
@@ -261,6 +275,21 @@ def _linearize_numeric(
     backend: str,
 ) -> tuple[np.ndarray, np.ndarray]:
     n = system.n
+    if getattr(system, "numeric_plan", None) is not None:
+        # robot chains: the derivative kernels of their numeric route (recursive from 4
+        # joints on: no closed form is built)
+        num = _model(system, pv, backend)
+        q = np.array([float(x) for x in qv])
+        qd = np.array([float(x) for x in vv])
+        tau = np.array([float(x) for x in tv])
+        dq, dv, Minv = num.forward_dynamics_derivatives(q, qd, tau, t=float(t))
+        A = np.zeros((2 * n, 2 * n))
+        A[:n, n:] = np.eye(n)
+        A[n:, :n] = dq
+        A[n:, n:] = dv
+        B = np.zeros((2 * n, n))
+        B[n:, :] = Minv
+        return A, B
     em = _kernels(system, pv, backend)
     q = np.array([float(x) for x in qv])
     qd = np.array([float(x) for x in vv])

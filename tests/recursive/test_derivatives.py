@@ -191,3 +191,22 @@ def test_tangents_of_a_hand_written_program():
     # a held symbol has no tangent
     (held,) = tangents(b, [z], {x: 0}, 1, fixed={w})
     assert held == [sp.Integer(0)]
+
+
+def test_linearize_a_chain_without_its_closed_form():
+    """linearize takes the derivative kernels of the recursive route: a chain whose closed
+    form is refused (closed_limit 0) linearizes, A and B match five-point differences."""
+    table = [dict(a=1, alpha=sp.pi / 2 * (i % 2), d=sp.Rational(1, 10)) for i in range(4)]
+    inertia = [dict(m=1 + i, com=[sp.Rational(1, 2), 0, 0], I=[0.1, 0.2, 0.3]) for i in range(4)]
+    arm = ld.robot.from_dh(table, inertia=inertia, parameters="numeric")
+    arm.closed_limit = 0
+    with pytest.raises(ld.LagdynError, match="too large"):
+        _ = arm.M
+    q0, qd0, tau0 = np.array([0.1, -0.4, 0.7, 0.2]), np.array([0.3, 0.0, -0.5, 1.0]), np.ones(4)
+    A, B = arm.linearize(q0, qd0, tau0, params=arm.defaults)
+    forward = recursive.forward_dynamics(arm.chain).lambdify(arm.defaults)
+    close(A[:4, 4:], np.eye(4), 0)
+    close(A[4:, :4], central(lambda x: forward(q=x, qd=qd0, tau=tau0), q0), 1e-8)
+    close(A[4:, 4:], central(lambda x: forward(q=q0, qd=x, tau=tau0), qd0), 1e-8)
+    close(B[4:], central(lambda x: forward(q=q0, qd=qd0, tau=x), tau0), 1e-8)
+    np.testing.assert_array_equal(B[:4], 0)

@@ -40,13 +40,16 @@ from __future__ import annotations
 
 from .backends import Backend, Kernels
 from .expressions import ExpressionModel, lambdify_expressions
-from .lambdify import lambdify
-from .model import NumericModel
+from .lambdify import derivative_model, lambdify
+from .model import DerivativeModel, NumericModel
 
 __all__ = [  # noqa: RUF022 - grouped by concept, as STYLE.md asks
     # models of a LagrangianSystem
     "NumericModel",
     "lambdify",
+    # derivatives of the dynamics (optimal control)
+    "DerivativeModel",
+    "derivative_model",
     # models of any expressions of its state
     "ExpressionModel",
     "lambdify_expressions",

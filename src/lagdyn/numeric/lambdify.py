@@ -14,9 +14,9 @@ from ..codegen import Binding, Program, system_program
 from ..codegen.build import DERIVATIVES_VERSION, check_route, derivative_program
 from ..codegen.cache import DiskCache, cache_key
 from ..errors import LagdynError
-from .model import NumericModel
+from .model import DerivativeModel, NumericModel
 
-__all__ = ["derivative_plan", "lambdify", "plan_program"]
+__all__ = ["derivative_model", "derivative_plan", "lambdify", "plan_program"]
 
 log = logging.getLogger("lagdyn")
 
@@ -112,9 +112,12 @@ def lambdify(
     # a cache hit needs no program: entries only exist for bindings that passed its checks
     kernels = be.build(program, key, disk, **options)
 
-    def derivatives() -> tuple[Any, str]:
+    def derivatives() -> DerivativeModel:
         dkey, make = derivative_plan(system, binding, be.name, chosen)
-        return be.build(make, dkey, disk, **options), dkey
+        dkernels = be.build(make, dkey, disk, **options)
+        return DerivativeModel(
+            system, dkernels, binding=binding, backend=be.name, key=dkey, route=chosen
+        )
 
     return NumericModel(
         system,
@@ -125,6 +128,61 @@ def lambdify(
         route=chosen,
         derivatives=derivatives,
     )
+
+
+def derivative_model(
+    system: Any,
+    params: Mapping[Any, float] | None = None,
+    *,
+    backend: BackendName | str = "numpy",
+    route: RouteName | None = None,
+    cache: bool = True,
+    cache_dir: str | os.PathLike[str] | None = None,
+    strict: bool = False,
+    **options: Any,
+) -> DerivativeModel:
+    """Only the derivative kernels of ``system`` (what :func:`lambdify` builds on first use).
+
+    For controllers and linearizations that need nothing else: the model's own kernels
+    (M, C, the dynamics) are not generated. Arguments as :func:`lambdify`; the route
+    defaults to the one ``lambdify`` would take (robot chains: recursive from 4 joints).
+
+    Returns
+    -------
+    DerivativeModel
+
+    Raises
+    ------
+    LagdynError
+        As :func:`lambdify`.
+
+    Examples
+    --------
+    >>> import numpy as np, lagdyn as ld
+    >>> arm = ld.zoo.get("planar_3r")
+    >>> der = ld.numeric.derivative_model(arm, arm.defaults)
+    >>> dq, dv, Minv = der.forward_dynamics_derivatives(np.zeros(3), np.zeros(3))
+    >>> der.route, Minv.shape
+    ('closed', (3, 3))
+    """
+    binding = Binding(system.parameters, params, strict=strict)
+    be = backends.get(backend)
+    check_route(route)
+    if getattr(system, "numeric_plan", None) is not None:
+        from ..recursive.route import choose_route
+
+        chosen = choose_route(system, route)
+    elif route == "recursive":
+        raise LagdynError(
+            f"route='recursive' needs a robot chain (lagdyn.robot); a "
+            f"{type(system).__name__} has only the closed-form route: leave it out"
+        )
+    else:
+        chosen = "closed"
+    key, make = derivative_plan(system, binding, be.name, chosen)
+    disk = DiskCache(cache_dir) if cache else None
+    kernels = be.build(make, key, disk, **options)
+    return DerivativeModel(system, kernels, binding=binding, backend=be.name, key=key, route=chosen)
 
 
 def derivative_plan(

@@ -41,7 +41,7 @@ from ..codegen.build import DERIVATIVE_KERNELS
 from ..errors import LagdynError, ShapeError, UnboundParameterError
 from .backends import Kernels
 
-__all__ = ["NumericModel", "check_option"]
+__all__ = ["DerivativeModel", "NumericModel", "check_option"]
 
 
 def check_option(name: str, value: Any, *, integer: bool = False, zero: bool = False) -> Any:
@@ -437,13 +437,13 @@ class NumericModel(_KernelModel):
         backend: str,
         key: str,
         route: str = "closed",
-        derivatives: Callable[[], tuple[Kernels, str]] | None = None,
+        derivatives: Callable[[], DerivativeModel] | None = None,
     ) -> None:
         n = system.n
         self.route = route
         self.system = system
         self._derivative_factory = derivatives
-        self._derivative_model: _DerivativeModel | None = None
+        self._derivative_model: DerivativeModel | None = None
         shapes = {k: output_shape(k, n) for k in KERNELS}
         super().__init__(system, kernels, shapes=shapes, binding=binding, backend=backend, key=key)
         # compiled one-state entry points (float64 arrays in, a fresh ndarray out, or
@@ -569,7 +569,7 @@ class NumericModel(_KernelModel):
         """
         return self._call("inverse_dynamics", q, qd, qdd, params, t)
 
-    def _derivatives(self) -> _DerivativeModel:
+    def _derivatives(self) -> DerivativeModel:
         """The derivative kernels, generated (or loaded from the cache) on first use."""
         model = self._derivative_model
         if model is None:
@@ -578,8 +578,7 @@ class NumericModel(_KernelModel):
                     "this NumericModel was built without derivative kernels: make it with "
                     "lagdyn.numeric.lambdify (or system.lambdify)"
                 )
-            kernels, key = self._derivative_factory()
-            model = _DerivativeModel(self, kernels, key)
+            model = self._derivative_factory()
             self._derivative_model = model
         return model
 
@@ -619,8 +618,7 @@ class NumericModel(_KernelModel):
         >>> float(dq[0, 0]), float(dv[0, 0]), float(Minv[0, 0])
         (-9.81, 0.0, 1.0)
         """
-        out = self._derivatives()._call("forward_dynamics_derivatives", q, qd, tau, params, t)
-        return _split3(out, self.n)
+        return self._derivatives().forward_dynamics_derivatives(q, qd, tau, params=params, t=t)
 
     def inverse_dynamics_derivatives(
         self, q: Any, qd: Any, qdd: Any, *, params: Any = None, t: Any = 0.0
@@ -643,8 +641,7 @@ class NumericModel(_KernelModel):
         >>> bool(np.allclose(M, num.M(np.zeros(2)))), dq.shape
         (True, (2, 2))
         """
-        out = self._derivatives()._call("inverse_dynamics_derivatives", q, qd, qdd, params, t)
-        return _split3(out, self.n)
+        return self._derivatives().inverse_dynamics_derivatives(q, qd, qdd, params=params, t=t)
 
     def rhs(self, t: Any, x: Any, tau: Any = None, *, params: Any = None) -> Any:
         """State derivative ``[q̇, q̈]`` of ``x = [q, q̇]``, shape ``(..., 2n)``.
@@ -675,22 +672,76 @@ class NumericModel(_KernelModel):
         return np.concatenate([np.broadcast_to(qd, qdd.shape), qdd], axis=-1)
 
 
-class _DerivativeModel(_KernelModel):
-    """The derivative kernels of a :class:`NumericModel` (same binding, backend, paths)."""
+class DerivativeModel(_KernelModel):
+    r"""The derivative kernels of a system: :math:`\partial\ddot q/\partial(q, \dot q, \tau)`
+    and :math:`\partial\tau/\partial(q, \dot q, \ddot q)` (from
+    :func:`lagdyn.numeric.derivative_model`, or built on first use by
+    :meth:`NumericModel.forward_dynamics_derivatives`).
 
-    def __init__(self, model: NumericModel, kernels: Kernels, key: str) -> None:
-        n = model.n
+    Shapes, batching, per-call ``params`` and the one-state fast path are those of
+    :class:`NumericModel`.
+
+    Examples
+    --------
+    >>> import numpy as np, lagdyn as ld
+    >>> dp = ld.zoo.double_pendulum()
+    >>> der = ld.numeric.derivative_model(dp, dp.defaults)
+    >>> [a.shape for a in der.forward_dynamics_derivatives(np.zeros((4, 2)), np.zeros(2))]
+    [(4, 2, 2), (4, 2, 2), (4, 2, 2)]
+    """
+
+    def __init__(
+        self,
+        system: Any,
+        kernels: Kernels,
+        *,
+        binding: Binding,
+        backend: str,
+        key: str,
+        route: str = "closed",
+    ) -> None:
+        n = system.n
+        self.route = route
         shapes = {k: output_shape(k, n) for k in DERIVATIVE_KERNELS}
-        super().__init__(
-            model.system,
-            kernels,
-            shapes=shapes,
-            binding=model._binding,
-            backend=model.backend,
-            key=key,
-        )
+        super().__init__(system, kernels, shapes=shapes, binding=binding, backend=backend, key=key)
         self._compiled = {} if self._nfree else kernels.array_functions()
         self._scalar = {} if self._nfree else self._single_fns
+
+    def __repr__(self) -> str:
+        return f"DerivativeModel(n={self.n}, backend={self.backend!r}, route={self.route!r})"
+
+    def forward_dynamics_derivatives(
+        self, q: Any, qd: Any, tau: Any = None, *, params: Any = None, t: Any = 0.0
+    ) -> tuple[Any, Any, Any]:
+        """See :meth:`NumericModel.forward_dynamics_derivatives`.
+
+        Examples
+        --------
+        >>> import numpy as np, lagdyn as ld
+        >>> dp = ld.zoo.double_pendulum()
+        >>> der = ld.numeric.derivative_model(dp, dp.defaults)
+        >>> dq, dv, Minv = der.forward_dynamics_derivatives(np.zeros(2), np.zeros(2))
+        >>> bool(np.all(dv == 0))  # at rest the velocity terms vanish
+        True
+        """
+        out = self._call("forward_dynamics_derivatives", q, qd, tau, params, t)
+        return _split3(out, self.n)
+
+    def inverse_dynamics_derivatives(
+        self, q: Any, qd: Any, qdd: Any, *, params: Any = None, t: Any = 0.0
+    ) -> tuple[Any, Any, Any]:
+        """See :meth:`NumericModel.inverse_dynamics_derivatives`.
+
+        Examples
+        --------
+        >>> import numpy as np, lagdyn as ld
+        >>> dp = ld.zoo.double_pendulum()
+        >>> der = ld.numeric.derivative_model(dp, dp.defaults)
+        >>> der.inverse_dynamics_derivatives(np.zeros(2), np.zeros(2), np.zeros(2))[2].shape
+        (2, 2)
+        """
+        out = self._call("inverse_dynamics_derivatives", q, qd, qdd, params, t)
+        return _split3(out, self.n)
 
 
 def _split3(out: Any, n: int) -> tuple[Any, Any, Any]:
