@@ -10,17 +10,21 @@
   target ≥ 100×;
 * one environment: ``ld.gym.make`` against ``gymnasium.make`` (µs per step).
 
-lagdyn runs on its fastest backend (C through cffi, batched, one thread), one call of the
-generated step kernel per step of all N environments. Actions are drawn beforehand; each
-figure is the best of several rounds, the rounds of the two sides interleaved, timed in CPU
-time of the process (``time.process_time``: the machine is shared, and both sides run on
-one thread). The cart-poles are also timed at N = 16,384, where the per-step cost of the
-Python bookkeeping (about 20 small array operations on either side) matters less. Run
-``python benchmarks/bench_gym.py``.
+lagdyn runs on its fastest backend (C through cffi, one thread): a step of all N
+environments is one call of one generated C function (``envs.whole_step``: action lookup and
+check, the integrator's stages of the model's dynamics, angle wrap and rate clip, termination,
+reward, autoreset, float32 observations). Actions are drawn beforehand; each figure is the
+best of several rounds (``--rounds``, default 7), the rounds of the two sides interleaved,
+timed in CPU time of the process (``time.process_time``: the machine is shared, and both
+sides run on one thread); the table gives steps per second and µs per vector step of each
+side, and the load average when the run started. The cart-poles are also timed at
+N = 16,384. Run ``python benchmarks/bench_gym.py [--rounds R]``.
 """
 
 from __future__ import annotations
 
+import argparse
+import os
 import platform
 import time
 from collections.abc import Callable
@@ -75,13 +79,25 @@ def fmt(rate: float) -> str:
     return f"{rate / 1e6:8.3f} M" if rate >= 1e5 else f"{rate / 1e3:8.2f} k"
 
 
+def per_step(rate: float, n: int) -> str:
+    """µs per step of all ``n`` environments."""
+    return f"{1e6 * n / rate:.1f} µs"
+
+
 def main() -> None:
+    global ROUNDS
     import gymnasium as gym
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=ROUNDS, help="timed rounds per side")
+    ROUNDS = parser.parse_args().rounds
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
 
     rng = np.random.default_rng(0)
     tasks = ld.gym.tasks
     print(
         f"lagdyn.gym vs Gymnasium {gym.__version__} — {platform.processor() or platform.machine()}"
+        f", {os.cpu_count()} CPUs, load average {load:.2f} at the start, {ROUNDS} rounds"
     )
 
     # ---------------------------------------------------------------- cart-pole, 1,024 envs
@@ -91,7 +107,10 @@ def main() -> None:
     ours.reset(seed=0)
     theirs.reset(seed=0)
     acts = rng.integers(0, 2, size=(64, N))
-    print(f"\nlagdyn: backend {ours.backend!r}, one step kernel call per step: {ours.fused}")
+    print(
+        f"\nlagdyn: backend {ours.backend!r}, one C call per vector step: {ours.whole_step} "
+        f"(step kernel fused: {ours.fused})"
+    )
     cp = best_of(
         {
             "lagdyn": steps_per_second(ours, acts, 300),
@@ -139,23 +158,26 @@ def main() -> None:
             {"lagdyn": single_steps(env, a, 1000), "gymnasium": single_steps(ref, a, 1000)}
         )
 
-    print("\n| environments | lagdyn steps/s | Gymnasium steps/s | ratio | target |")
+    print(
+        "\n| environments | lagdyn steps/s (µs per vector step) | Gymnasium steps/s "
+        "(µs per vector step) | ratio | target |"
+    )
     print("| --- | --- | --- | --- | --- |")
-    print(
-        f"| 1,024 cart-poles (CartPole-v1, Euler) | {fmt(cp['lagdyn'])} | "
-        f"{fmt(cp['gymnasium'])} (vector entry point) | "
-        f"{cp['lagdyn'] / cp['gymnasium']:.1f}× | ≥ 10× |"
-    )
-    print(
-        f"| 16,384 cart-poles (CartPole-v1, Euler) | {fmt(cp_big['lagdyn'])} | "
-        f"{fmt(cp_big['gymnasium'])} (vector entry point) | "
-        f"{cp_big['lagdyn'] / cp_big['gymnasium']:.1f}× | — |"
-    )
-    for label in ("lagdyn 64", "lagdyn 1024"):
+    for label, rates, n, peer, target in (
+        ("1,024 cart-poles (CartPole-v1, Euler)", cp, N, "vector entry point", "≥ 10×"),
+        ("16,384 cart-poles (CartPole-v1, Euler)", cp_big, big, "vector entry point", "—"),
+    ):
         print(
-            f"| {label.split()[1]} acrobots (Acrobot-v1, RK4) | {fmt(ac[label])} | "
-            f"{fmt(ac['gymnasium sync 64'])} (SyncVectorEnv of 64) | "
-            f"{ac[label] / ac['gymnasium sync 64']:.0f}× | ≥ 100× |"
+            f"| {label} | {fmt(rates['lagdyn'])} ({per_step(rates['lagdyn'], n)}) | "
+            f"{fmt(rates['gymnasium'])} ({per_step(rates['gymnasium'], n)}, {peer}) | "
+            f"{rates['lagdyn'] / rates['gymnasium']:.1f}× | {target} |"
+        )
+    sync = ac["gymnasium sync 64"]
+    for label, n in (("lagdyn 64", 64), ("lagdyn 1024", N)):
+        print(
+            f"| {n:,} acrobots (Acrobot-v1, RK4) | {fmt(ac[label])} ({per_step(ac[label], n)}) | "
+            f"{fmt(sync)} ({per_step(sync, 64)}, SyncVectorEnv of 64) | "
+            f"{ac[label] / sync:.0f}× | ≥ 100× |"
         )
     for name, rates in single.items():
         print(
