@@ -176,3 +176,56 @@ def test_pendulum_derivatives_are_exact():
     assert dq[0, 0] == pytest.approx(-g / length * np.cos(x), rel=1e-14)
     assert dv[0, 0] == 0.0
     assert Minv[0, 0] == pytest.approx(1 / (m * length**2), rel=1e-14)
+
+
+# ---------------------------------------------------------------- discrete-step derivatives
+@pytest.fixture(scope="module")
+def acrobot():
+    ac = ld.zoo.acrobot()
+    return ac.lambdify(ac.defaults)
+
+
+def test_rk4_step_is_the_simulators_step(acrobot):
+    x0, u = np.array([0.3, -0.5, 0.8, 0.1]), np.array([0.4, -0.2])
+    res = ld.simulate(acrobot, x0, [0.0, 0.02], tau=u, method="rk4")
+    np.testing.assert_allclose(acrobot.step(x0, u, 0.02), res.x[-1], rtol=1e-14, atol=1e-14)
+
+
+@pytest.mark.parametrize("method", ["rk4", "midpoint"])
+def test_step_derivatives_match_differences_of_the_step(acrobot, method):
+    rng = np.random.default_rng(11)
+    x0, u = rng.uniform(-1, 1, 4), rng.uniform(-1, 1, 2)
+    dt = 0.05
+    x1, A, B = acrobot.step_derivatives(x0, u, dt, method=method)
+    np.testing.assert_allclose(x1, acrobot.step(x0, u, dt, method=method), rtol=0, atol=1e-15)
+
+    def step(x, uu):
+        return acrobot.step(x, uu, dt, method=method)
+
+    assert_close((A, B), (central(lambda x: step(x, u), x0), central(lambda w: step(x0, w), u)))
+    if method == "midpoint":  # the step solves its implicit equation
+        m = 0.5 * (x0 + x1)
+        rate = acrobot.rhs(0.0, m, u)
+        np.testing.assert_allclose(x1, x0 + dt * rate, rtol=0, atol=1e-12)
+
+
+def test_step_derivatives_batch(acrobot):
+    rng = np.random.default_rng(12)
+    x, u = rng.uniform(-1, 1, (3, 4)), rng.uniform(-1, 1, 2)
+    for method in ("rk4", "midpoint"):
+        x1, A, B = acrobot.step_derivatives(x, u, 0.01, method=method)
+        assert (x1.shape, A.shape, B.shape) == ((3, 4), (3, 4, 4), (3, 4, 2))
+        one = acrobot.step_derivatives(x[1], u, 0.01, method=method)
+        for a, b in zip((x1[1], A[1], B[1]), one):
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+def test_step_refuses_bad_options(acrobot):
+    with pytest.raises(ld.LagdynError, match="unknown step method 'euler'"):
+        acrobot.step(np.zeros(4), None, 0.01, method="euler")
+    with pytest.raises(ld.LagdynError, match="dt must be a positive number"):
+        acrobot.step(np.zeros(4), None, -0.01)
+    with pytest.raises(ld.ShapeError, match="x has shape"):
+        acrobot.step_derivatives(np.zeros(3), None, 0.01)
+    with pytest.raises(ld.LagdynError, match="did not converge"):
+        acrobot.step(np.array([0.0, 0.0, 50.0, -50.0]), None, 10.0, method="midpoint", max_iter=2)

@@ -643,6 +643,116 @@ class NumericModel(_KernelModel):
         """
         return self._derivatives().inverse_dynamics_derivatives(q, qd, qdd, params=params, t=t)
 
+    def step(
+        self,
+        x: Any,
+        u: Any = None,
+        dt: float = 0.01,
+        *,
+        method: str = "rk4",
+        params: Any = None,
+        t: float = 0.0,
+        tol: float = 1e-12,
+        max_iter: int = 50,
+    ) -> Any:
+        r"""One step ``x_{k+1}`` of ``ẋ = f(x, u)`` (``x = [q, q̇]``, ``u`` held over the step).
+
+        ``method="rk4"``: the classical Runge–Kutta step of :func:`lagdyn.simulate`.
+        ``method="midpoint"``: the implicit midpoint rule on ``ẋ = f(x, u)``,
+        :math:`x_{k+1} = x_k + \Delta t\, f(\tfrac12(x_k + x_{k+1}), u)`, solved by
+        Newton's method with the exact Jacobian of the derivative kernels (``tol`` on the
+        relative change, ``max_iter`` iterations). This is the midpoint rule in
+        :math:`(q, \dot q)`; :func:`lagdyn.simulate` integrates closed-form systems in
+        :math:`(q, p = M\dot q)` (the symplectic variant), a different map of the same order.
+
+        Returns
+        -------
+        ndarray, shape (..., 2n)
+
+        Raises
+        ------
+        LagdynError
+            An unknown ``method``, a step that is not a positive number, or a midpoint step
+            whose Newton iteration does not converge (the message says so).
+
+        Examples
+        --------
+        >>> import numpy as np, lagdyn as ld
+        >>> dp = ld.zoo.double_pendulum()
+        >>> num = dp.lambdify(dp.defaults)
+        >>> num.step([0.1, 0.0, 0.0, 0.0], None, 0.01).shape
+        (4,)
+        """
+        return self._step(x, u, dt, method, params, t, tol, max_iter, False)[0]
+
+    def step_derivatives(
+        self,
+        x: Any,
+        u: Any = None,
+        dt: float = 0.01,
+        *,
+        method: str = "rk4",
+        params: Any = None,
+        t: float = 0.0,
+        tol: float = 1e-12,
+        max_iter: int = 50,
+    ) -> tuple[Any, Any, Any]:
+        r"""The step of :meth:`step` and its exact Jacobians
+        :math:`\partial x_{k+1}/\partial x_k` and :math:`\partial x_{k+1}/\partial u_k`
+        (what iLQR and DDP consume).
+
+        RK4: the chain rule through the four stages, each stage's Jacobian from
+        :meth:`forward_dynamics_derivatives`. Implicit midpoint: the implicit function
+        theorem at the converged step, :math:`(I - \tfrac{\Delta t}2 F)\,\partial x_{k+1}
+        = (I + \tfrac{\Delta t}2 F)\,\partial x_k + \Delta t\, G\,\partial u` with
+        :math:`F = \partial f/\partial x`, :math:`G = \partial f/\partial u` at the
+        midpoint. Never finite differences.
+
+        Returns
+        -------
+        x1 : ndarray, shape (..., 2n)
+        A : ndarray, shape (..., 2n, 2n)
+        B : ndarray, shape (..., 2n, n)
+
+        Examples
+        --------
+        >>> import numpy as np, lagdyn as ld
+        >>> dp = ld.zoo.double_pendulum()
+        >>> num = dp.lambdify(dp.defaults)
+        >>> x1, A, B = num.step_derivatives(np.zeros(4), np.zeros(2), 0.01, method="midpoint")
+        >>> A.shape, B.shape
+        ((4, 4), (4, 2))
+        """
+        return self._step(x, u, dt, method, params, t, tol, max_iter, True)
+
+    def _step(
+        self,
+        x: Any,
+        u: Any,
+        dt: Any,
+        method: str,
+        params: Any,
+        t: float,
+        tol: float,
+        max_iter: int,
+        jacobians: bool,
+    ) -> tuple[Any, Any, Any]:
+        n = self.n
+        if method not in ("rk4", "midpoint"):
+            raise LagdynError(f"unknown step method {method!r}; choose 'rk4' or 'midpoint'")
+        h = float(check_option("dt", dt))
+        check_option("tol", tol)
+        check_option("max_iter", max_iter, integer=True)
+        xa = real_array("x", x)
+        if xa.ndim == 0 or xa.shape[-1] != 2 * n:
+            raise ShapeError(f"x has shape {xa.shape}, expected (..., {2 * n}) = [q, qd]")
+        xa = xa.astype(np.float64, copy=False)
+        ua = np.zeros(n) if u is None else check_real(np, "u", u, n).astype(np.float64)
+        kw = {"params": params}
+        if method == "rk4":
+            return _rk4(self, xa, ua, h, float(t), kw, jacobians)
+        return _midpoint(self, xa, ua, h, float(t), kw, tol, max_iter, jacobians)
+
     def rhs(self, t: Any, x: Any, tau: Any = None, *, params: Any = None) -> Any:
         """State derivative ``[q̇, q̈]`` of ``x = [q, q̇]``, shape ``(..., 2n)``.
 
@@ -742,6 +852,126 @@ class DerivativeModel(_KernelModel):
         """
         out = self._call("inverse_dynamics_derivatives", q, qd, qdd, params, t)
         return _split3(out, self.n)
+
+
+def _mm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.einsum("...ij,...jk->...ik", a, b)
+
+
+def _rk4(
+    num: NumericModel,
+    x: np.ndarray,
+    u: np.ndarray,
+    h: float,
+    t: float,
+    kw: dict[str, Any],
+    jacobians: bool,
+) -> tuple[Any, Any, Any]:
+    """RK4 step (u held) and, with ``jacobians``, its chain rule through the stages."""
+    n = num.n
+    q, v = x[..., :n], x[..., n:]
+    batch = np.broadcast_shapes(x.shape[:-1], u.shape[:-1])
+    times = (t, t + 0.5 * h, t + 0.5 * h, t + h)
+    if not jacobians:
+        a1 = num.forward_dynamics(q, v, u, t=times[0], **kw)
+        q2, v2 = q + 0.5 * h * v, v + 0.5 * h * a1
+        a2 = num.forward_dynamics(q2, v2, u, t=times[1], **kw)
+        q3, v3 = q + 0.5 * h * v2, v + 0.5 * h * a2
+        a3 = num.forward_dynamics(q3, v3, u, t=times[2], **kw)
+        q4, v4 = q + h * v3, v + h * a3
+        a4 = num.forward_dynamics(q4, v4, u, t=times[3], **kw)
+        q1 = q + (h / 6.0) * (v + 2.0 * v2 + 2.0 * v3 + v4)
+        v1 = v + (h / 6.0) * (a1 + 2.0 * a2 + 2.0 * a3 + a4)
+        return np.concatenate(np.broadcast_arrays(q1, v1), axis=-1), None, None
+    eye = np.eye(3 * n)
+    Dq = np.broadcast_to(eye[:n], (*batch, n, 3 * n))
+    Dv = np.broadcast_to(eye[n : 2 * n], (*batch, n, 3 * n))
+    Du = eye[2 * n :]
+    stages_v, stages_a, stages_Dv, stages_Da = [], [], [], []
+    qs, vs, Dqs, Dvs = q, v, Dq, Dv
+    for k in range(4):
+        a = num.forward_dynamics(qs, vs, u, t=times[k], **kw)
+        Aq, Av, Bu = num.forward_dynamics_derivatives(qs, vs, u, t=times[k], **kw)
+        Da = _mm(Aq, Dqs) + _mm(Av, Dvs) + _mm(Bu, np.broadcast_to(Du, (*Bu.shape[:-2], n, 3 * n)))
+        stages_v.append(vs)
+        stages_a.append(a)
+        stages_Dv.append(Dvs)
+        stages_Da.append(Da)
+        if k < 3:
+            c = 0.5 * h if k < 2 else h
+            qs, vs = q + c * vs, v + c * a
+            Dqs, Dvs = Dq + c * Dvs, Dv + c * Da
+    w = (1.0, 2.0, 2.0, 1.0)
+    q1 = q + (h / 6.0) * sum(wk * vk for wk, vk in zip(w, stages_v))
+    v1 = v + (h / 6.0) * sum(wk * ak for wk, ak in zip(w, stages_a))
+    Dq1 = Dq + (h / 6.0) * sum(wk * d for wk, d in zip(w, stages_Dv))
+    Dv1 = Dv + (h / 6.0) * sum(wk * d for wk, d in zip(w, stages_Da))
+    x1 = np.concatenate(np.broadcast_arrays(q1, v1), axis=-1)
+    J = np.concatenate(np.broadcast_arrays(Dq1, Dv1), axis=-2)
+    return x1, J[..., : 2 * n], J[..., 2 * n :]
+
+
+def _midpoint(
+    num: NumericModel,
+    x: np.ndarray,
+    u: np.ndarray,
+    h: float,
+    t: float,
+    kw: dict[str, Any],
+    tol: float,
+    max_iter: int,
+    jacobians: bool,
+) -> tuple[Any, Any, Any]:
+    """Implicit midpoint x1 = x + h f((x + x1)/2, u) by Newton; Jacobians by the implicit
+    function theorem at the solution."""
+    n = num.n
+    tm = t + 0.5 * h
+    batch = np.broadcast_shapes(x.shape[:-1], u.shape[:-1])
+    x = np.broadcast_to(x, (*batch, 2 * n))
+    eye = np.eye(2 * n)
+
+    def rate(z: np.ndarray) -> np.ndarray:
+        a = num.forward_dynamics(z[..., :n], z[..., n:], u, t=tm, **kw)
+        return np.concatenate([z[..., n:], a], axis=-1)
+
+    def jac(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        Aq, Av, Bu = num.forward_dynamics_derivatives(z[..., :n], z[..., n:], u, t=tm, **kw)
+        F = np.zeros((*Aq.shape[:-2], 2 * n, 2 * n))
+        F[..., :n, n:] = np.eye(n)
+        F[..., n:, :n] = Aq
+        F[..., n:, n:] = Av
+        G = np.zeros((*Bu.shape[:-2], 2 * n, n))
+        G[..., n:, :] = Bu
+        return F, G
+
+    x1 = x + h * rate(x)
+    err = math.inf
+    for _ in range(max_iter):
+        m = 0.5 * (x + x1)
+        F, _ = jac(m)
+        R = x1 - x - h * rate(m)
+        dx = np.linalg.solve(eye - 0.5 * h * F, R[..., None])[..., 0]
+        x1 = x1 - dx
+        err = float(np.max(np.abs(dx) / (1.0 + np.abs(x1)), initial=0.0))
+        if not math.isfinite(err):
+            break
+        if err <= tol:
+            break
+    else:
+        err = math.inf if not math.isfinite(err) else err
+    if not (err <= tol):
+        raise LagdynError(
+            f"implicit midpoint step: Newton's iteration did not converge at t = {t:.6g} "
+            f"(step {h:.3g}, {max_iter} iterations, change {err:.3g} > tol {tol:.3g}); "
+            "use a smaller step or raise max_iter"
+        )
+    if not jacobians:
+        return x1, None, None
+    F, G = jac(0.5 * (x + x1))
+    lhs = eye - 0.5 * h * F
+    A = np.linalg.solve(lhs, eye + 0.5 * h * F)
+    B = np.linalg.solve(lhs, h * G)
+    return x1, A, B
 
 
 def _split3(out: Any, n: int) -> tuple[Any, Any, Any]:
