@@ -177,6 +177,15 @@ def _from_urdf(args: argparse.Namespace, shown: set[str]) -> LagrangianSystem:
         if message not in shown:
             shown.add(message)
             print(f"lagdyn: warning: {message}", file=sys.stderr)
+    if not isinstance(system, LagrangianSystem):  # a URDF declaring a floating joint
+        raise LagdynError(
+            _urdf_message(
+                args.urdf,
+                "it declares a floating base, which the command line does not handle (no "
+                "Lagrangian in a quaternion); use ld.robot.from_urdf(path) in Python "
+                "(docs/floating_base.md)",
+            )
+        )
     return system
 
 

@@ -179,7 +179,7 @@ class FloatingChain:
         syms: set[sp.Basic] = set(self.chain.parameters)
         for obj in (self.mass, self.first_moment, self.inertia):
             syms |= obj.free_symbols
-        return tuple(sorted(syms, key=str))  # type: ignore[arg-type]
+        return tuple(sorted(syms, key=str))
 
     def base_parameters(self) -> tuple[sp.Expr, ...]:
         """The base body's ten (XX, XY, XZ, YY, YZ, ZZ, MX, MY, MZ, M)."""
@@ -249,7 +249,6 @@ class _Floating:
         self.w, self.v = list(qd[3:6]), list(qd[0:3])
         self._quat = q[3:7]
         self._gb: Vec | None = None
-        self._composite: tuple[sp.Expr, Vec, list[list[sp.Expr]]] | None = None
 
     @property
     def gravity(self) -> Vec:
@@ -275,21 +274,14 @@ class _Floating:
         ft = b.vec(_add(f_own, fb))
         return ft + nt + list(tau)
 
-    def composite(self) -> tuple[sp.Expr, Vec, list[list[sp.Expr]]]:
-        if self._composite is None:
-            self.crba()
-        assert self._composite is not None
-        return self._composite
-
     def crba(self) -> list[list[sp.Expr]]:
         """M (nv × nv, Pinocchio's order)."""
         fc, b, n = self.fc, self.b, self.fc.n
         top = _Top()
         Mj = _crba_into(fc.chain, b, self.kin, top)
         comp = _base_inertia(fc)
-        for r, c in top.roots:
-            comp = _inertia_add(b, self.kin.R[r], self.kin.p[r], c, comp)
-        self._composite = comp
+        for r, sub in top.roots:
+            comp = _inertia_add(b, self.kin.R[r], self.kin.p[r], sub, comp)
         m, h, I = comp
         N = 6 + n
         M: list[list[sp.Expr]] = [[sp.Integer(0)] * N for _ in range(N)]
@@ -331,8 +323,8 @@ class _Floating:
         root = _FreeBase(self.w, self.v, _base_inertia(fc))
         Cj = _coriolis_into(fc.chain, b, self.kin, self.vj, root)
         comp = _base_inertia(fc)
-        for r, c in root.out["roots"]:
-            comp = _inertia_add(b, self.kin.R[r], self.kin.p[r], c, comp)
+        for r, sub in root.out["roots"]:
+            comp = _inertia_add(b, self.kin.R[r], self.kin.p[r], sub, comp)
         m, h, I = comp
         w, v = self.w, self.v
         # C_bb = B_b + I_b (v×), lagdyn order; (v×) = [[w×, 0], [v×, w×]]

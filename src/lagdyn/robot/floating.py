@@ -241,10 +241,10 @@ class FloatingRobot:
         """
         from ..numeric import backends
 
-        values = dict(self.defaults)
+        values: dict[Any, float] = dict(self.defaults)
         if params is not None:
-            by_name = {str(k): v for k, v in params.items()}
-            values = {s: v for s, v in values.items() if s.name not in by_name}
+            given = {str(k) for k in params}
+            values = {s: v for s, v in values.items() if s.name not in given}
             values.update(params)
         be = backends.get(backend)
         want = tuple(FLOATING_KERNELS if kernels is None else kernels)
@@ -260,13 +260,13 @@ class FloatingRobot:
                 base, values, forward=forward, friction=friction, cse=cse, outputs_wanted=want
             )
 
-        by_name = {str(k) for k in values}
-        missing = [s for s in base.parameters if s not in values and s.name not in by_name]
+        named = {str(k) for k in values}
+        missing = [s for s in base.parameters if s not in values and s.name not in named]
         if missing:  # before a cache lookup
             raise UnboundParameterError(missing, "the floating-base model")
         disk = DiskCache(cache_dir) if cache else None
-        kernels = be.build(make, key, disk, **options)
-        return FloatingModel(self, kernels, backend=be.name, key=key, forward=forward)
+        compiled = be.build(make, key, disk, **options)
+        return FloatingModel(self, compiled, backend=be.name, key=key, forward=forward)
 
 
 def _real(name: str, a: Any, k: int) -> np.ndarray:

@@ -555,7 +555,7 @@ def from_urdf(
     gravity: Sequence[Any] | None = ...,
     friction: bool = ...,
     locked: Sequence[str] = ...,
-    base: str | None = ...,
+    base: Literal["fixed", "planar"] | None = ...,
     check_inertia: bool = ...,
 ) -> RobotSystem: ...
 
