@@ -197,7 +197,7 @@ class FloatingRobot:
         backend: str = "numpy",
         forward: str = "aba",
         kernels: Sequence[str] | None = None,
-        cse: bool = True,
+        cse: bool = False,
         cache: bool = True,
         cache_dir: str | os.PathLike[str] | None = None,
         **options: Any,
@@ -218,8 +218,9 @@ class FloatingRobot:
             ``"inverse_dynamics"``, ``"forward_dynamics"``); default all. Calling a method
             whose kernel was left out is a :class:`~lagdyn.LagdynError`.
         cse : bool
-            One joint common-subexpression elimination over the program (Solo12: 8–20 %
-            fewer operations for about 10 s more generation).
+            One joint common-subexpression elimination over the program: Solo12's kernels
+            get 8–14 % fewer operations for 10–20 s more generation, so it is off by default
+            (the builder already shares identical intermediates).
         cache, cache_dir, **options
             As for :func:`lagdyn.numeric.lambdify`.
 

@@ -1,0 +1,175 @@
+"""Floating-base quadrupeds (issue 26): generated C, one call, against Pinocchio's free flyer.
+
+Usage: ``python benchmarks/bench_floating.py [--robot solo12|go1|both] [--cse]
+[--forward aba|crba] [--kernels M,bias,forward_dynamics]``.
+
+For each robot (example-robot-data, numeric parameters, g = 9.81): the build time of the
+chain (``from_urdf``), of the programs (``floating_program``: M, C, g, h, inverse and forward
+dynamics, joint CSE) and of the C module (print + compile; no disk cache), the operations
+per kernel, then the time of one call of each generated C kernel — its METH_FASTCALL entry
+``f(q, v, x, t)`` with float64 arrays, the entry :class:`~lagdyn.robot.floating.FloatingModel`
+uses, and per state in a batch of 10⁴ (one thread: the C cost without Python) — against
+Pinocchio's ``aba``, ``rnea``, ``crba``, ``nonLinearEffects`` and
+``computeCoriolisMatrix`` called from Python in the same process (both sides pay one Python
+call). Values are checked against Pinocchio first (relative error printed).
+
+When ``benchmarks/_pinocchio_cpp.py`` (a C++ harness compiling Pinocchio from its headers)
+provides ``time_pinocchio(urdf, freeflyer=True)``, its C++ timings are printed too; otherwise
+only the Python-binding timings are (and the output says so).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import timeit
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+import sympy as sp
+
+import lagdyn as ld
+from lagdyn.numeric import backends
+from lagdyn.recursive.floating import floating_program
+from lagdyn.robot._data import urdf_path
+
+ROBOTS = {"solo12": ("solo_description", "solo12.urdf"), "go1": ("go1_description", "go1.urdf")}
+PIN = {
+    "forward_dynamics": "aba",
+    "inverse_dynamics": "rnea",
+    "M": "crba",
+    "bias": "nonLinearEffects",
+    "C": "computeCoriolisMatrix",
+}
+
+
+def _min_us(fn, number, repeat=7):
+    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number * 1e6
+
+
+def _ops(kernel):
+    return int(
+        sum(sp.count_ops(e) for _, e in kernel.body) + sum(sp.count_ops(e) for e in kernel.outputs)
+    )
+
+
+def _cpp_timings(path):
+    """Pinocchio C++ timings from helper C's harness, or None when it is not there."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    try:
+        import _pinocchio_cpp  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    fn = getattr(_pinocchio_cpp, "time_pinocchio", None)
+    if fn is None:
+        return None
+    try:
+        return fn(str(path), freeflyer=True)
+    except Exception as exc:  # report, never hide, a harness failure
+        print(f"  C++ harness failed: {exc}")
+        return None
+
+
+def bench(name, *, cse=True, forward="aba", kernels=None):
+    import pinocchio as pin
+
+    path = urdf_path(*ROBOTS[name])
+    start = time.perf_counter()
+    robot = ld.robot.from_urdf(path, base="floating", parameters="numeric")
+    t_chain = time.perf_counter() - start
+    start = time.perf_counter()
+    prog = floating_program(
+        robot.base, {"g": 9.81}, forward=forward, cse=cse, outputs_wanted=kernels
+    )
+    t_prog = time.perf_counter() - start
+    start = time.perf_counter()
+    kernels = backends.get("c").build(lambda: prog, f"bench-floating-{name}-{time.time()}", None)
+    t_c = time.perf_counter() - start
+    total = t_chain + t_prog + t_c
+    print(
+        f"{name}: nq = {robot.nq}, nv = {robot.nv}; build: chain {t_chain:.2f} s, programs "
+        f"{t_prog:.1f} s (CSE {'on' if cse else 'off'}), C print + compile {t_c:.1f} s; "
+        f"total {total:.1f} s (target < 30 s)"
+    )
+    print("  operations: " + ", ".join(f"{k} {_ops(v)}" for k, v in prog.kernels.items()))
+    fast = kernels.array_functions()
+    model = pin.buildModelFromUrdf(str(path), pin.JointModelFreeFlyer())
+    data = model.createData()
+    rng = np.random.default_rng(0)
+    q = pin.randomConfiguration(model, -np.ones(model.nq), np.ones(model.nq))
+    v, a = rng.normal(size=model.nv), rng.normal(size=model.nv)
+    pad = np.zeros(robot.nq)
+    vp, ap = pad.copy(), pad.copy()
+    vp[: robot.nv], ap[: robot.nv] = v, a
+    args = {
+        "forward_dynamics": ((q, vp, ap, 0.0), (model, data, q, v, a)),
+        "inverse_dynamics": ((q, vp, ap, 0.0), (model, data, q, v, a)),
+        "M": ((q, pad, pad, 0.0), (model, data, q)),
+        "bias": ((q, vp, pad, 0.0), (model, data, q, v)),
+        "C": ((q, vp, pad, 0.0), (model, data, q, v)),
+    }
+    cpp = _cpp_timings(path)
+    print(
+        f"  {'kernel':18} {'lagdyn C µs':>12} {'pin (Python) µs':>16} {'ratio':>7}"
+        + (f" {'pin C++ µs':>11} {'ratio':>7}" if cpp else "")
+        + f" {'C batch µs/state':>17}  rel. error"
+    )
+    B = 10_000
+    Q = np.stack(
+        [pin.randomConfiguration(model, -np.ones(model.nq), np.ones(model.nq)) for _ in range(B)]
+    )
+    X = np.zeros((B, robot.nq))
+    X[:, : robot.nv] = rng.normal(size=(B, robot.nv))
+    for kname, pname in PIN.items():
+        if kname not in fast:
+            continue
+        ours, theirs = args[kname]
+        f = fast[kname]
+        g = getattr(pin, pname)
+        mine = np.asarray(f(*ours))
+        ref = np.asarray(g(*theirs))
+        if kname == "M":
+            ref = np.triu(ref) + np.triu(ref, 1).T
+        err = np.max(np.abs(mine - ref)) / max(1.0, np.max(np.abs(ref)))
+        t_ours = _min_us(partial(f, *ours), 20_000)
+        t_pin = _min_us(partial(g, *theirs), 20_000)
+        line = f"  {kname:18} {t_ours:12.2f} {t_pin:16.2f} {t_ours / t_pin:7.2f}"
+        if cpp and pname in cpp:
+            line += f" {cpp[pname]:11.2f} {t_ours / cpp[pname]:7.2f}"
+        out = np.empty((B, *prog.kernels[kname].shape))
+        t_batch = (
+            _min_us(
+                partial(kernels.batch, kname, Q, X, X, np.zeros((1, 0)), np.zeros((1, 1)), out),
+                1,
+                5,
+            )
+            / B
+        )
+        print(line + f" {t_batch:17.3f}  {err:.1e}")
+    if not cpp:
+        print(
+            "  (Pinocchio timed through its Python bindings: benchmarks/_pinocchio_cpp.py, the "
+            "C++ harness, was not available)"
+        )
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--robot", choices=("solo12", "go1", "both"), default="solo12")
+    parser.add_argument("--cse", action="store_true", help="the joint CSE (off by default)")
+    parser.add_argument("--forward", choices=("aba", "crba"), default="aba")
+    parser.add_argument(
+        "--kernels",
+        help="comma-separated kernels to build (default all), e.g. M,bias,forward_dynamics",
+    )
+    args = parser.parse_args(argv)
+    names = ("solo12", "go1") if args.robot == "both" else (args.robot,)
+    for name in names:
+        kernels = args.kernels.split(",") if args.kernels else None
+        bench(name, cse=args.cse, forward=args.forward, kernels=kernels)
+
+
+if __name__ == "__main__":
+    main()
