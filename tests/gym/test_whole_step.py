@@ -154,8 +154,13 @@ def test_invalid_actions_are_errors_and_leave_the_state():
         envs.step(np.ones(7, dtype=np.int64))
     np.testing.assert_array_equal(envs.state, before)
     np.testing.assert_array_equal(envs.t, t)
-    obs, *_ = envs.step([1, 0, 1, 0, 1, 0, 1, 0])  # a list is fine
-    assert obs.shape == (8, 4)
+    # a list, other integer dtypes and strided views take the converting path: same steps
+    twin = ld.gym.make_vec(_task("cart_pole", True), 8, backend="c")
+    twin.reset(seed=0)
+    pattern = np.array([1, 0, 1, 0, 1, 0, 1, 0])
+    for a in ([1, 0, 1, 0, 1, 0, 1, 0], pattern.astype(np.int32), np.repeat(pattern, 2)[::2]):
+        obs, *_ = envs.step(a)
+        np.testing.assert_array_equal(obs, twin.step(pattern)[0])
     pend = ld.gym.make_vec("pendulum", 4, backend="c")
     assert pend.whole_step
     pend.reset(seed=0)

@@ -514,8 +514,45 @@ def extra_source(core: Core, p: dict[str, Any]) -> tuple[str, str]:
         *tail,
         "}",
     ]
-    cdef = ctx + sig + ";\n"
+    # the same call straight from Python (METH_FASTCALL): vstep(actions, ctx address, cur)
+    # with the actions as the kernel reads them; any other array returns NotImplemented
+    # and the caller converts it and calls through cffi
+    if actions.kind == "discrete":
+        layout = "PyArray_TYPE(a) != NPY_INT64 || PyArray_NDIM(a) != 1"
+    else:
+        layout = (
+            f"PyArray_TYPE(a) != NPY_DOUBLE || PyArray_NDIM(a) != 2 || PyArray_DIM(a, 1) != {m}"
+        )
+    src += [
+        "#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION",
+        "#include <numpy/arrayobject.h>",
+        "static PyObject *py_vstep(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {",
+        "    (void)self;",
+        "    if (nargs != 3 || !PyArray_CheckExact(args[0])) Py_RETURN_NOTIMPLEMENTED;",
+        "    PyArrayObject *a = (PyArrayObject *)args[0];",
+        "    ld_ctx *c = (ld_ctx *)PyLong_AsVoidPtr(args[1]);",
+        "    const long cur = PyLong_AsLong(args[2]);",
+        "    if (c == NULL || (cur != 0 && cur != 1)) {",
+        '        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "bad context");',
+        "        return NULL;",
+        "    }",
+        f"    if ({layout} || PyArray_DIM(a, 0) != c->N",
+        "        || !PyArray_IS_C_CONTIGUOUS(a) || !PyArray_ISALIGNED(a)",
+        "        || !PyArray_ISNOTSWAPPED(a)) Py_RETURN_NOTIMPLEMENTED;",
+        "    return PyLong_FromLong(ld_vstep(PyArray_DATA(a), c, (int)cur));",
+        "}",
+        ccode_table(),
+    ]
+    cdef = ctx + sig + ";\nvoid *ld_pyfast(void);\n"
     return "\n".join(src) + "\n", cdef
+
+
+def ccode_table() -> str:
+    """``ld_pyfast()``: the module's METH_FASTCALL functions as a dict (codegen's template)."""
+    from ..codegen import c as ccode
+
+    entry = '    {"vstep", (PyCFunction)(void (*)(void))py_vstep, METH_FASTCALL, NULL},'
+    return ccode._FAST_TABLE.substitute(entries=entry)
 
 
 def source(program: Any, extra: str, key: str, simd: bool) -> str:
@@ -578,6 +615,10 @@ def _compile(make_source: Callable[[str, bool], str], cdef: str, key: str) -> An
             extra_compile_args=[*cflags, *EXTRA_FLAGS],
             extra_link_args=lflags,
             libraries=["m"],
+            include_dirs=[np.get_include()],
+            # the METH_FASTCALL entry point uses numpy's C API, as the C backend's modules
+            define_macros=[("_CFFI_NO_LIMITED_API", None)],
+            py_limited_api=False,
         )
         t0 = time.perf_counter()
         try:
@@ -616,6 +657,7 @@ class WholeStep:
         if p is None:
             raise LookupError("no symbolic description")
         from ..codegen import c as ccode
+        from ..numeric.backends import compiled as cb
         from ..numeric.lambdify import plan_program
 
         model, stepper = core.model, core.stepper
@@ -632,6 +674,7 @@ class WholeStep:
 
         module = _compile(make_source, cdef, key)
         self.ffi, self.fn = module.ffi, module.lib.ld_vstep
+        self._fast = cb._c_array_functions(module.ffi, module.lib).get("vstep")
         ffi = self.ffi
         N, n = num_envs, core.model.n
         self.N, self.mode = N, mode
@@ -670,10 +713,7 @@ class WholeStep:
             self._set_outputs(c)
         self._held = sys.getrefcount(self._outs[0][0])  # the pool's own references
         self._fn, self._from_buffer = self.fn, ffi.from_buffer
-        adt = np.dtype(np.int64 if self.discrete else np.float64)
-        ashape = (N,) if self.discrete else (N, self.m)
-        astrides = (8,) if self.discrete else (8 * self.m, 8)
-        self._layout = (adt, ashape, astrides)
+        self._address = int(ffi.cast("uintptr_t", ctx))
 
     def _set_outputs(self, c: int) -> tuple[np.ndarray, ...]:
         """New output arrays for the steps from buffer ``c``."""
@@ -733,12 +773,6 @@ class WholeStep:
     def __call__(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
         """One step: ``(obs, rewards, terminated, truncated, ended)`` (``ended``: the copies
         restarted in this step, ``SameStep``)."""
-        a = actions
-        dtype, shape, strides = self._layout  # C-contiguous int64 (N,) or float64 (N, m)
-        if type(a) is not np.ndarray or a.dtype is not dtype or a.shape != shape:
-            a = self.actions(a)
-        elif a.strides != strides:
-            a = np.ascontiguousarray(a)
         cur = self.cur
         outs = self._outs[cur]
         # The output arrays are reused only when nobody else holds them (nor a view of
@@ -751,7 +785,12 @@ class WholeStep:
             or refs(outs[3]) > held
         ):
             outs = self._set_outputs(cur)
-        rc = self._fn(self._from_buffer(a), self.ctx, cur)
+        a = actions
+        fast = self._fast
+        rc = fast(a, self._address, cur) if fast is not None else NotImplemented
+        if rc is NotImplemented:  # not an array the kernel reads as it is: convert it
+            a = self.actions(a)
+            rc = self._fn(self._from_buffer(a), self.ctx, cur)
         if rc < 0:
             self._fail(rc, a)
         self.cur = 1 - cur
