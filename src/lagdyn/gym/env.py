@@ -681,7 +681,15 @@ class LagdynVectorEnv(_CoreView, _VectorEnvBase):
         """True when a step of every copy — action, dynamics, termination, reward,
         autoreset and observation — is one call of one generated C function (the C backend,
         and every piece with a symbolic form: the ready-made tasks, the built-in
-        observations and resets); else the kernel's dynamics with the rest in numpy."""
+        observations and resets); else the kernel's dynamics with the rest in numpy.
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> envs = ld.gym.make_vec("cart_pole", num_envs=4, backend="numpy")
+        >>> envs.whole_step  # numpy: the generated step kernel, the rest in numpy
+        False
+        """
         return self._whole is not None
 
     def __repr__(self) -> str:
