@@ -65,7 +65,10 @@ def _tidy(expr: sp.Expr) -> sp.Expr:
     expr = sp.sympify(expr)
     if expr.is_number:
         return expr
-    num, den = sp.fraction(sp.together(sp.expand_trig(expr)))
+    expr = sp.expand_trig(expr)
+    if not any(p.exp.is_negative for p in expr.atoms(sp.Pow)):  # a polynomial: no together
+        return sp.factor_terms(reduce_pythagoras(expr))
+    num, den = sp.fraction(sp.together(expr))
     num = sp.factor_terms(reduce_pythagoras(num))
     if den.free_symbols or den.has(sp.Function):
         return num / sp.factor_terms(reduce_pythagoras(den))
@@ -108,6 +111,8 @@ def _decide_zero(expr: sp.Expr, qs: Mapping[Any, Any]) -> bool | None:
     expr = sp.expand(expr)
     if expr == 0:
         return True
+    if not expr.atoms(sp.Function):  # a rational function: cancel decides exactly
+        return sp.cancel(sp.together(expr)) == 0
     if sp.denom(sp.together(expr)) != 1 and sp.cancel(sp.together(expr)) == 0:
         return True
     return is_zero(_back(expr, qs, {}), list(qs))
