@@ -196,12 +196,14 @@ def _aba_into(
         cI = _mul6(Ia, c[i])
         pa = b.vec([pA[i][r] + cI[r] + UD[r] * u[i] for r in range(6)])
         up = _inertia6_up(b, kin.R[i], kin.p[i], Ia)
-        fn, ff = _force_up(b, kin.R[i], kin.p[i], pa[:3], pa[3:])
         if j >= 0:
             IA[j] = _sym6(b, [[IA[j][r][cc] + up[r][cc] for cc in range(6)] for r in range(6)])
-            pA[j] = b.vec(_add(pA[j], fn + ff))
         else:
             IAb = _sym6(b, [[IAb[r][cc] + up[r][cc] for cc in range(6)] for r in range(6)])
+        fn, ff = _force_up(b, kin.R[i], kin.p[i], pa[:3], pa[3:])
+        if j >= 0:
+            pA[j] = b.vec(_add(pA[j], fn + ff))
+        else:
             pAb = b.vec(_add(pAb, fn + ff))
     base_dw, base_dv = _ZERO, [-x for x in chain.gravity]
     if root is not None:
