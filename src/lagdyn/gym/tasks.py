@@ -174,7 +174,9 @@ def _spec(fn: Callable[..., Any], expr: Callable[..., Any]) -> None:
     setattr(fn, EXPR, expr)
 
 
-def _uniform(fn: Callable[..., Any], low: Any, high: Any, f32: bool = False, shift: Any = 0.0):
+def _uniform(
+    fn: Callable[..., Any], low: Any, high: Any, f32: bool = False, shift: Any = 0.0
+) -> None:
     """Mark a reset as uniform draws in ``[low, high)`` per entry (``_core.UNIFORM``)."""
     from ._core import UNIFORM
 
