@@ -292,3 +292,14 @@ def test_sleigh_linearized_about_straight_sliding():
         red.linearize([0, 0, 0], [1, 1, 0], ignorable=[x, y], params=params)
     with pytest.warns(LagdynWarning, match="not a steady motion"):
         red.linearize([0, 0, 0], [1, 0, 0], params=params)
+
+
+# ------------------------------------------------------------------ consumers refuse by name
+def test_fmu_export_and_cli_refuse_velocity_constraints(tmp_path, capsys):
+    from lagdyn.cli import main
+    from lagdyn.export.fmu import export_fmu
+
+    with pytest.raises(LagdynError, match="velocity \\(nonholonomic\\) constraints"):
+        export_fmu(ld.zoo.get("chaplygin_sleigh"), tmp_path / "sleigh.fmu")
+    assert main(["derive", "rolling_disc"]) == 2
+    assert "rolling_disc is a constrained model" in capsys.readouterr().err

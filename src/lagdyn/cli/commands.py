@@ -211,6 +211,11 @@ def _model(args: argparse.Namespace) -> tuple[str, Callable[[], LagrangianSystem
     if args.model:
         options = parse_options(args.option)
         zoo.check_options(args.model, options)  # a mistyped name or option: before any work
+        if args.model in zoo.constrained_names():
+            raise _UsageError(
+                f"{args.model} is a constrained model (ld.ConstrainedSystem), which the "
+                f"command line does not take; use it from Python: ld.zoo.get({args.model!r})"
+            )
         return args.model, lambda: zoo.get(args.model, **options)
     if args.file:
         return Path(args.file).stem, lambda: _from_file(args.file)

@@ -125,6 +125,11 @@ def _check_system(system: Any) -> tuple[Any, list[Any] | None]:
     # duck-typed: export/ sits below the system layer (tests/test_imports.py)
     constraints = None
     if hasattr(system, "kkt_matrix") and hasattr(system, "constraints"):
+        if getattr(system, "m_velocity", 0):
+            raise LagdynError(
+                "export_fmu: velocity (nonholonomic) constraints are not exported; export "
+                "the holonomic model, or simulate with ConstrainedSystem.simulate"
+            )
         constraints = list(system.constraints)
         system = system.system
     if not all(hasattr(system, a) for a in ("M", "h", "q", "parameters", "defaults", "n")):
