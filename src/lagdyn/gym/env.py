@@ -934,7 +934,13 @@ def make_vec(
 
     The options are those of :func:`make`. A step of all copies is one call of the model's
     generated step kernel (the integrator's stages inlined in the model's forward dynamics,
-    compiled by the chosen backend), with no Python loop over the copies.
+    compiled by the chosen backend), with no Python loop over the copies. On the C backend,
+    when the reward, termination, observation and reset have symbolic forms (the ready-made
+    tasks, the built-in observations and resets), the whole step — actions, dynamics,
+    termination, reward, autoreset (initial states from a counter-based generator keyed
+    from ``np_random``), float32 observations — is one call of one generated C function
+    (:attr:`LagdynVectorEnv.whole_step`; ``docs/gym.md`` says which randomness matches
+    Gymnasium's). The arrays a step returns are never overwritten while referenced.
 
     Parameters
     ----------
