@@ -1,4 +1,5 @@
-r"""Holonomic constraints by Lagrange multipliers (seed 004).
+r"""Holonomic and velocity (nonholonomic) constraints by Lagrange multipliers (seed 004,
+issue 24).
 
 A :class:`ConstrainedSystem` couples a :class:`~lagdyn.LagrangianSystem` with
 constraints :math:`\Phi(q) = 0`. With :math:`J_c = \partial\Phi/\partial q` the
@@ -15,7 +16,13 @@ with :math:`h = C\dot q + G\dot q + g - Q`. Differentiating the constraints twic
     \begin{bmatrix} \tau - h \\ -\dot J_c\dot q - 2\alpha\dot\Phi - \beta^2\Phi \end{bmatrix},
 
 where the Baumgarte terms (α, β ≥ 0) damp the drift of Φ that the twice
-differentiated form lets grow. :math:`J_c^T\lambda` are the constraint forces in
+differentiated form lets grow.
+
+Velocity constraints :math:`A(q, t)\dot q + b(q, t) = 0` (``velocity_constraints=``) join
+as further rows: W = [J_c; A] replaces J_c, and their acceleration rows are
+:math:`-(\dot A\dot q + \dot b) - \alpha(A\dot q + b)` (differentiated once). Their
+reduced equations on independent speeds, integrability and linearization live in
+:mod:`lagdyn.nonholonomic`. :math:`J_c^T\lambda` are the constraint forces in
 generalized coordinates; λ are physically observable (rod tensions, contact forces).
 
 Everything here is symbolic; :meth:`ConstrainedSystem.lambdify` builds the batched
@@ -58,14 +65,21 @@ __all__ = ["ConstrainedSystem"]
 
 
 class ConstrainedSystem:
-    r"""A Lagrangian system subject to holonomic constraints Φ(q) = 0.
+    r"""A Lagrangian system subject to holonomic constraints Φ(q) = 0 and velocity
+    constraints A(q, t) q̇ + b(q, t) = 0.
 
     Parameters
     ----------
     system : LagrangianSystem
         The unconstrained system (its coordinates may be redundant, e.g. Cartesian).
     constraints : sequence of sympy.Expr
-        The m constraint functions Φ_i(q), each meant to vanish; m < n.
+        The holonomic constraint functions Φ_i(q), each meant to vanish (may be empty
+        when velocity constraints are given).
+    velocity_constraints : sequence of sympy.Expr, optional
+        Expressions linear in the rates, a_i(q, t)·q̇ + b_i(q, t), each meant to vanish
+        (rolling without slipping, knife edges). Together with ``constraints``, fewer
+        rows than coordinates. One that is an exact differential is reported with a
+        :class:`~lagdyn.LagdynWarning` naming its Φ (see :meth:`integrability_report`).
     redundant : {"raise", "lstsq"}
         What to do with linearly dependent constraints (rank-deficient J_c at generic
         states): raise :class:`ConstraintError` naming the rows (default), or keep them
@@ -74,8 +88,9 @@ class ConstrainedSystem:
     Raises
     ------
     ConstraintError
-        No constraints, m ≥ n, a constraint depending on rates or time, or
-        (``redundant="raise"``) dependent constraints.
+        No constraints, m ≥ n (more constraints than speeds), a holonomic constraint
+        depending on rates or time, a velocity constraint not linear in the rates or
+        depending on no rate (or on nothing), or (``redundant="raise"``) dependent rows.
 
     Examples
     --------
@@ -85,6 +100,17 @@ class ConstrainedSystem:
     >>> cs = ld.ConstrainedSystem(dp, [a - b])     # weld the rods together
     >>> cs.m, cs.kkt_matrix.shape
     (1, (3, 3))
+
+    A knife edge: the point (x, y) may not move across the heading θ.
+
+    >>> import sympy as sp
+    >>> x, y, th = ld.coordinates("x y theta")
+    >>> xd, yd, thd = ld.velocities([x, y, th])
+    >>> free = ld.LagrangianSystem.from_energies((xd**2 + yd**2 + thd**2) / 2, 0, [x, y, th])
+    >>> knife = ld.ConstrainedSystem(
+    ...     free, velocity_constraints=[-sp.sin(th) * xd + sp.cos(th) * yd])
+    >>> knife.A, knife.dof
+    (Matrix([[-sin(theta(t)), cos(theta(t)), 0]]), 2)
     """
 
     def __init__(
