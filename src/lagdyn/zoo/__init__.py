@@ -24,7 +24,7 @@ from typing import Any
 
 from ..errors import LagdynError
 from ..system import LagrangianSystem
-from . import mechanisms, rolling
+from . import bicycle, mechanisms, rolling
 from .arms import two_link_planar
 from .chains import n_link_pendulum, planar_arm
 from .pendulums import double_pendulum
@@ -293,4 +293,9 @@ register_constrained(
     "chaplygin_sleigh",
     rolling.chaplygin_sleigh,
     "Chaplygin's sleigh: a body on a knife edge that cannot slide sideways (nonholonomic)",
+)
+register_constrained(
+    "whipple_bicycle",
+    bicycle.whipple_bicycle,
+    "Whipple bicycle, benchmark parameters of Meijaard et al. 2007 (roll, steer; nonholonomic)",
 )
