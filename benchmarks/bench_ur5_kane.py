@@ -22,8 +22,10 @@ One process, in this order:
    ten barycentric symbols per link, m, m·c and the inertia about the link origin): chain
    construction, the recursive programs M (CRBA), h and τ (RNEA), the recursive
    (Christoffel-consistent) Coriolis program C, the skew proof on the programs
-   (``is_skew_symmetric(route="recursive")``: exact arithmetic at random points, see
-   ``lagdyn.recursive.proofs``), and the exact skew proof on the closed form
+   (``is_skew_symmetric(route="recursive")``: an exact decision, the programs expanded on
+   the torus with Ṁ by forward mode, see ``lagdyn.recursive.proofs``; the sampled proof,
+   exact arithmetic at random points, timed apart for comparison), and the exact skew proof
+   on the closed form
    (``.M`` — which runs the canonical trig-polynomial derivation of M, Γ, C and g —, ``.C``
    and ``.L``, which the proof builds to share its encoding with the passivity proof, timed
    apart, then ``is_skew_symmetric()``).
@@ -145,6 +147,12 @@ def lagdyn_run(skew: bool = True) -> tuple[dict[str, tuple[float, float]], objec
         lap(f"prog {key}")
     proved = arm.is_skew_symmetric(route="recursive")
     lap("program skew proof")
+    assert proved is True, proved
+    from lagdyn.recursive import proofs
+
+    lap("-")  # (import)
+    proved = proofs.prove(arm, ["skew"], method="sample").results["skew"]
+    lap("sampled program skew proof")
     assert proved is True, proved
     if skew:
         _ = arm.M
@@ -331,16 +339,19 @@ def main() -> None:
         "closed C": "lagdyn closed-form C (rest of `.C`)",
         "closed L": "lagdyn closed-form L = ½q̇ᵀMq̇ − V (built by the skew proof)",
         "skew proof": "lagdyn `is_skew_symmetric()` (after M, C, L)",
-        "program skew proof": 'lagdyn `is_skew_symmetric(route="recursive")` (CRBA M, recursive C; exact randomized, error < 2^-100)',
+        "program skew proof": 'lagdyn `is_skew_symmetric(route="recursive")` (CRBA M, recursive C; exact decision: programs expanded on the torus, Ṁ by forward mode)',
+        "sampled program skew proof": 'lagdyn `prove(arm, ["skew"], method="sample")` (exact arithmetic at random points, error < 2^-100; for comparison)',
     }
     opk = {"prog M": "M", "prog h": "h", "prog tau": "tau", "prog C": "C"}
     for k in keys:
+        if k == "-":
+            continue
         op = f"{ops[opk[k]]} (after CSE)" if k in opk else ""
         print(f"| {labels[k]} | {cells(best[k])} | {op} |")
     print(f"| **lagdyn chain + M + h + τ programs** (A) | {cells(rec)} | |")
     print(f"| **A + closed-form M, C + skew proof** (B) | {cells(rec_skew)} | |")
     print(f"| B + recursive C program | {cells(rec_all)} | |")
-    print(f"| **A + recursive C program + its skew proof** (R) | {cells(rec_prog)} | |")
+    print(f"| **A + recursive C program + its exact skew proof** (R) | {cells(rec_prog)} | |")
     for j, what in ((0, "wall"), (1, "CPU")):
         print(
             f"\n{what}: Kane / A = {t_kane[j] / rec[j]:.1f}×; Kane / B = {t_kane[j] / rec_skew[j]:.1f}×; "

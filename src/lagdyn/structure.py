@@ -170,7 +170,9 @@ def _as_matrix(M: Any, what: str) -> sp.ImmutableMatrix:
 
 
 # ---------------------------------------------------------------------------- skew-symmetry
-def is_skew_symmetric(system: SystemLike, C: sp.MatrixBase | None = None) -> bool | None:
+def is_skew_symmetric(
+    system: SystemLike, C: sp.MatrixBase | None = None, *, route: str | None = None
+) -> bool | None:
     r"""Exact proof that :math:`N = \dot M - 2C` is skew-symmetric.
 
     With ``C=None`` the system's own Christoffel C is checked (always skew, so this
@@ -179,10 +181,18 @@ def is_skew_symmetric(system: SystemLike, C: sp.MatrixBase | None = None) -> boo
     ``False`` when it does not. The check recomputes :math:`\dot M` from the returned M
     and expands every :math:`N_{ij} + N_{ji}` in canonical form.
 
+    For a robot chain (a system with recursive programs) and ``C=None`` the decision is
+    made on the CRBA and Coriolis programs the generated code runs, without the closed
+    form (:func:`lagdyn.recursive.proofs.is_skew_symmetric`); programs it cannot take
+    (floating-point rotations) go to the closed form. ``route="closed"`` forces the
+    closed form.
+
     Raises
     ------
     ShapeError
         A ``C`` that is not n × n.
+    LagdynError
+        An unknown ``route``.
 
     Examples
     --------
@@ -195,6 +205,16 @@ def is_skew_symmetric(system: SystemLike, C: sp.MatrixBase | None = None) -> boo
     >>> ld.structure.is_skew_symmetric(arm, arm.C + S)
     False
     """
+    if route not in (None, "closed"):
+        raise LagdynError(f"route must be None or 'closed', got {route!r}")
+    if route is None and C is None and hasattr(system, "program"):
+        from .recursive.chain import chain_of
+        from .recursive.proofs import is_skew_symmetric as on_programs
+
+        if chain_of(system) is not None:
+            on_chain = on_programs(system)
+            if on_chain is not None:
+                return on_chain
     n = system.n
     Cm = system.C if C is None else _as_matrix(C, "C")
     if Cm.shape != (n, n):

@@ -44,13 +44,16 @@ def test_every_identity_holds_on_the_zoo_arms(name):
     report = proofs.prove(arm(name))
     assert report.results == {c: True for c in proofs.CHECKS}
     assert report.ok
-    assert all(0 < report.error_bound[c] < 2.0**-100 for c in proofs.CHECKS)
-    assert all(report.draws[c] >= 2 for c in proofs.CHECKS)
+    sampled = [c for c in proofs.CHECKS if c not in proofs.EXACT_BY_DEFAULT]
+    assert all(0 < report.error_bound[c] < 2.0**-100 for c in sampled)
+    assert all(report.draws[c] >= 2 for c in sampled)
+    for c in proofs.EXACT_BY_DEFAULT:  # decisions: no draws, no error probability
+        assert report.exact[c] and report.error_bound[c] == 0 and report.draws[c] == 0
 
 
 def test_security_sets_the_error_bound():
-    loose = proofs.prove(arm("spatial_3r"), ["skew"], security=20)
-    tight = proofs.prove(arm("spatial_3r"), ["skew"], security=300)
+    loose = proofs.prove(arm("spatial_3r"), ["skew"], security=20, method="sample")
+    tight = proofs.prove(arm("spatial_3r"), ["skew"], security=300, method="sample")
     assert loose.error_bound["skew"] < 2.0**-20 and tight.error_bound["skew"] < 2.0**-300
     assert loose.draws["skew"] < tight.draws["skew"]
 
@@ -65,7 +68,10 @@ def test_a_coriolis_matrix_with_the_same_c_qdot_but_not_christoffel_is_caught():
     bad = tampered(base, "C", C)
     report = proofs.prove(bad, ["skew", "coriolis"])
     assert report.results == {"skew": False, "coriolis": True}
-    assert report.draws["skew"] == 1  # the first exact point is a counterexample
+    assert report.exact["skew"] and not report.exact["coriolis"]
+    sampled = proofs.prove(bad, ["skew"], method="sample")
+    assert sampled.results == {"skew": False}
+    assert sampled.draws["skew"] == 1  # the first exact point is a counterexample
 
 
 def test_a_change_of_one_part_in_2_to_the_80_is_caught():
@@ -227,7 +233,8 @@ def test_cli_check_route_recursive(capsys):
 
     assert main(["check", "spatial_3r", "--route", "recursive"]) == 0
     out = capsys.readouterr().out
-    assert "recursive programs" in out and out.count("proved (error probability") == 6
+    assert "recursive programs" in out and out.count(": proved (") == 6
+    assert out.count("proved (exact") == len(proofs.EXACT_BY_DEFAULT)
     assert "all proofs passed" in out
     assert main(["check", "double_pendulum", "--route", "recursive"]) == 2
     assert "needs a robot arm" in capsys.readouterr().err
@@ -242,3 +249,108 @@ def test_a_counterexample_at_a_non_generic_constant_angle_is_undecided():
     C = list(base.program("C").outputs)
     C[0] += programs.input_symbols(2)["qd"][1]
     assert proofs.prove(tampered(base, "C", C), ["skew"]).results == {"skew": None}
+
+
+# ---------------------------------------------------------------- exact decisions (issue 25)
+@pytest.mark.parametrize("name", ["ur5", "puma560"])
+def test_the_skew_proof_on_the_programs_is_a_decision(name):
+    """Symbolic inertial parameters, ten per link: the exact route, no closed form."""
+    system = ld.zoo.get(name, parameters="symbolic")
+    report = proofs.prove(system, ["skew"])
+    assert report.results == {"skew": True}
+    assert report.exact == {"skew": True} and report.error_bound == {"skew": 0.0}
+    assert "M" not in system.__dict__ and "C" not in system.__dict__  # closed form not built
+
+
+@pytest.mark.slow
+def test_the_skew_proof_of_the_panda_is_a_decision():
+    system = ld.zoo.get("panda", parameters="symbolic")
+    assert system.is_skew_symmetric() is True
+    assert "M" not in system.__dict__
+
+
+def test_a_wrong_coriolis_matrix_of_a_six_joint_arm_is_refuted_exactly():
+    """C' = C + S with S q̇ = 0 on the PUMA 560's program: the exact proof says False."""
+    base = arm("puma560")
+    C = list(base.program("C").outputs)
+    v = programs.input_symbols(6)["qd"]
+    C[6 * 2 + 4] += v[3]  # S[2, 4] = q̇₃, S[3, ... ] keeps S q̇ = 0 with S[2, 3] = -q̇₄
+    C[6 * 2 + 3] -= v[4]
+    bad = tampered(base, "C", C)
+    report = proofs.prove(bad, ["skew"], method="exact")
+    assert report.results == {"skew": False} and report.exact["skew"]
+
+
+def test_a_tiny_change_of_m_is_refuted_exactly():
+    base = arm("spatial_3r")
+    M = list(base.program("M").outputs)
+    M[1] = M[1] * (1 + sp.Rational(1, 2**80))  # M[0, 1] only: no longer symmetric either
+    report = proofs.prove(tampered(base, "M", M), ["symmetric", "skew", "inverse"], method="exact")
+    assert report.results == {"symmetric": False, "skew": False, "inverse": False}
+    assert all(report.exact.values())
+
+
+def test_passivity_on_the_programs_is_a_decision():
+    report = proofs.prove(arm("spatial_3r"), ["passive", "coriolis", "inverse"], method="exact")
+    assert report.results == {"passive": True, "coriolis": True, "inverse": True}
+    assert all(report.exact.values())
+    assert proofs.is_passive(arm("planar_3r")) is True
+
+
+def test_structure_and_robot_is_skew_symmetric_take_the_program_route():
+    """``structure.is_skew_symmetric`` and ``RobotSystem.is_skew_symmetric()`` decide on
+    the programs: the closed-form M and C are never built (the old route built both)."""
+    system = ld.zoo.get("spatial_3r", parameters="symbolic")
+    assert ld.structure.is_skew_symmetric(system) is True
+    assert system.is_skew_symmetric() is True
+    assert "M" not in system.__dict__ and "C" not in system.__dict__
+    assert system.is_skew_symmetric(route="closed") is True  # the closed form on request
+    assert "C" in system.__dict__
+    with pytest.raises(LagdynError, match="route"):
+        ld.structure.is_skew_symmetric(system, route="recursive")
+
+
+def test_floating_point_programs_are_undecided_on_the_programs():
+    """(The default route then hands them to the closed form, as before this route.)"""
+    rounded = ld.robot.from_dh([(0, 1, sp.Float(0.3)), (0, 1, sp.Float(1.1)), (0, 1, 0)])
+    assert proofs.is_skew_symmetric(rounded) is None
+    assert proofs.prove(rounded, ["skew"]).exact == {"skew": True}
+
+
+def test_bad_method_is_named():
+    with pytest.raises(LagdynError, match="method"):
+        proofs.prove(arm("planar_3r"), ["skew"], method="guess")
+
+
+_TORUS = sp.symbols("c0 s0 c1 s1 p")
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(-3, 3), st.tuples(*[st.integers(0, 4)] * 5)), max_size=6),
+    st.lists(st.tuples(st.integers(-3, 3), st.tuples(*[st.integers(0, 3)] * 5)), max_size=4),
+)
+def test_torus_normal_form_is_zero_exactly_on_the_ideal(p_terms, q_terms):
+    """NF(P + (c0² + s0² − 1) Q) = NF(P), and NF(P) = 0 only when P vanishes on the torus."""
+    import symengine as se
+
+    c0, s0, c1, s1, p = (se.Symbol(str(x)) for x in _TORUS)
+
+    def poly(terms):
+        return se.Add(*[k * c0**a * s0**b * c1**c * s1**d * p**e for k, (a, b, c, d, e) in terms])
+
+    dom = proofs._Torus([(c0, s0), (c1, s1)])
+    P, Q = poly(p_terms), poly(q_terms)
+    assert dom.normal_form(P + (c0**2 + s0**2 - 1) * Q) == dom.normal_form(P)
+    nf = dom.normal_form(P)
+    assert all(
+        not (a.is_Pow and a.args[0] in (s0, s1) and int(a.args[1]) >= 2) for a in nf.atoms(se.Pow)
+    )
+    if nf != 0:  # nonzero normal form: a point of the torus where P does not vanish
+        import math as m
+
+        vals = [(m.cos(t), m.sin(t)) for t in (0.3, 1.1, 2.0, 2.9, 4.4)]
+        f = se.lambdify([c0, s0, c1, s1, p], [P])
+        assert any(
+            abs(f(a, b, c, d, e)) > 1e-9 for (a, b) in vals for (c, d) in vals for e in (0.7, 1.9)
+        )

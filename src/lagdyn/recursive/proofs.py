@@ -15,10 +15,23 @@ closed forms, so the structure it relies on is proved on those programs themselv
 Friction forces are left out (the identities are those of the rigid-body part; Coulomb's
 sign is not a polynomial); armature is in. Each identity is a polynomial (``forward``:
 rational) identity in cos qᵢ, sin qᵢ, q̇, q̈, τ and the parameters, to hold on the torus
-cᵢ² + sᵢ² = 1. Zero-testing a straight-line
+cᵢ² + sᵢ² = 1.
+
+**Decisions** (``method="exact"``; the default for ``symmetric``, ``skew`` and ``passive``):
+the programs are evaluated with every input a symbol — (cᵢ, sᵢ) for each angle, the
+parameters, q̇, q̈, τ — each statement expanded (symengine) and reduced with
+sᵢ² = 1 − cᵢ² as it is formed; Ṁ and Ė are forward-mode dual numbers along q̇ (and q̈)
+with ċ = −s q̇, ṡ = c q̇ (no closed-form M is built, and Ṁ is never differentiated
+symbolically). The residual's normal form (each sᵢ of degree at most one: unique, since
+the sᵢ² − (1 − cᵢ²) are a Gröbner basis of the torus ideal) is zero exactly when the
+identity holds: ``True`` and ``False`` are both certain (``error_bound`` 0). Its cost is
+that of the expanded residual (seconds for a 6- or 7-joint arm with symbolic inertial
+parameters).
+
+**Samples** (``method="sample"``; the default for the other identities, and what
+``method="exact"`` uses for ``forward``, a rational identity): zero-testing a straight-line
 program is polynomial identity testing, and no efficient deterministic algorithm is known
-for it; expanding the programs is what the closed route does and costs orders of magnitude
-more. It is decided here by the Schwartz–Zippel lemma, in exact rational arithmetic:
+for it. It is decided here by the Schwartz–Zippel lemma, in exact rational arithmetic:
 
 * every joint's (cᵢ, sᵢ) is the rational point ((1 − tᵢ²)/(1 + tᵢ²), 2tᵢ/(1 + tᵢ²)) for a
   tᵢ drawn uniformly from a set of 2^(k+1) values (the points Re, Im of z²/|z|² for the
@@ -67,7 +80,14 @@ from .forward import forward_dynamics as _forward_dynamics
 from .program import Program, input_symbols
 from .rnea import rnea as _rnea
 
-__all__ = ["CHECKS", "ProgramProofs", "is_skew_symmetric", "prove"]
+__all__ = [
+    "CHECKS",
+    "EXACT_BY_DEFAULT",
+    "ProgramProofs",
+    "is_passive",
+    "is_skew_symmetric",
+    "prove",
+]
 
 #: The identities :func:`prove` knows, in the order it reports them.
 CHECKS = ("symmetric", "skew", "coriolis", "inverse", "forward", "passive")
@@ -223,6 +243,96 @@ class _Dual:
 
     def is_zero(self, x: Any) -> bool:
         return bool(self.base.is_zero(x[0]) and self.base.is_zero(x[1]))
+
+
+class _Torus:
+    """Exact polynomials on the torus: symengine expressions in the circle symbols
+    (cᵢ, sᵢ) and every other input, expanded, with sᵢ² = 1 − cᵢ² applied.
+
+    The ideal (cᵢ² + sᵢ² − 1)ᵢ has the Gröbner basis it is written in (the leading terms
+    sᵢ² are coprime), so every polynomial has one normal form with each sᵢ of degree at most
+    one, and it is zero exactly when the polynomial vanishes on the (real) torus, which is
+    Zariski-dense in the variety of that prime ideal. Products are expanded and reduced as
+    they are formed (keeping the intermediates small); :meth:`is_zero` reduces to the
+    normal form completely before comparing with 0. Division is not available.
+    """
+
+    def __init__(self, circles: Sequence[tuple[Any, Any]]) -> None:
+        import symengine as se
+
+        self.se = se
+        self.circles = list(circles)
+        self._sines = {s: c for c, s in self.circles}
+        self._held: dict[Any, frozenset[Any]] = {}
+        self._rules: dict[Any, Any] = {}
+        self._top = 1
+        self._grow(6)
+
+    def _grow(self, top: int) -> None:
+        """Rules s**e -> s**(e % 2) (1 - c²)**(e // 2) for 2 <= e <= top."""
+        for c, s in self.circles:
+            for e in range(max(2, self._top + 1), top + 1):
+                self._rules[s**e] = (1 - c**2) ** (e // 2) * (s if e % 2 else 1)
+        self._top = max(self._top, top)
+
+    def _reduce(self, x: Any) -> Any:
+        y = x.xreplace(self._rules)
+        return x if y is x else self.se.expand(y)
+
+    def normal_form(self, x: Any) -> Any:
+        """The normal form: no sine of degree 2 or more is left."""
+        se = self.se
+        x = self._reduce(se.expand(x))
+        while True:
+            high = [
+                int(a.args[1])
+                for a in x.atoms(se.Pow)
+                if a.args[0] in self._sines and a.args[1].is_Integer and int(a.args[1]) >= 2
+            ]
+            if not high:
+                return x
+            self._grow(max(high))
+            x = self._reduce(x)
+
+    def _sines_of(self, x: Any) -> frozenset[Any]:
+        """The sines a value holds (memoized; values are built here, so mostly known)."""
+        found = self._held.get(x)
+        if found is None:
+            found = frozenset(v for v in x.free_symbols if v in self._sines)
+            self._held[x] = found
+        return found
+
+    def const(self, r: Fraction) -> Any:
+        return self.se.Rational(r.numerator, r.denominator)
+
+    def add(self, xs: Sequence[Any]) -> Any:
+        out = self.se.Add(*xs)
+        self._held[out] = frozenset().union(*(self._sines_of(x) for x in xs))
+        return out
+
+    def mul(self, xs: Sequence[Any]) -> Any:
+        # reduced factors with no sine in common multiply into a reduced product
+        held = [self._sines_of(x) for x in xs]
+        union = frozenset().union(*held)
+        out = self.se.expand(self.se.Mul(*xs))
+        if sum(map(len, held)) > len(union):
+            out = self._reduce(out)
+        self._held[out] = union
+        return out
+
+    def pow(self, x: Any, e: int) -> Any:
+        out = self.se.expand(x**e)
+        held = self._sines_of(x)
+        if held and e > 1:
+            out = self._reduce(out)
+        self._held[out] = held
+        return out
+
+    def inv(self, x: Any) -> Any:
+        raise _UnsupportedError("division")
+
+    def is_zero(self, x: Any) -> bool:
+        return bool(self.normal_form(x) == 0)
 
 
 class _Degrees:
@@ -418,9 +528,11 @@ class ProgramProofs:
         Identity name → True (proved), False (a counterexample: certain) or None (not
         decidable by exact evaluation).
     error_bound : dict
-        Identity name → the probability that a ``True`` is wrong (0 for False and None).
+        Identity name → the probability that a ``True`` is wrong (0 for False and None,
+        and for an exact decision).
     draws : dict
-        Identity name → the number of random exact points evaluated.
+        Identity name → the number of random exact points evaluated (0 for an exact
+        decision).
     seconds : dict
         Identity name → time taken (program construction excluded; see ``build_seconds``).
     build_seconds : float
@@ -428,6 +540,9 @@ class ProgramProofs:
     floats : bool
         The programs hold floating-point numbers: a residual that is not zero is then
         reported ``None`` (it may be the rounding of a rotation), not ``False``.
+    exact : dict
+        Identity name → True when it was decided by expanding the programs (a decision,
+        see the module docstring), False when by random exact points.
 
     Examples
     --------
@@ -443,6 +558,7 @@ class ProgramProofs:
     seconds: dict[str, float] = field(default_factory=dict)
     build_seconds: float = 0.0
     floats: bool = False
+    exact: dict[str, bool] = field(default_factory=dict)
 
     def __getattr__(self, name: str) -> bool | None:
         results = self.__dict__.get("results", {})
@@ -468,9 +584,11 @@ class ProgramProofs:
         Examples
         --------
         >>> import lagdyn as ld
-        >>> print(ld.robot.proofs.prove(ld.zoo.get("planar_3r"), ["skew"]).lines()[0])
-        ... # doctest: +ELLIPSIS
-        Ṁ − 2C skew-symmetric (recursive programs): proved (error probability < 2^-...)
+        >>> report = ld.robot.proofs.prove(ld.zoo.get("planar_3r"), ["skew", "inverse"])
+        >>> for line in report.lines():  # doctest: +ELLIPSIS
+        ...     print(line)
+        Ṁ − 2C skew-symmetric (recursive programs): proved (exact: ...)
+        M q̈ + h = τ (CRBA against RNEA): proved (error probability < 2^-...)
         """
         words = {
             "symmetric": "M symmetric (CRBA)",
@@ -482,7 +600,9 @@ class ProgramProofs:
         }
         out = []
         for name, value in self.results.items():
-            if value is True:
+            if value is True and self.exact.get(name):
+                verdict = "proved (exact: the expanded residual is zero on the torus)"
+            elif value is True:
                 bits = -math.log2(self.error_bound[name]) if self.error_bound[name] > 0 else 1e9
                 verdict = f"proved (error probability < 2^-{int(bits)})"
             elif value is False:
@@ -495,17 +615,26 @@ class ProgramProofs:
         return out
 
 
+#: The identities decided exactly (expanded on the torus) by ``method="auto"``.
+EXACT_BY_DEFAULT = ("symmetric", "skew", "passive")
+
+_METHODS = ("auto", "exact", "sample")
+
+
 def prove(
     system: Any,
     checks: Sequence[str] | None = None,
     *,
     security: int = 100,
+    method: str = "auto",
 ) -> ProgramProofs:
     """Prove the identities ``checks`` (default: all of :data:`CHECKS`) of a chain's programs.
 
-    See the module docstring for the identities and the method (exact rational arithmetic at
-    random points, Schwartz–Zippel): ``False`` comes with an exact counterexample and is
-    certain; ``True`` is wrong with probability at most ``error_bound`` ≤ 2^-``security``.
+    See the module docstring for the identities and the two methods. An exact decision
+    expands the programs on the torus: ``True`` and ``False`` are both certain. Sampling
+    evaluates them in exact rational arithmetic at random points (Schwartz–Zippel):
+    ``False`` comes with an exact counterexample and is certain; ``True`` is wrong with
+    probability at most ``error_bound`` ≤ 2^-``security``.
 
     Parameters
     ----------
@@ -514,12 +643,17 @@ def prove(
     checks : sequence of str, optional
         Names from :data:`CHECKS`.
     security : int
-        Bits of confidence for a ``True`` (20 … 1000).
+        Bits of confidence for a sampled ``True`` (20 … 1000).
+    method : {"auto", "exact", "sample"}
+        ``"auto"``: exact decisions for :data:`EXACT_BY_DEFAULT` (symmetry, skew
+        symmetry, passivity), samples for the others; ``"exact"``: decisions for every
+        polynomial identity (``forward``, a rational one, is still sampled);
+        ``"sample"``: random points only (fast, probabilistic ``True``).
 
     Raises
     ------
     LagdynError
-        ``system`` is not a chain, an unknown check, or a security out of range.
+        ``system`` is not a chain, an unknown check or method, or a security out of range.
 
     Examples
     --------
@@ -537,6 +671,8 @@ def prove(
         raise LagdynError(f"unknown check(s) {unknown}; known: {', '.join(CHECKS)}")
     if not isinstance(security, int) or not 20 <= security <= 1000:
         raise LagdynError(f"security must be an integer from 20 to 1000 bits, got {security!r}")
+    if method not in _METHODS:
+        raise LagdynError(f"method must be one of {', '.join(map(repr, _METHODS))}, got {method!r}")
     progs = _Programs(system)
     t0 = time.perf_counter()
     needed: dict[str, Program] = {}
@@ -551,23 +687,47 @@ def prove(
     bounds: dict[str, float] = {}
     draws: dict[str, int] = {}
     seconds: dict[str, float] = {}
+    exact: dict[str, bool] = {}
     for name in names:
         t1 = time.perf_counter()
-        results[name], bounds[name], draws[name] = _decide(name, problem, security)
+        exact[name] = name != "forward" and (
+            method == "exact" or (method == "auto" and name in EXACT_BY_DEFAULT)
+        )
+        if exact[name]:
+            results[name], bounds[name], draws[name] = _decide_exact(name, problem), 0.0, 0
+        else:
+            results[name], bounds[name], draws[name] = _decide(name, problem, security)
         seconds[name] = time.perf_counter() - t1
-    return ProgramProofs(results, bounds, draws, seconds, build, problem.floats)
+    return ProgramProofs(results, bounds, draws, seconds, build, problem.floats, exact)
 
 
-def is_skew_symmetric(system: Any, *, security: int = 100) -> bool | None:
+def is_skew_symmetric(system: Any, *, security: int = 100, method: str = "exact") -> bool | None:
     """Ṁ − 2C skew-symmetric for the chain's CRBA M and recursive Coriolis C (see :func:`prove`).
+
+    By default an exact decision on the programs (``True`` and ``False`` certain; ``None``
+    for floating-point programs); ``method="sample"`` for random exact points.
 
     Examples
     --------
     >>> import lagdyn as ld
-    >>> ld.robot.proofs.is_skew_symmetric(ld.zoo.get("ur5", parameters="symbolic"))
+    >>> ld.robot.proofs.is_skew_symmetric(ld.zoo.get("puma560", parameters="symbolic"))
     True
     """
-    return prove(system, ["skew"], security=security).results["skew"]
+    return prove(system, ["skew"], security=security, method=method).results["skew"]
+
+
+def is_passive(system: Any, *, security: int = 100, method: str = "exact") -> bool | None:
+    """dE/dt = q̇ᵀτ for the chain's energy and RNEA programs (see :func:`prove`).
+
+    By default an exact decision on the programs, like :func:`is_skew_symmetric`.
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> ld.robot.proofs.is_passive(ld.zoo.get("spatial_3r", parameters="symbolic"))
+    True
+    """
+    return prove(system, ["passive"], security=security, method=method).results["passive"]
 
 
 def _key(what: str) -> str:
@@ -692,6 +852,54 @@ def _decide(name: str, problem: _Problem, security: int) -> tuple[bool | None, f
             return (None if problem.inexact else False), 0.0, done + 1
         done += 1
     return True, per_draw**wanted, done
+
+
+def _decide_exact(name: str, problem: _Problem) -> bool | None:
+    """Decide one polynomial identity by expanding the programs on the torus (:class:`_Torus`).
+
+    Every input stays a symbol: (cᵢ, sᵢ) for each circle (joint angles and constant
+    angles), the parameters, a prismatic joint's q and the q̇, q̈, τ vectors. Each program
+    statement is expanded and reduced as it is evaluated; the time derivatives (Ṁ, Ė) are
+    forward-mode dual numbers along q̇ (and q̈) with ċ = −s q̇, ṡ = c q̇, exactly as at a
+    drawn point. The residuals' normal forms are then compared with 0: a decision, not a
+    sample. ``None`` for floating-point programs (a rounded rotation is not exactly
+    orthogonal) and for what the domain cannot take (division, other functions); a nonzero
+    residual with a constant-angle circle is ``None`` too (constant angles may be
+    algebraically dependent, 7/10 and 7/5, so the identity may still hold at them).
+    """
+    import symengine as se
+
+    needs, residuals = _IDENTITIES[name]
+    if problem.floats:
+        return None
+    n = problem.n
+    marks = [(se.Symbol(f"_ldtc{k}"), se.Symbol(f"_ldts{k}")) for k in range(len(problem.circles))]
+    dom = _Torus(marks)
+    ins = input_symbols(n)
+    env: dict[sp.Basic, Any] = {p: se.Symbol(p.name) for p in problem.params}
+    for (c, s_, _), (cs, ss) in zip(problem.circles, marks):
+        env[c], env[s_] = cs, ss
+    for q, _ in problem.prismatic:
+        env[q] = se.Symbol(q.name)
+    x = {key: [se.Symbol(v.name) for v in ins[key]] for key in ("qd", "qdd", "tau")}
+    for key in x:
+        env.update(zip(ins[key], x[key]))
+    try:
+        out: dict[str, Any] = {}
+        for what in needs:
+            if what in ("dM", "dE"):
+                out[what] = _rates(problem, _key(what), env, x, dom)
+            else:
+                out[what] = _run(problem.progs[what], env, dom)
+        zero = all(dom.is_zero(r) for r in residuals(dom, out, x, n))
+    except _UnsupportedError:
+        return None
+    if zero:
+        return True
+    # a constant angle's circle stands for one point of it: refuted elsewhere on the circle
+    # (or with two dependent constant angles taken as independent), it may still hold there
+    constant_angles = any(rate is None for _, _, rate in problem.circles)
+    return None if problem.inexact or constant_angles else False
 
 
 def _residual_degree(

@@ -203,31 +203,47 @@ class RobotSystem(LagrangianSystem):
         return plan(self, binding, backend, route, forward)
 
     def is_skew_symmetric(
-        self, C: sp.MatrixBase | None = None, *, route: str = "closed"
+        self, C: sp.MatrixBase | None = None, *, route: str | None = None
     ) -> bool | None:
-        """Ṁ − 2C skew: on the closed form (exact, expands M and C) or the recursive programs.
+        """Ṁ − 2C skew: on the recursive programs (default) or on the closed form.
 
-        ``route="closed"`` is :func:`lagdyn.structure.is_skew_symmetric` on the closed-form M
-        and C (or a user's ``C``). ``route="recursive"`` proves it for the CRBA M and the
-        recursive Coriolis C that the generated code runs, by exact evaluation at random
-        points (:mod:`lagdyn.recursive.proofs`): ``False`` is certain, ``True`` wrong with
-        probability below 2⁻¹⁰⁰, and no closed form is built. ``None``: undecided.
+        ``route="recursive"`` (the default without a user ``C``) decides it exactly for the
+        CRBA M and the recursive Coriolis C that the generated code runs, without building
+        the closed form: the programs are expanded on the torus with every input a symbol
+        and Ṁ formed by forward-mode differentiation along q̇
+        (:mod:`lagdyn.recursive.proofs`); ``True`` and ``False`` are both certain.
+        ``route="closed"`` (the default with a user ``C``) is
+        :func:`lagdyn.structure.is_skew_symmetric` on the closed-form M and C (or ``C``).
+        Without a ``route``, programs the exact evaluation cannot take (floating-point
+        rotations) go to the closed form.
 
         Raises
         ------
         LagdynError
             An unknown route, a user ``C`` with the recursive route, programs the
-            recursive route cannot decide (floating-point rotations: use the closed route),
-            or a closed form above the system's ``closed_limit`` (see :class:`RobotSystem`).
+            recursive route cannot decide when it was asked for (floating-point rotations:
+            use the closed route), or a closed form above the system's ``closed_limit``
+            (see :class:`RobotSystem`).
 
         Examples
         --------
         >>> import lagdyn as ld
-        >>> ld.zoo.get("puma560", parameters="symbolic").is_skew_symmetric(route="recursive")
+        >>> ld.zoo.get("puma560", parameters="symbolic").is_skew_symmetric()
         True
         """
+        if route is None:
+            route = "recursive" if C is None else "closed"
+            if route == "recursive":
+                from ..recursive.proofs import is_skew_symmetric as on_programs
+
+                verdict = on_programs(self)
+                if verdict is not None:
+                    return verdict
+                route = "closed"
         if route == "closed":
-            return super().is_skew_symmetric(C)
+            from ..structure import is_skew_symmetric as on_closed_form
+
+            return on_closed_form(self, C, route="closed")
         if route != "recursive":
             raise LagdynError(f"route must be 'closed' or 'recursive', got {route!r}")
         if C is not None:
