@@ -211,7 +211,8 @@ def _check_parameters(given: Mapping[str, Any]) -> dict[str, float]:
     if unknown:
         hints = []
         for k in unknown:
-            close = difflib.get_close_matches(str(k), valid, n=2, cutoff=0.6)
+            close = [n for n in valid if n.lower() == str(k).lower()]
+            close = close or difflib.get_close_matches(str(k), valid, n=2, cutoff=0.6)
             hints.append(
                 f"{k!r}" + (f" (did you mean {' or '.join(map(repr, close))}?)" if close else "")
             )
