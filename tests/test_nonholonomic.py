@@ -138,6 +138,20 @@ def test_knife_edge_is_not_integrable():
         sleigh.is_integrable(3)
 
 
+def test_rows_integrable_together_but_not_one_by_one():
+    x, y, z = ld.coordinates("x y z")
+    xd, yd, zd = ld.velocities([x, y, z])
+    free = ld.LagrangianSystem.from_energies((xd**2 + yd**2 + zd**2) / 2, 0, [x, y, z])
+    # ẋ − z ẏ = 0 alone is not integrable (ω ∧ dω = dx∧dy∧dz); with ż = 0, z is a
+    # constant and x − z y is conserved: the pair is integrable (Frobenius, distribution)
+    one = ConstrainedSystem(free, velocity_constraints=[xd - z * yd])
+    assert one.is_integrable(0) is False and one.is_jointly_integrable() is False
+    with pytest.warns(LagdynWarning, match=r"rate of Φ = z\(t\)"):
+        both = ConstrainedSystem(free, velocity_constraints=[xd - z * yd, zd])
+    assert both.is_integrable(0) is False and both.is_jointly_integrable() is True
+    assert ld.zoo.get("rolling_disc").is_jointly_integrable() is False
+
+
 # ------------------------------------------------------------------ numeric solvers
 @pytest.fixture(scope="module")
 def mixed():

@@ -183,10 +183,17 @@ class ConstrainedSystem:
             )
         for i in range(self.m_velocity):
             if _is_exact_row(self, i):
+                from .nonholonomic import integrability
+
+                phi = integrability(self, i)["phi"]
+                found = (
+                    f"it is the rate of Φ = {phi}; pass Φ = 0 in constraints=[...] instead"
+                    if phi is not None
+                    else "sympy could not integrate it to its Φ"
+                )
                 warnings.warn(
                     f"velocity_constraints[{i}] = {self.velocity_constraints[i]} is an exact "
-                    "differential, so it is holonomic in disguise: "
-                    f"{self.integrability_report()[i]['message']}",
+                    f"differential, a holonomic constraint in disguise: {found}",
                     LagdynWarning,
                     stacklevel=2,
                 )
@@ -590,6 +597,21 @@ class ConstrainedSystem:
         from .nonholonomic import integrability
 
         return [integrability(self, i) for i in range(self.m_velocity)]
+
+    def is_jointly_integrable(self) -> bool | None:
+        """Whether all constraint rows together are integrable (Frobenius for the
+        distribution W q̇ + β = 0; see :func:`lagdyn.nonholonomic.joint_integrability`):
+        rows that are not integrable one by one may still be together.
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> ld.zoo.get("chaplygin_sleigh").is_jointly_integrable()
+        False
+        """
+        from .nonholonomic import joint_integrability
+
+        return joint_integrability(self)
 
     def reduced(self, independent: Sequence[Any] | None = None) -> ReducedSystem:
         """The reduced equations on independent speeds (Maggi's form).

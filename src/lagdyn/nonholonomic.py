@@ -56,7 +56,7 @@ from .symbols import t
 #: module, so it is not imported back)
 ConstrainedSystem = Any
 
-__all__ = ["ReducedSystem", "exact_form", "integrability"]
+__all__ = ["ReducedSystem", "exact_form", "integrability", "joint_integrability"]
 
 
 def _tidy(expr: sp.Expr) -> sp.Expr:
@@ -245,6 +245,71 @@ def integrability(cs: ConstrainedSystem, i: int) -> dict[str, Any]:
     else:
         message = f"{row} = 0: integrability undecided (the Frobenius identity was not decided)"
     return {"exact": exact, "integrable": integrable, "phi": None, "message": message}
+
+
+def _wedge(a: dict[tuple[int, ...], Any], b: dict[tuple[int, ...], Any]) -> dict:
+    """The wedge product of two forms given as {sorted index tuple: coefficient}."""
+    out: dict[tuple[int, ...], Any] = {}
+    for ia, ca in a.items():
+        for ib, cb in b.items():
+            if set(ia) & set(ib):
+                continue
+            merged = list(ia + ib)
+            sign = 1
+            for i in range(len(merged)):  # bubble sort: the parity of the permutation
+                for j in range(len(merged) - 1 - i):
+                    if merged[j] > merged[j + 1]:
+                        merged[j], merged[j + 1] = merged[j + 1], merged[j]
+                        sign = -sign
+            key = tuple(merged)
+            out[key] = out.get(key, 0) + sign * ca * cb
+    return out
+
+
+def joint_integrability(cs: ConstrainedSystem) -> bool | None:
+    r"""Whether all constraint rows together are integrable (Frobenius for a distribution):
+    :math:`d\omega_i\wedge\omega_1\wedge\dots\wedge\omega_m = 0` for every row i, with
+    :math:`\omega_i` the row's 1-form :math:`W_i\,dq + eta_i\,dt`. True: the velocity
+    constraints only restrict the motion to a family of submanifolds (holonomic in
+    disguise, together); False: they are genuinely nonholonomic. Decided exactly.
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> joint_integrability(ld.zoo.get("rolling_disc"))
+    False
+    """
+    qs, _ = _plain_map(cs.system.q)
+    W = cs.constraint_matrix.xreplace(qs)
+    beta = cs.constraint_bias.xreplace(qs)
+    variables: list[sp.Symbol] = [qs[qi] for qi in cs.system.q]
+    timed = any(e != 0 for e in beta) or any(e.has(t) for e in W)
+    if timed:
+        variables.append(t)
+    forms = []
+    for i in range(W.rows):
+        coeffs = [W[i, j] for j in range(W.cols)] + ([beta[i]] if timed else [])
+        forms.append({(j,): c for j, c in enumerate(coeffs) if c != 0})
+    omega: dict[tuple[int, ...], Any] = {(): sp.Integer(1)}
+    for f in forms:
+        omega = _wedge(omega, f)
+    verdicts: list[bool | None] = []
+    for f in forms:
+        coeffs = {j: c for (j,), c in f.items()}
+        d = {}
+        for k in range(len(variables)):
+            for j in range(k + 1, len(variables)):
+                c = sp.diff(coeffs.get(j, 0), variables[k]) - sp.diff(
+                    coeffs.get(k, 0), variables[j]
+                )
+                if c != 0:
+                    d[(k, j)] = c
+        for c in _wedge(d, omega).values():
+            v = _decide_zero(c, qs)
+            if v is False:
+                return False
+            verdicts.append(v)
+    return all_proved(verdicts)
 
 
 # ---------------------------------------------------------------------------- reduction
