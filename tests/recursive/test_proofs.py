@@ -92,6 +92,7 @@ def test_a_sign_error_in_the_energy_is_caught():
     bad = type(base)(base.chain)
     bad.__dict__["_proof_programs"] = {"E": dataclasses.replace(prog, body=tuple(body))}
     assert proofs.prove(bad, ["passive"]).results == {"passive": False}
+    assert proofs.is_passive(bad) is False  # the exact decision refutes it too
 
 
 def test_a_wrong_forward_dynamics_is_caught():
