@@ -677,7 +677,7 @@ class WholeStep:
         self._fast = cb._c_array_functions(module.ffi, module.lib).get("vstep")
         ffi = self.ffi
         N, n = num_envs, core.model.n
-        self.N, self.mode = N, mode
+        self.N, self.mode, self._dt = N, mode, core.dt
         self.odtype = core.observations.dtype
         K = len(p["obs"])
         self.K = K
@@ -816,8 +816,6 @@ class WholeStep:
             "(termination=)"
         )
 
-    _dt = 0.0
-
 
 def whole_step(
     core: Core, num_envs: int, mode: str, steps: np.ndarray, restart: np.ndarray
@@ -830,5 +828,4 @@ def whole_step(
     except BackendUnavailableError as exc:
         log.info("lagdyn.gym: no whole-step kernel (%s)", exc)
         return None
-    ws._dt = core.dt
     return ws
