@@ -229,3 +229,25 @@ def test_step_refuses_bad_options(acrobot):
         acrobot.step_derivatives(np.zeros(3), None, 0.01)
     with pytest.raises(ld.LagdynError, match="did not converge"):
         acrobot.step(np.array([0.0, 0.0, 50.0, -50.0]), None, 10.0, method="midpoint", max_iter=2)
+
+
+def test_casadi_automatic_differentiation_agrees(acrobot):
+    """CasADi's own AD of the exported graphs gives the generated kernels' Jacobians."""
+    pytest.importorskip("casadi")
+    ac = ld.zoo.acrobot()
+    cm = ac.to_casadi(ac.defaults)
+    rng = np.random.default_rng(13)
+    q, qd, u = rng.uniform(-1, 1, (3, 2))
+    pairs = (
+        (cm.forward_dynamics_derivatives, acrobot.forward_dynamics_derivatives),
+        (cm.inverse_dynamics_derivatives, acrobot.inverse_dynamics_derivatives),
+    )
+    for theirs, ours in pairs:
+        for a, b in zip(theirs(q, qd, u), ours(q, qd, u)):
+            np.testing.assert_allclose(np.asarray(a.full()), b, rtol=1e-12, atol=1e-12)
+    x = np.concatenate([q, qd])
+    A, B = cm.step_rk4_derivatives(x, u, 0.02)
+    x1 = cm.step_rk4(x, u, 0.02)
+    mine = acrobot.step_derivatives(x, u, 0.02)
+    for a, b in zip((x1, A, B), mine):
+        np.testing.assert_allclose(np.asarray(a.full()).reshape(b.shape), b, rtol=1e-12, atol=1e-12)

@@ -259,6 +259,99 @@ class CasadiModel:
         """
         return self._regressor_source().function(self, self.regressor_params)
 
+    def _jacobians(self, base: Any, name: str, wrt: Sequence[str], outs: Sequence[str]) -> Any:
+        """A Function of ``base``'s inputs returning its Jacobians by CasADi's AD."""
+        ca = cg.import_casadi()
+        names = base.name_in()
+        args = [ca.SX.sym(k, *base.size_in(i)) for i, k in enumerate(names)]
+        value = base(*args)
+        named = dict(zip(names, args))
+        jac = [ca.jacobian(value, named[k]) for k in wrt]
+        return ca.Function(name, args, jac, names, list(outs))
+
+    @cached_property
+    def forward_dynamics_derivatives(self) -> Any:
+        """``(∂q̈/∂q, ∂q̈/∂q̇, ∂q̈/∂τ)`` of :attr:`forward_dynamics` by CasADi's automatic
+        differentiation (``casadi.jacobian`` of the graph), the same Jacobians as
+        :meth:`lagdyn.NumericModel.forward_dynamics_derivatives`.
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> dp = ld.zoo.double_pendulum()
+        >>> f = dp.to_casadi(dp.defaults).forward_dynamics_derivatives
+        >>> f.name_out(), f.size_out(0)
+        (['dqdd_dq', 'dqdd_dqd', 'dqdd_dtau'], (2, 2))
+        """
+        return self._jacobians(
+            self.forward_dynamics,
+            "forward_dynamics_derivatives",
+            ("q", "qd", "tau"),
+            ("dqdd_dq", "dqdd_dqd", "dqdd_dtau"),
+        )
+
+    @cached_property
+    def inverse_dynamics_derivatives(self) -> Any:
+        """``(∂τ/∂q, ∂τ/∂q̇, ∂τ/∂q̈ = M)`` of :attr:`inverse_dynamics` by CasADi's AD.
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> dp = ld.zoo.double_pendulum()
+        >>> dp.to_casadi(dp.defaults).inverse_dynamics_derivatives.name_out()
+        ['dtau_dq', 'dtau_dqd', 'dtau_dqdd']
+        """
+        return self._jacobians(
+            self.inverse_dynamics,
+            "inverse_dynamics_derivatives",
+            ("q", "qd", "qdd"),
+            ("dtau_dq", "dtau_dqd", "dtau_dqdd"),
+        )
+
+    @cached_property
+    def step_rk4(self) -> Any:
+        """``x1 = step_rk4(x, u, dt[, p][, t])``: one RK4 step of ``ẋ = (q̇, q̈)`` with ``u``
+        held (the step of :meth:`lagdyn.NumericModel.step`), as a graph.
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> dp = ld.zoo.double_pendulum()
+        >>> dp.to_casadi(dp.defaults).step_rk4.name_in()
+        ['x', 'u', 'dt']
+        """
+        ca = cg.import_casadi()
+        n = self.n
+        f = self.forward_dynamics
+        x, u, dt = ca.SX.sym("x", 2 * n), ca.SX.sym("u", n), ca.SX.sym("dt")
+        extra = [ca.SX.sym(k, *f.size_in(i)) for i, k in enumerate(f.name_in()) if i >= 3]
+        t = next((a for a in extra if a.name().startswith("t")), None)
+
+        def rate(z: Any, dtime: Any) -> Any:
+            more = [a if a is not t else t + dtime for a in extra]
+            return ca.vertcat(z[n:], f(z[:n], z[n:], u, *more))
+
+        k1 = rate(x, 0)
+        k2 = rate(x + 0.5 * dt * k1, 0.5 * dt)
+        k3 = rate(x + 0.5 * dt * k2, 0.5 * dt)
+        k4 = rate(x + dt * k3, dt)
+        x1 = x + dt / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+        names = ["x", "u", "dt", *f.name_in()[3:]]
+        return ca.Function("step_rk4", [x, u, dt, *extra], [x1], names, ["x1"])
+
+    @cached_property
+    def step_rk4_derivatives(self) -> Any:
+        """``(∂x1/∂x, ∂x1/∂u)`` of :attr:`step_rk4` by CasADi's AD.
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> dp = ld.zoo.double_pendulum()
+        >>> dp.to_casadi(dp.defaults).step_rk4_derivatives.size_out(1)
+        (4, 2)
+        """
+        return self._jacobians(self.step_rk4, "step_rk4_derivatives", ("x", "u"), ("A", "B"))
+
     def _regressor_source(self) -> Any:
         if self._regressor is None:
             raise LagdynError(
