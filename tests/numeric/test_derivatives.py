@@ -251,3 +251,15 @@ def test_casadi_automatic_differentiation_agrees(acrobot):
     mine = acrobot.step_derivatives(x, u, 0.02)
     for a, b in zip((x1, A, B), mine):
         np.testing.assert_allclose(np.asarray(a.full()).reshape(b.shape), b, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("backend", ["numba", "jax"])
+def test_jit_backends_match_numpy(backend, acrobot):
+    pytest.importorskip(backend)
+    ac = ld.zoo.acrobot()
+    other = ac.lambdify(ac.defaults, backend=backend)
+    rng = np.random.default_rng(14)
+    q, qd, u = rng.uniform(-1, 1, (3, 4, 2))
+    for name in ("forward_dynamics_derivatives", "inverse_dynamics_derivatives"):
+        for x, y in zip(getattr(other, name)(q, qd, u), getattr(acrobot, name)(q, qd, u)):
+            np.testing.assert_allclose(np.asarray(x), y, rtol=1e-10, atol=1e-10)
