@@ -21,13 +21,13 @@ cᵢ² + sᵢ² = 1.
 ``passive`` through :func:`is_passive`):
 the programs are evaluated with every input a symbol — (cᵢ, sᵢ) for each angle, the
 parameters, q̇, q̈, τ — each statement expanded (symengine) and reduced with
-sᵢ² = 1 − cᵢ² as it is formed; Ṁ and Ė are forward-mode dual numbers along q̇ (and q̈)
-with ċ = −s q̇, ṡ = c q̇ (no closed-form M is built, and Ṁ is never differentiated
-symbolically). The residual's normal form (each sᵢ of degree at most one: unique, since
-the sᵢ² − (1 − cᵢ²) are a Gröbner basis of the torus ideal) is zero exactly when the
-identity holds: ``True`` and ``False`` are both certain (``error_bound`` 0). Its cost is
-that of the expanded residual (seconds for a 6- or 7-joint arm with symbolic inertial
-parameters).
+sᵢ² = 1 − cᵢ² as it is formed (no closed-form M is built: the CRBA program's own output
+is expanded); Ṁ and Ė are the chain rule on those expanded outputs, with ċ = −s q̇,
+ṡ = c q̇ and q̇ moving with q̈. The residual's normal form (each sᵢ of degree at most
+one: unique, since the sᵢ² − (1 − cᵢ²) are a Gröbner basis of the torus ideal) is zero
+exactly when the identity holds: ``True`` and ``False`` are both certain (``error_bound``
+0). Its cost is that of the expanded residual (seconds for a 6- or 7-joint arm with
+symbolic inertial parameters).
 
 **Samples** (``method="sample"``; the default for the other identities, and what
 ``method="exact"`` uses for ``forward``, a rational identity): zero-testing a straight-line
@@ -861,13 +861,15 @@ def _decide_exact(name: str, problem: _Problem) -> bool | None:
 
     Every input stays a symbol: (cᵢ, sᵢ) for each circle (joint angles and constant
     angles), the parameters, a prismatic joint's q and the q̇, q̈, τ vectors. Each program
-    statement is expanded and reduced as it is evaluated; the time derivatives (Ṁ, Ė) are
-    forward-mode dual numbers along q̇ (and q̈) with ċ = −s q̇, ṡ = c q̇, exactly as at a
-    drawn point. The residuals' normal forms are then compared with 0: a decision, not a
-    sample. ``None`` for floating-point programs (a rounded rotation is not exactly
-    orthogonal) and for what the domain cannot take (division, other functions); a nonzero
-    residual with a constant-angle circle is ``None`` too (constant angles may be
-    algebraically dependent, 7/10 and 7/5, so the identity may still hold at them).
+    statement is expanded and reduced as it is evaluated. The residuals' normal forms are
+    then compared with 0: a decision, not a sample. ``None`` for floating-point programs
+    (a rounded rotation is not exactly orthogonal) and for what the domain cannot take
+    (division, other functions); a nonzero residual with a constant-angle circle is
+    ``None`` too (constant angles may be algebraically dependent, 7/10 and 7/5, so the
+    identity may still hold at them).
+
+    The time derivatives (Ṁ, Ė) are taken on the expanded outputs by the chain rule,
+    which is exact on polynomials and cheaper than dual numbers through the program.
     """
     import symengine as se
 
@@ -886,13 +888,26 @@ def _decide_exact(name: str, problem: _Problem) -> bool | None:
     x = {key: [se.Symbol(v.name) for v in ins[key]] for key in ("qd", "qdd", "tau")}
     for key in x:
         env.update(zip(ins[key], x[key]))
+    # the time derivative of an expanded value: ċ = −s q̇, ṡ = c q̇ per joint angle (a
+    # constant angle has no rate), prismatic q̇, and q̇ moving with q̈
+    moving = [(cs, ss, env[rate]) for (_, _, rate), (cs, ss) in zip(problem.circles, marks) if rate]
+    slides = [(env[q], env[v]) for q, v in problem.prismatic]
+    accel = list(zip(x["qd"], x["qdd"]))
+
+    def rate_of(value: Any) -> Any:
+        terms = []
+        for cs, ss, v in moving:
+            terms.append(dom.mul([v, cs, value.diff(ss)]))
+            terms.append(dom.mul([se.Integer(-1), v, ss, value.diff(cs)]))
+        terms += [dom.mul([v, value.diff(q)]) for q, v in slides]
+        terms += [dom.mul([a, value.diff(v)]) for v, a in accel]
+        return dom.add(terms)
+
     try:
         out: dict[str, Any] = {}
         for what in needs:
-            if what in ("dM", "dE"):
-                out[what] = _rates(problem, _key(what), env, x, dom)
-            else:
-                out[what] = _run(problem.progs[what], env, dom)
+            values = _run(problem.progs[_key(what)], env, dom)
+            out[what] = [rate_of(v) for v in values] if what in ("dM", "dE") else values
         zero = all(dom.is_zero(r) for r in residuals(dom, out, x, n))
     except _UnsupportedError:
         return None
