@@ -51,11 +51,13 @@ from collections.abc import Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+import symengine as se
 import sympy as sp
 
 from .errors import ConstraintError, LagdynError, LagdynWarning
 from .symbols import t
 from .system import LagrangianSystem, _as_expr, _check_dependencies, _numeric_rank
+from .trig.convert import SymbolTable, plain_symengine, state_symbols, substitution
 
 if TYPE_CHECKING:  # pragma: no cover
     from .nonholonomic import ReducedSystem
@@ -293,7 +295,18 @@ class ConstrainedSystem:
         """
         if self.m_holonomic == 0:
             return sp.ImmutableMatrix(0, self.n, [])
-        return sp.ImmutableMatrix(self.constraints.jacobian(sp.Matrix(self.system.q)))
+        q = self.system.q
+        forward, backward = substitution(q, self.system.qd, *state_symbols(self.n))
+        plain = [plain_symengine(c, forward) for c in self.constraints]
+        if any(p is None for p in plain):
+            return sp.ImmutableMatrix(self.constraints.jacobian(sp.Matrix(q)))
+        table = SymbolTable.from_symbols(
+            set().union(*(c.free_symbols for c in self.constraints)),
+            extra={k.name: v for k, v in backward.items()},
+        )
+        qs = [se.Symbol(forward[qi].name) for qi in q]
+        rows = [[_small_expand(table.to_sympy(se.diff(p, x))) for x in qs] for p in plain]
+        return sp.ImmutableMatrix(rows)
 
     @cached_property
     def Jdot_qd(self) -> sp.ImmutableMatrix:
@@ -347,7 +360,7 @@ class ConstrainedSystem:
         out = []
         for i in range(self.m_velocity):
             expr = (self.A[i, :] * sp.Matrix(self.system.qd))[0, 0] + self.b[i]
-            out.append(sp.expand(sp.diff(expr, t).xreplace(qdd)))
+            out.append(_small_expand(sp.diff(expr, t).xreplace(qdd)))
         return sp.ImmutableMatrix(out) if out else sp.ImmutableMatrix(0, 1, [])
 
     @cached_property
@@ -540,15 +553,12 @@ class ConstrainedSystem:
         syms = set().union(*(e.free_symbols for e in W)) - {t}
         dependent: set[int] | None = None
         for _ in range(2):
-            point: dict[Any, Any] = {s: rng.uniform(0.6, 1.7) for s in syms}
-            point[t] = rng.uniform(0.1, 1.0)
+            point: dict[Any, Any] = {s: sp.Float(rng.uniform(0.6, 1.7)) for s in syms}
+            point[t] = sp.Float(rng.uniform(0.1, 1.0))
             coords = {qi: sp.Float(rng.uniform(-2.0, 2.0)) for qi in self.system.q}
             try:
-                rows = [
-                    [float(W[i, j].xreplace(coords).subs(point)) for j in range(self.n)]
-                    for i in range(self.m)
-                ]
-            except (TypeError, ValueError):
+                rows = _evaluate(W, self.system.q, {**coords, **point})
+            except (TypeError, ValueError, RuntimeError):
                 return []
             found = set()
             kept: list[list[float]] = []
@@ -722,19 +732,34 @@ def _as_list(items: Any) -> list[Any]:
 def _split_velocity(
     expr: sp.Expr, system: LagrangianSystem, what: str
 ) -> tuple[list[sp.Expr], sp.Expr]:
-    """The row a(q, t) and b(q, t) of a velocity constraint a·q̇ + b, or a named error."""
+    """The row a(q, t) and b(q, t) of a velocity constraint a·q̇ + b, or a named error.
+
+    Differentiated by symengine on plain symbols (fast on large rows, e.g. a tilted
+    wheel's contact), converted back with the caller's symbols; sympy where symengine
+    cannot hold the expression."""
     _check_dependencies(expr, system.q, what, allow_t=True)
     rates = list(system.qd)
-    row = [sp.diff(expr, qd) for qd in rates]
-    nonlinear = [
-        str(qd)
-        for qd, a in zip(rates, row, strict=True)
-        if set(a.atoms(sp.Derivative)) & set(rates)
-    ]
-    if nonlinear:
+    forward, backward = substitution(system.q, rates, *state_symbols(system.n))
+    plain = plain_symengine(expr, forward)
+    if plain is None:
+        row = [sp.diff(expr, qd) for qd in rates]
+        rest = expr.xreplace(dict.fromkeys(rates, 0))
+        bad = [
+            qd for qd, a in zip(rates, row, strict=True) if set(a.atoms(sp.Derivative)) & set(rates)
+        ]
+    else:
+        table = SymbolTable.from_symbols(
+            expr.free_symbols, extra={k.name: v for k, v in backward.items()}
+        )
+        vs = [se.Symbol(forward[qd].name) for qd in rates]
+        row_se = [se.diff(plain, v) for v in vs]
+        bad = [qd for qd, a in zip(rates, row_se, strict=True) if set(a.free_symbols) & set(vs)]
+        row = [table.to_sympy(a) for a in row_se]
+        rest = table.to_sympy(plain.subs(dict.fromkeys(vs, 0)))
+    if bad:
         raise ConstraintError(
             f"{what} = {expr} is not linear in the rates (its derivative in "
-            f"{', '.join(nonlinear)} still depends on rates): velocity constraints must "
+            f"{', '.join(map(str, bad))} still depends on rates): velocity constraints must "
             "read A(q, t) q̇ + b(q, t) = 0"
         )
     if all(a == 0 for a in row):
@@ -746,8 +771,13 @@ def _split_velocity(
             f"{what} = {expr} depends on no rate: it is not a velocity constraint; pass a "
             "constraint Φ(q) = 0 as constraints=[...]"
         )
-    b = sp.expand(expr.xreplace({qd: 0 for qd in rates}))
-    return [sp.expand(a) for a in row], b
+    return [_small_expand(a) for a in row], _small_expand(rest)
+
+
+def _small_expand(expr: sp.Expr, limit: int = 400) -> sp.Expr:
+    """``expr`` expanded when it is small (display, exact comparisons), else as it is: a
+    large row (a tilted wheel's contact, with square roots) would blow up."""
+    return sp.expand(expr) if sp.count_ops(expr) <= limit else expr
 
 
 def _is_exact_row(cs: ConstrainedSystem, i: int) -> bool:
@@ -755,3 +785,29 @@ def _is_exact_row(cs: ConstrainedSystem, i: int) -> bool:
     from .nonholonomic import exact_form
 
     return exact_form(cs, i) is True
+
+
+def _evaluate(
+    W: sp.MatrixBase, q: Sequence[sp.Expr], values: Mapping[Any, Any]
+) -> list[list[float]]:
+    """The entries of W (in q(t), t and parameters) at numeric ``values``, as floats:
+    symengine on plain symbols (fast on large entries), sympy where it cannot."""
+    forward, _ = substitution(q, [sp.diff(qi, t) for qi in q], *state_symbols(len(q)))
+    point = {
+        se.Symbol(forward[k].name) if k in forward else se.Symbol(k.name): float(v)
+        for k, v in values.items()
+    }
+    out = []
+    for i in range(W.rows):
+        row = []
+        for j in range(W.cols):
+            e = plain_symengine(W[i, j], forward)
+            if e is None:
+                row.append(float(W[i, j].xreplace(dict(values))))
+            else:
+                value = complex(e.subs(point)) if e.free_symbols else complex(e)
+                if abs(value.imag) > 1e-12 * (1.0 + abs(value.real)):
+                    raise ValueError("a complex entry")
+                row.append(value.real)
+        out.append(row)
+    return out

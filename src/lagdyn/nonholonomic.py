@@ -46,6 +46,7 @@ from functools import cached_property
 from itertools import combinations
 from typing import Any
 
+import symengine as se
 import sympy as sp
 
 from ._common import all_proved, numeric_rank, reduce_pythagoras
@@ -118,6 +119,49 @@ def _decide_zero(expr: sp.Expr, qs: Mapping[Any, Any]) -> bool | None:
     return is_zero(_back(expr, qs, {}), list(qs))
 
 
+def _numeric_points(exprs: Sequence[Any], seed: int = 7, count: int = 2) -> list[dict]:
+    """``count`` random points (symengine symbol → float) for every free symbol of
+    ``exprs``: coordinates (``_ldq``) in (−2, 2), t in (0.1, 1), parameters in (0.6, 1.7)."""
+    rng = random.Random(seed)
+    syms: set[Any] = set()
+    for e in exprs:
+        syms |= e.free_symbols
+    points = []
+    for _ in range(count):
+        point = {}
+        for s in sorted(syms, key=str):
+            name = str(s)
+            if name.startswith("_ldq"):
+                point[s] = rng.uniform(-2.0, 2.0)
+            elif s == se.Symbol("t"):
+                point[s] = rng.uniform(0.1, 1.0)
+            else:
+                point[s] = (
+                    -rng.uniform(0.6, 1.7)
+                    if getattr(s, "is_negative", False)
+                    else rng.uniform(0.6, 1.7)
+                )
+        points.append(point)
+    return points
+
+
+def _refuted(exprs: Sequence[Any]) -> bool:
+    """Whether an expression (symengine) is clearly nonzero at a random point: a cheap
+    refutation before an exact decision (never a proof of zero)."""
+    points = _numeric_points(exprs)
+    for e in exprs:
+        for point in points:
+            try:
+                value = complex(e.subs(point))
+            except (TypeError, ValueError, RuntimeError):
+                continue
+            if value != value:  # NaN: outside the domain, not a refutation
+                continue
+            if abs(value) > 1e-7:
+                return True
+    return False
+
+
 def exact_form(cs: ConstrainedSystem, i: int) -> bool | None:
     """Whether velocity row ``i`` is an exact differential: ∂a_j/∂q_k = ∂a_k/∂q_j for
     every pair (with b as the coefficient of dt when it is not zero), decided exactly.
@@ -137,6 +181,15 @@ def exact_form(cs: ConstrainedSystem, i: int) -> bool | None:
     True
     """
     coeffs, variables, qs = _form(cs, i)
+    # refute numerically first (cheap on large rows: symengine derivatives at floats)
+    sc = [se.sympify(c) for c in coeffs]
+    sv = [se.sympify(v) for v in variables]
+    curls = [
+        se.diff(sc[j], sv[k]) - se.diff(sc[k], sv[j])
+        for j, k in combinations(range(len(coeffs)), 2)
+    ]
+    if _refuted(curls):
+        return False
     verdicts = [
         _decide_zero(sp.diff(coeffs[j], variables[k]) - sp.diff(coeffs[k], variables[j]), qs)
         for j, k in combinations(range(len(coeffs)), 2)
@@ -148,6 +201,17 @@ def _frobenius(coeffs: list[sp.Expr], variables: list[sp.Symbol], qs: Any) -> bo
     """ω ∧ dω = 0 for ω = Σ c_j dx_j: every triple's cyclic sum vanishes."""
     if len(coeffs) <= 2:
         return True
+    sc = [se.sympify(c) for c in coeffs]
+    sv = [se.sympify(v) for v in variables]
+    sd = [[se.diff(c, v) for v in sv] for c in sc]
+    cyclic = [
+        sc[a] * (sd[c][b] - sd[b][c])
+        + sc[b] * (sd[a][c] - sd[c][a])
+        + sc[c] * (sd[b][a] - sd[a][b])
+        for a, b, c in combinations(range(len(coeffs)), 3)
+    ]
+    if _refuted(cyclic):
+        return False
     d = [[sp.diff(c, v) for v in variables] for c in coeffs]
     verdicts = []
     for a, b, c in combinations(range(len(coeffs)), 3):
@@ -344,9 +408,10 @@ def _random_point(exprs: Any, cs: ConstrainedSystem, seed: int) -> dict[Any, Any
 def _numeric_rows(W: sp.MatrixBase, cs: ConstrainedSystem, seed: int) -> list[list[float]]:
     rng = random.Random(seed + 1)
     coords = {qi: sp.Float(rng.uniform(-2.0, 2.0)) for qi in cs.system.q}
-    point = _random_point(list(W), cs, seed)
+    point = {k: sp.Float(v) for k, v in _random_point(list(W), cs, seed).items()}
     return [
-        [float(W[i, j].xreplace(coords).subs(point)) for j in range(W.cols)] for i in range(W.rows)
+        [float(W[i, j].xreplace(coords).xreplace(point)) for j in range(W.cols)]
+        for i in range(W.rows)
     ]
 
 
