@@ -292,6 +292,14 @@ def test_speed_takes_no_other_options(bike):
         bike.linearize(speed=1.0, q0=[0] * 8)
 
 
+def test_linearize_needs_a_speed(bike):
+    """Never the general exact reduction, which does not finish on this model (a hang)."""
+    with pytest.raises(LagdynError, match=r"pass speed=v in m/s \(got q0\)"):
+        bike.linearize(q0=[0] * 8)
+    with pytest.raises(LagdynError, match=r"pass speed=v in m/s$"):
+        bike.linearize()
+
+
 def test_a_bicycle_without_a_stable_speed_says_so():
     # no trail: no self-stability at any speed up to 10 m/s
     with pytest.raises(LagdynError, match=r"no self-stable speed in \(0, 10.0\]"):

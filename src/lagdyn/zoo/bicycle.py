@@ -62,7 +62,8 @@ import numpy as np
 import symengine as se
 import sympy as sp
 
-from .. import constraints as _constraints
+import lagdyn.constraints as _constraints
+
 from ..constraints import ConstrainedSystem
 from ..errors import LagdynError
 from ..symbols import coordinates, parameters, t
@@ -317,12 +318,15 @@ class WhippleBicycle(ConstrainedSystem):
         # rows (a square root); _exact_row refutes it at a random point first — any clearly
         # nonzero curl proves the row is not an exact differential — and asks the exact
         # test only otherwise.
-        original = _constraints._is_exact_row
-        _constraints._is_exact_row = _exact_row
-        try:
+        original = getattr(_constraints, "_is_exact_row", None)
+        if original is None:  # the construction no longer has that test
             super().__init__(system, [holonomic], velocity_constraints=rows)
-        finally:
-            _constraints._is_exact_row = original
+        else:
+            _constraints._is_exact_row = _exact_row
+            try:
+                super().__init__(system, [holonomic], velocity_constraints=rows)
+            finally:
+                _constraints._is_exact_row = original
         #: The parameter symbols by name.
         self.symbols: dict[str, sp.Symbol] = dict(symbols)
         #: The parameter values by name.
@@ -357,20 +361,21 @@ class WhippleBicycle(ConstrainedSystem):
         return _SteadyLinearization(self)
 
     def linearize(self, **options: Any) -> tuple[Any, Any]:
-        r"""(A, B) of the benchmark's reduced model with ``speed=v``; else the general one.
+        r"""(A, B) of the benchmark's reduced model at forward speed ``speed=v`` (m/s).
 
-        With ``speed=v`` (m/s): the linearization of the full nonlinear equations about
-        upright straight running at forward speed v (φ = δ = θ = ψ = 0, ẋ = v,
-        θ̇_R = −v/r_R, θ̇_F = −v/r_F), states (φ, δ, φ̇, δ̇) and inputs
-        (T_φ, T_δ): δẋ = A δx + B δf, numpy arrays of shape (4, 4) and (4, 2). A
-        negative speed is rolling backwards (the same steady motion, reversed): the
-        equations hold for it as they are. Without ``speed``, the options go to
-        :meth:`lagdyn.ConstrainedSystem.linearize` (exact, symbolic, general).
+        The linearization of the full nonlinear equations about upright straight running
+        at forward speed v (φ = δ = θ = ψ = 0, ẋ = v, θ̇_R = −v/r_R, θ̇_F = −v/r_F), states
+        (φ, δ, φ̇, δ̇) and inputs (T_φ, T_δ): δẋ = A δx + B δf, numpy arrays of shape
+        (4, 4) and (4, 2). A negative speed is rolling backwards (the same steady motion,
+        reversed): the equations hold for it as they are.
 
         Raises
         ------
         LagdynError
-            A speed that is not a finite real number, or other options with ``speed``.
+            No ``speed``, other options with it, or a speed that is not a finite real
+            number. (The general symbolic :meth:`lagdyn.ConstrainedSystem.linearize`, about
+            any point, is not offered here: its exact reduction of the bicycle's
+            square-root rows does not finish in reasonable time.)
 
         Examples
         --------
@@ -382,7 +387,11 @@ class WhippleBicycle(ConstrainedSystem):
         [-14.07839, -0.775342, -0.775342, -0.322866]
         """
         if "speed" not in options:
-            return super().linearize(**options)
+            given = f" (got {', '.join(sorted(options))})" if options else ""
+            raise LagdynError(
+                "the Whipple bicycle linearizes about upright straight running: pass "
+                f"speed=v in m/s{given}"
+            )
         speed = options.pop("speed")
         if options:
             raise LagdynError(
@@ -507,10 +516,10 @@ def _exact_row(cs: ConstrainedSystem, i: int) -> bool:
             )
             if abs(curl) > 1e-6:
                 return False  # a nonzero curl at a point: not exact
-    return bool(_ORIGINAL_EXACT_ROW(cs, i))  # pragma: no cover - not the bicycle
+    return bool(_ORIGINAL_EXACT_ROW(cs, i))  # pragma: no cover
 
 
-_ORIGINAL_EXACT_ROW = _constraints._is_exact_row
+_ORIGINAL_EXACT_ROW = getattr(_constraints, "_is_exact_row", None)
 
 
 def _speed(value: Any) -> float:
