@@ -355,3 +355,30 @@ def test_torus_normal_form_is_zero_exactly_on_the_ideal(p_terms, q_terms):
         assert any(
             abs(f(a, b, c, d, e)) > 1e-9 for (a, b) in vals for (c, d) in vals for e in (0.7, 1.9)
         )
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(-3, 3), st.tuples(*[st.integers(0, 3)] * 5)), max_size=5),
+    st.lists(st.tuples(st.integers(-3, 3), st.tuples(*[st.integers(0, 3)] * 5)), max_size=5),
+    st.integers(0, 3),
+)
+def test_torus_products_are_the_reduced_products(x_terms, y_terms, e):
+    """The domain's product (split on a shared sine, or reduced after expanding) and power
+    equal the normal form of the plain product."""
+    import symengine as se
+
+    c0, s0, c1, s1, p = (se.Symbol(str(x)) for x in _TORUS)
+    dom = proofs._Torus([(c0, s0), (c1, s1)])
+
+    def value(terms):  # a reduced value of the domain, built through it
+        parts = []
+        for k, (a, b, c, d, f) in terms:
+            parts.append(dom.mul([se.Integer(k), dom.pow(c0, a), dom.pow(s0, b), c1**c, s1**d]))
+            parts[-1] = dom.mul([parts[-1], dom.pow(p, f)])
+        return dom.add(parts)
+
+    X, Y = value(x_terms), value(y_terms)
+    assert dom.is_zero(dom.mul([X, Y]) - se.expand(X * Y))
+    assert dom.is_zero(dom.mul([X, s0, Y, s0]) - se.expand(X * Y * s0**2))
+    assert dom.is_zero(dom.pow(X, e) - se.expand(X**e))

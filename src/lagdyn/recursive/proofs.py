@@ -312,12 +312,32 @@ class _Torus:
         return out
 
     def mul(self, xs: Sequence[Any]) -> Any:
-        # reduced factors with no sine in common multiply into a reduced product
+        # Every value of this domain is reduced (each sine of degree at most one): the
+        # rules reach as far as any product can raise a degree. Reduced factors with no
+        # sine in common multiply into a reduced product.
+        se = self.se
         held = [self._sines_of(x) for x in xs]
         union = frozenset().union(*held)
-        out = self.se.expand(self.se.Mul(*xs))
-        if sum(map(len, held)) > len(union):
-            out = self._reduce(out)
+        if sum(map(len, held)) == len(union):
+            out = se.expand(se.Mul(*xs))
+        else:
+            shared = [v for v in union if sum(v in h for h in held) > 1]
+            self._grow(max(sum(v in h for h in held) for v in shared))
+            if len(shared) == 1:
+                # X Y with X = X0 + s X1, Y = Y0 + s Y1 (X1 = ∂X/∂s: degree one):
+                # X0 Y0 + s (X0 Y1 + X1 Y0) + (1 − c²) X1 Y1, no re-expansion of s²
+                (v,) = shared
+                pair = [x for x, h in zip(xs, held) if v in h]
+                rest = [x for x, h in zip(xs, held) if v not in h]
+                if len(pair) == 2:
+                    (X, Y), zero = pair, {v: se.Integer(0)}
+                    X1, Y1 = X.diff(v), Y.diff(v)
+                    X0, Y0 = X.xreplace(zero), Y.xreplace(zero)
+                    body = X0 * Y0 + v * (X0 * Y1 + X1 * Y0) + (1 - self._sines[v] ** 2) * X1 * Y1
+                    out = se.expand(se.Mul(body, *rest))
+                    self._held[out] = union
+                    return out
+            out = self._reduce(se.expand(se.Mul(*xs)))
         self._held[out] = union
         return out
 
@@ -325,6 +345,7 @@ class _Torus:
         out = self.se.expand(x**e)
         held = self._sines_of(x)
         if held and e > 1:
+            self._grow(e)
             out = self._reduce(out)
         self._held[out] = held
         return out
