@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import re
@@ -25,6 +26,12 @@ PLANAR = {
     "acrobot": lambda: ld.zoo.acrobot(),
     "planar_arm": lambda: ld.zoo.planar_arm(3),
 }
+
+
+@functools.cache
+def default_page(name: str) -> str:
+    """``ld.lab.page`` of a PLANAR model with the default options (a str: shared by tests)."""
+    return ld.lab.page(PLANAR[name]())
 
 
 def config_of(text: str) -> dict:
@@ -99,7 +106,7 @@ def test_default_conventions_round_trip():
 
 @pytest.mark.parametrize("name", list(PLANAR))
 def test_page_is_offline_and_complete(name):
-    text = ld.lab.page(PLANAR[name]())
+    text = default_page(name)
     assert not re.search(r"(src|href)\s*=\s*[\"']?(https?:)?//", text)
     assert "https://" not in text and "http://" not in text
     assert "fetch(" not in text and "XMLHttpRequest" not in text
@@ -110,7 +117,7 @@ def test_page_is_offline_and_complete(name):
 
 
 def test_double_pendulum_opens_on_the_seed_state():
-    cfg = config_of(ld.lab.page(ld.zoo.double_pendulum()))
+    cfg = config_of(default_page("double_pendulum"))
     assert cfg["state"] == {
         "q": [0.0, 0.0],
         "qd": [1.0, -1.0],
@@ -302,7 +309,7 @@ HOSTILE_LABEL = "pendulum </h1><b> @LAB_JS@ & 'q'"
 
 
 def test_any_title_and_label_render_as_their_literal_text():
-    plain = ld.lab.page(ld.zoo.double_pendulum())
+    plain = default_page("double_pendulum")
     text = ld.lab.page(ld.zoo.double_pendulum(), title=HOSTILE_TITLE, label=HOSTILE_LABEL)
     # the <title> element holds the title, escaped, and nothing else
     assert text.count("<title>") == 1 and text.count("</title>") == 1
