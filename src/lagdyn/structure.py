@@ -212,7 +212,10 @@ def is_skew_symmetric(
         from .recursive.proofs import is_skew_symmetric as on_programs
 
         if chain_of(system) is not None:
-            on_chain = on_programs(system)
+            try:
+                on_chain = on_programs(system)
+            except LagdynError:  # not a fixed-base chain's programs: the closed form
+                on_chain = None
             if on_chain is not None:
                 return on_chain
     n = system.n

@@ -382,3 +382,13 @@ def test_torus_products_are_the_reduced_products(x_terms, y_terms, e):
     assert dom.is_zero(dom.mul([X, Y]) - se.expand(X * Y))
     assert dom.is_zero(dom.mul([X, s0, Y, s0]) - se.expand(X * Y * s0**2))
     assert dom.is_zero(dom.pow(X, e) - se.expand(X**e))
+
+
+def test_a_floating_base_is_refused_not_half_checked():
+    """A floating robot's programs are (n + 6)² wide: the fixed-base residuals would read
+    only a corner of them (before: a verdict on 9 of the 81 entries of M)."""
+    from lagdyn.robot.floating import EXAMPLE_URDF
+
+    robot = ld.robot.from_urdf(EXAMPLE_URDF, base="floating")
+    with pytest.raises(LagdynError, match="fixed-base"):
+        proofs.prove(robot, ["skew"])

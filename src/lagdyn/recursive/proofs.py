@@ -705,6 +705,15 @@ def prove(
             if key not in needed:
                 needed[key] = progs.energy() if key == "E" else progs.get(key)
     build = time.perf_counter() - t0
+    sizes = {"M": chain.n**2, "C": chain.n**2, "E": 1}
+    for key, prog in needed.items():
+        if len(prog.outputs) != sizes.get(key, chain.n):
+            raise LagdynError(
+                f"the {key} program has {len(prog.outputs)} outputs, not the "
+                f"{sizes.get(key, chain.n)} of a fixed-base chain of {chain.n} joints: "
+                "prove works on fixed-base chains (a floating base: "
+                "lagdyn.recursive.floating.is_skew_symmetric)"
+            )
     problem = _Problem.scan(chain, needed)
     results: dict[str, bool | None] = {}
     bounds: dict[str, float] = {}
