@@ -46,7 +46,7 @@ Examples
 (8, 7)
 >>> prog = floating_program(body)
 >>> sorted(prog.kernels)
-['C', 'M', 'bias', 'forward_dynamics', 'g', 'inverse_dynamics']
+['C', 'M', 'bias', 'energy', 'forward_dynamics', 'g', 'inverse_dynamics']
 """
 
 from __future__ import annotations
@@ -97,7 +97,7 @@ __all__ = [
 #: Bumped whenever the floating-base programs change shape (part of the cache key).
 FLOATING_VERSION = "1"
 #: The kernels of :func:`floating_program`, their inputs as in :data:`lagdyn.codegen.KERNELS`.
-FLOATING_KERNELS = ("M", "C", "g", "bias", "inverse_dynamics", "forward_dynamics")
+FLOATING_KERNELS = ("M", "C", "g", "bias", "inverse_dynamics", "forward_dynamics", "energy")
 #: Pinocchio's order (linear, angular) of the base entries, as indices into lagdyn's
 #: (angular, linear) spatial vectors.
 _PIN = (3, 4, 5, 0, 1, 2)
@@ -249,6 +249,9 @@ class _Floating:
         self.w, self.v = list(qd[3:6]), list(qd[0:3])
         self._quat = q[3:7]
         self._gb: Vec | None = None
+        self._quat_position = (list(q[0:3]), q[3:7])
+        self._M: list[list[sp.Expr]] | None = None
+        self._comp: tuple[sp.Expr, Vec, list[list[sp.Expr]]] | None = None
 
     @property
     def gravity(self) -> Vec:
@@ -282,6 +285,7 @@ class _Floating:
         comp = _base_inertia(fc)
         for r, sub in top.roots:
             comp = _inertia_add(b, self.kin.R[r], self.kin.p[r], sub, comp)
+        self._comp = comp
         m, h, I = comp
         N = 6 + n
         M: list[list[sp.Expr]] = [[sp.Integer(0)] * N for _ in range(N)]
@@ -301,6 +305,30 @@ class _Floating:
             for j in range(n):
                 M[6 + i][6 + j] = Mj[i][j]
         return M
+
+    def mass_matrix(self) -> list[list[sp.Expr]]:
+        """M, built once per builder."""
+        if self._M is None:
+            self._M = self.crba()
+        return self._M
+
+    def energy(self) -> sp.Expr:
+        """E = ½ vᵀ M v + U, U = −m g·p − (Rᵀg)·h with the whole robot's mass m and first
+        moment h in the base frame and p the base position."""
+        b, N = self.b, self.fc.nv
+        M = self.mass_matrix()
+        assert self._comp is not None
+        m, h, _ = self._comp
+        v = list(self.qd[:N])
+        T = sp.Add(*(M[i][i] * v[i] ** 2 / 2 for i in range(N))) + sp.Add(
+            *(M[i][j] * v[i] * v[j] for i in range(N) for j in range(i + 1, N))
+        )
+        p, _ = self._quat_position
+        g = list(self.fc.chain.gravity)
+        U = -m * sp.Add(*(g[k] * p[k] for k in range(3))) - sp.Add(
+            *(self.gravity[k] * h[k] for k in range(3))
+        )
+        return b.let(b.let(T) + b.let(U))
 
     def aba(self, tau: Sequence[sp.Expr]) -> Vec:
         """v̇ (nv entries) from the net forces ``tau`` (nv entries, Pinocchio's order)."""
@@ -396,7 +424,7 @@ def _outputs(
     out: dict[str, list[sp.Expr]] = {}
     M: list[list[sp.Expr]] = []
     if "M" in want or ("forward_dynamics" in want and forward == "crba"):
-        M = F.crba()
+        M = F.mass_matrix()
     if "M" in want:
         out["M"] = [x for row in M for x in row]
     if "C" in want:
@@ -409,6 +437,8 @@ def _outputs(
         bias = [b.let(h[k] + fric[k]) for k in range(N)]
         if "bias" in want:
             out["bias"] = bias
+    if "energy" in want:
+        out["energy"] = [F.energy()]
     if "inverse_dynamics" in want:
         tau = F.rnea(True, True, True)
         out["inverse_dynamics"] = [b.let(tau[k] + fric[k]) for k in range(N)]
@@ -428,19 +458,22 @@ def _padded(nq: int) -> dict[str, tuple[sp.Symbol, ...]]:
 
 #: The shape of each kernel's output for ``nv`` velocities.
 def _shape(name: str, nv: int) -> tuple[int, ...]:
+    if name == "energy":
+        return ()
     return (nv, nv) if name in ("M", "C") else (nv,)
 
 
-_NAMES = {"M": "M", "C": "C", "g": "g", "bias": "h", "inverse_dynamics": "tau"}
+_NAMES = {"M": "M", "C": "C", "g": "g", "bias": "h", "inverse_dynamics": "tau", "energy": "E"}
 
 
 def program(fc: FloatingChain, name: str, *, forward: str = "aba") -> Program:
     """One floating-base program with symbolic parameters (for proofs and inspection).
 
     ``name``: ``"M"`` (CRBA), ``"C"`` (Coriolis), ``"g"``, ``"bias"`` (h = C v + g),
-    ``"inverse_dynamics"`` (RNEA) or ``"forward_dynamics"`` (``forward``: ABA or CRBA +
-    LDLᵀ). Inputs are :func:`~lagdyn.recursive.program.input_symbols` of ``nq`` (``qd``,
-    ``qdd``, ``tau``: their last entry unused).
+    ``"inverse_dynamics"`` (RNEA), ``"forward_dynamics"`` (``forward``: ABA or CRBA +
+    LDLᵀ) or ``"energy"`` (½ vᵀ M v + U). Inputs are
+    :func:`~lagdyn.recursive.program.input_symbols` of ``nq`` (``qd``, ``qdd``, ``tau``: their
+    last entry unused).
 
     Raises
     ------
@@ -523,11 +556,12 @@ def floating_program(
     """The generated-code program of a floating-base tree: one builder, one kernel each.
 
     Kernels ``M``, ``C``, ``g``, ``bias`` (nonlinear effects h = C v + g, plus friction),
-    ``inverse_dynamics`` (RNEA) and ``forward_dynamics`` (``forward``: ``"aba"`` or
-    ``"crba"``), with the inputs of :data:`lagdyn.codegen.KERNELS`; every per-state vector
-    has ``nq`` entries (``qd``, ``qdd``, ``tau``: ``nv`` values, then one unused). Every
-    parameter is bound from ``params`` (symbols or names), folded in before the programs
-    are built; then one joint CSE.
+    ``inverse_dynamics`` (RNEA), ``forward_dynamics`` (``forward``: ``"aba"`` or
+    ``"crba"``) and ``energy`` (½ vᵀ M v + U), with the inputs of
+    :data:`lagdyn.codegen.KERNELS`; every per-state vector has ``nq`` entries (``qd``,
+    ``qdd``, ``tau``: ``nv`` values, then one unused). Every parameter is bound from
+    ``params`` (symbols or names), folded in before the programs are built; then one joint
+    CSE (``cse=True``).
 
     Raises
     ------
@@ -542,7 +576,8 @@ def floating_program(
     >>> from lagdyn.recursive.floating import floating_program
     >>> from lagdyn.robot.floating import EXAMPLE_URDF
     >>> robot = ld.robot.from_urdf(EXAMPLE_URDF, base="floating", parameters="numeric")
-    >>> k = floating_program(robot.base, {"g": 9.81}).kernels["forward_dynamics"]
+    >>> prog = floating_program(robot.base, {"g": 9.81}, outputs_wanted=["forward_dynamics"])
+    >>> k = prog.kernels["forward_dynamics"]
     >>> k.inputs, k.shape
     (('q', 'qd', 'tau', 'params', 't'), (9,))
     """
