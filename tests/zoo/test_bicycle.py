@@ -300,7 +300,15 @@ def test_linearize_needs_a_speed(bike):
         bike.linearize()
 
 
-def test_a_bicycle_without_a_stable_speed_says_so():
-    # no trail: no self-stability at any speed up to 10 m/s
-    with pytest.raises(LagdynError, match=r"no self-stable speed in \(0, 10.0\]"):
+def test_a_bicycle_without_a_stable_speed_says_so(bike):
+    # negative trail: no self-stability at any speed up to 10 m/s
+    with pytest.raises(LagdynError, match=r"no self-stable speed in \[0, 10.0\]"):
         whipple_bicycle(c=-0.08).stability_speeds()
+    with pytest.raises(LagdynError, match=r"v_max must be positive, got -1.0"):
+        bike.stability_speeds(v_max=-1)
+
+
+def test_a_stable_range_reaching_v_max_has_an_infinite_capsize_speed(bike):
+    weave, capsize = bike.stability_speeds(v_max=5.5)
+    assert weave == pytest.approx(WEAVE, abs=1e-9)
+    assert capsize == math.inf

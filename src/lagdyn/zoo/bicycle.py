@@ -445,16 +445,17 @@ class WhippleBicycle(ConstrainedSystem):
         return ev[np.lexsort((ev.imag, ev.real))]
 
     def stability_speeds(self, v_max: float = 10.0) -> tuple[float, float]:
-        """(weave, capsize): the speeds bounding the self-stable range in (0, v_max].
+        """(weave, capsize): the speeds bounding the first self-stable range in [0, v_max].
 
         The weave speed is where the last eigenvalue with positive real part (the weave
         pair) crosses into the left half-plane, the capsize speed where one (the capsize
-        mode) leaves it again; both found by bisection to 1e-12 m/s.
+        mode) leaves it again; located on a grid of 0.1 m/s (at most 2000 steps), then
+        by bisection to 1e-12 m/s. A range that reaches v_max gives ``capsize = inf``.
 
         Raises
         ------
         LagdynError
-            No self-stable speed in (0, v_max].
+            ``v_max`` not a positive finite number, or no self-stable speed up to it.
 
         Examples
         --------
@@ -464,32 +465,33 @@ class WhippleBicycle(ConstrainedSystem):
         (4.292383, 6.024262)
         """
         v_max = _speed(v_max)
+        if v_max <= 0:
+            raise LagdynError(f"v_max must be positive, got {v_max}")
 
-        def growth(v: float) -> float:
-            return float(max(self.eigenvalues(v).real))
+        def stable(v: float) -> bool:
+            return bool(max(self.eigenvalues(v).real) < 0)
 
-        grid = np.linspace(0.0, v_max, int(max(20, 10 * v_max)) + 1)
-        stable = [growth(v) < 0 for v in grid]
-        if not any(stable):
-            raise LagdynError(f"this bicycle has no self-stable speed in (0, {v_max}] m/s")
-        first = stable.index(True)
-        last = len(stable) - 1 - stable[::-1].index(True)
+        points = min(math.ceil(10 * v_max), 2000) + 1  # 0.1 m/s steps, at most 2000 of them
+        grid = [float(v) for v in np.linspace(0.0, v_max, points)]
+        flags = [stable(v) for v in grid]
+        if not any(flags):
+            raise LagdynError(f"this bicycle has no self-stable speed in [0, {v_max}] m/s")
+        first = flags.index(True)
+        after = [i for i in range(first, len(grid)) if not flags[i]]
 
-        def bisect(lo: float, hi: float) -> float:  # growth(lo) and growth(hi) differ in sign
-            s_lo = growth(lo) < 0
+        def bisect(lo: float, hi: float) -> float:  # stable(lo) != stable(hi)
+            s_lo = stable(lo)
             while hi - lo > 1e-12:
                 mid = (lo + hi) / 2
-                if (growth(mid) < 0) == s_lo:
+                if stable(mid) == s_lo:
                     lo = mid
                 else:
                     hi = mid
             return (lo + hi) / 2
 
-        weave = bisect(float(grid[first - 1]), float(grid[first])) if first > 0 else 0.0
-        capsize = (
-            bisect(float(grid[last]), float(grid[last + 1])) if last + 1 < len(grid) else math.inf
-        )
-        return float(weave), float(capsize)
+        weave = bisect(grid[first - 1], grid[first]) if first > 0 else 0.0
+        capsize = bisect(grid[after[0] - 1], grid[after[0]]) if after else math.inf
+        return weave, capsize
 
     def __repr__(self) -> str:
         return "WhippleBicycle(n=8, holonomic=1, velocity=4, dof=3)"
