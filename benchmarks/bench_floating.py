@@ -13,15 +13,19 @@ Pinocchio's ``aba``, ``rnea``, ``crba``, ``nonLinearEffects`` and
 ``computeCoriolisMatrix`` called from Python in the same process (both sides pay one Python
 call). Values are checked against Pinocchio first (relative error printed).
 
-When ``benchmarks/_pinocchio_cpp.py`` (a C++ harness compiling Pinocchio from its headers)
-provides ``time_pinocchio(urdf, freeflyer=True)``, its C++ timings are printed too; otherwise
-only the Python-binding timings are (and the output says so).
+The fair comparison: with ``benchmarks/_pinocchio_cpp.py`` (Pinocchio instantiated from its
+C++ headers), lagdyn's exported C (:func:`lagdyn.codegen.c.export_files` of the same
+program, compiled by gcc with the harness's flags) and Pinocchio are timed in one C++
+program, the same loop over 64 random states; without it only the Python-level timings are
+printed (and the output says so).
 """
 
 from __future__ import annotations
 
 import argparse
+import subprocess
 import sys
+import tempfile
 import time
 import timeit
 from functools import partial
@@ -55,21 +59,73 @@ def _ops(kernel):
     )
 
 
-def _cpp_timings(path):
-    """Pinocchio C++ timings from helper C's harness, or None when it is not there."""
+def _cpp_timings(model, prog, robot, kernels):
+    """Pinocchio (C++, from its headers) and lagdyn's exported C in one C++ program, timed
+    by helper C's harness (``benchmarks/_pinocchio_cpp.py``), or None when it is absent."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     try:
-        import _pinocchio_cpp  # type: ignore[import-not-found]
+        import _pinocchio_cpp as pcpp  # type: ignore[import-not-found]
     except ImportError:
         return None
-    fn = getattr(_pinocchio_cpp, "time_pinocchio", None)
-    if fn is None:
-        return None
-    try:
-        return fn(str(path), freeflyer=True)
-    except Exception as exc:  # report, never hide, a harness failure
-        print(f"  C++ harness failed: {exc}")
-        return None
+    from lagdyn.codegen.c import export_files
+
+    third = {"forward_dynamics": "AP", "inverse_dynamics": "AP"}
+    with tempfile.TemporaryDirectory() as tmp:
+        files = export_files(prog, "lagdyn")
+        stem = Path(tmp) / "lagdyn_floating"
+        src = files["lagdyn.c"].replace('#include "lagdyn.h"', f'#include "{stem}.h"')
+        Path(f"{stem}.h").write_text(files["lagdyn.h"])
+        Path(f"{stem}.c").write_text(src)
+        subprocess.run(
+            ["gcc", *pcpp.FLAGS, "-std=c99", "-c", f"{stem}.c", "-o", f"{stem}.o"], check=True
+        )
+        decls, calls = [], ["static double out[4096];"]
+        for kname in kernels:
+            k = prog.kernels[kname]
+            decls.append(
+                f'extern "C" void lagdyn_{kname}('
+                + ", ".join("double" if vec == "t" else "const double *" for vec in k.inputs)
+                + ", double *);"
+            )
+            args = []
+            for vec in k.inputs:
+                args.append(
+                    {"q": "Q[k].data()", "qd": "VP[k].data()", "params": "nullptr", "t": "0.0"}.get(
+                        vec, f"{third.get(kname, 'AP')}[k].data()"
+                    )
+                )
+            calls.append(
+                f'TIME("lagdyn:{kname}", (lagdyn_{kname}({", ".join(args)}, out), sink += out[0]));'
+            )
+        # lagdyn's per-state vectors have nq entries: v and a padded with one zero
+        padded = (
+            "std::vector<Eigen::VectorXd> VP(NS), AP(NS);\n"
+            "for (int k = 0; k < NS; ++k) {\n"
+            f"  VP[k] = Eigen::VectorXd::Zero({robot.nq}); AP[k] = Eigen::VectorXd::Zero({robot.nq});\n"
+            f"  VP[k].head({robot.nv}) = V[k]; AP[k].head({robot.nv}) = A[k];\n"
+            "}\n"
+        )
+        parts = pcpp.harness(model)
+        algos = [PIN[k] for k in kernels]
+        body = "\n".join(f'TIME("{a}", {parts["calls"][a]});' for a in algos)
+        source = (
+            parts["includes"]
+            + "\n".join(decls)
+            + "\n#define ITERS 20000\n#define REPEATS 7\n"
+            + parts["timing"]
+            + "\nint main() {\n"
+            + parts["states"]
+            + padded
+            + body
+            + "\n"
+            + "\n".join(calls)
+            + '\nstd::printf("sink %f\\n", (double)sink);\nreturn 0;\n}\n'
+        )
+        try:
+            return pcpp.build_and_run(source, parts["model"], [f"{stem}.o"])
+        except Exception as exc:  # report, never hide, a harness failure
+            print(f"  C++ harness failed: {str(exc)[-2000:]}")
+            return None
 
 
 def bench(name, *, cse=True, forward="aba", kernels=None):
@@ -110,10 +166,11 @@ def bench(name, *, cse=True, forward="aba", kernels=None):
         "bias": ((q, vp, pad, 0.0), (model, data, q, v)),
         "C": ((q, vp, pad, 0.0), (model, data, q, v)),
     }
-    cpp = _cpp_timings(path)
+    timed = [k for k in PIN if k in prog.kernels]
+    cpp = _cpp_timings(model, prog, robot, timed)
     print(
         f"  {'kernel':18} {'lagdyn C µs':>12} {'pin (Python) µs':>16} {'ratio':>7}"
-        + (f" {'pin C++ µs':>11} {'ratio':>7}" if cpp else "")
+        + (f" {'lagdyn C in C++ µs':>19} {'pin C++ µs':>11} {'ratio':>7}" if cpp else "")
         + f" {'C batch µs/state':>17}  rel. error"
     )
     B = 10_000
@@ -137,7 +194,8 @@ def bench(name, *, cse=True, forward="aba", kernels=None):
         t_pin = _min_us(partial(g, *theirs), 20_000)
         line = f"  {kname:18} {t_ours:12.2f} {t_pin:16.2f} {t_ours / t_pin:7.2f}"
         if cpp and pname in cpp:
-            line += f" {cpp[pname]:11.2f} {t_ours / cpp[pname]:7.2f}"
+            mine_cpp = cpp[f"lagdyn:{kname}"]
+            line += f" {mine_cpp:19.3f} {cpp[pname]:11.3f} {mine_cpp / cpp[pname]:7.2f}"
         out = np.empty((B, *prog.kernels[kname].shape))
         t_batch = (
             _min_us(
