@@ -70,6 +70,11 @@ def _check(pin, model, num, *, count=3, seed=0, kernels=None):
             assert _rel(num.forward_dynamics(q, v, a), pin.aba(model, data, q, v, a)) < TOL
         if "C" in have:
             assert _rel(num.C(q, v), pin.computeCoriolisMatrix(model, data, q, v)) < TOL
+        if "centroidal_map" in have:
+            assert _rel(num.centroidal_map(q), pin.computeCentroidalMap(model, data, q)) < TOL
+        if "centroidal_bias" in have:
+            dA = pin.computeCentroidalMapTimeVariation(model, data, q, v)
+            assert _rel(num.centroidal_bias(q, v), dA @ v) < TOL
         if "energy" in have:
             E = pin.computeKineticEnergy(model, data, q, v)
             E += pin.computePotentialEnergy(model, data, q)
@@ -353,7 +358,7 @@ def test_solo12_against_pinocchio(pin):
     assert (robot.nq, robot.nv) == (19, 18)
     model = pin.buildModelFromUrdf(str(path), pin.JointModelFreeFlyer())
     assert [model.names[i] for i in range(2, model.njoints)] == list(robot.joint_names)
-    # M, h and ABA here, RNEA and g on Go1, C below (marked slow)
+    # M, h and ABA here, RNEA, g and the centroidal map on Go1, C below (marked slow)
     kernels = ["M", "bias", "forward_dynamics"]
     num = robot.lambdify({"g": 9.81}, kernels=kernels, cse=False)
     _check(pin, model, num, count=2, seed=1, kernels=kernels)
@@ -367,7 +372,7 @@ def test_go1_against_pinocchio(pin):
         pytest.skip(f"Pinocchio cannot read go1.urdf: {exc}")
     robot = ld.robot.from_urdf(path, base="floating", parameters="numeric")
     assert robot.nv == model.nv
-    kernels = ["inverse_dynamics", "g"]
+    kernels = ["inverse_dynamics", "g", "centroidal_map", "centroidal_bias"]
     num = robot.lambdify({"g": 9.81}, kernels=kernels, cse=False)
     _check(pin, model, num, count=2, seed=2, kernels=kernels)
 

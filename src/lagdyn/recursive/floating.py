@@ -45,8 +45,8 @@ Examples
 >>> body.nq, body.nv
 (8, 7)
 >>> prog = floating_program(body)
->>> sorted(prog.kernels)
-['C', 'M', 'bias', 'energy', 'forward_dynamics', 'g', 'inverse_dynamics']
+>>> sorted(prog.kernels)[:5]
+['C', 'M', 'bias', 'centroidal_bias', 'centroidal_map']
 """
 
 from __future__ import annotations
@@ -97,7 +97,19 @@ __all__ = [
 #: Bumped whenever the floating-base programs change shape (part of the cache key).
 FLOATING_VERSION = "1"
 #: The kernels of :func:`floating_program`, their inputs as in :data:`lagdyn.codegen.KERNELS`.
-FLOATING_KERNELS = ("M", "C", "g", "bias", "inverse_dynamics", "forward_dynamics", "energy")
+FLOATING_KERNELS = (
+    "M",
+    "C",
+    "g",
+    "bias",
+    "inverse_dynamics",
+    "forward_dynamics",
+    "energy",
+    "centroidal_map",
+    "centroidal_bias",
+)
+#: The inputs of the kernels that :data:`lagdyn.codegen.KERNELS` does not name.
+_INPUTS = {"centroidal_map": ("q", "params"), "centroidal_bias": ("q", "qd", "params")}
 #: Pinocchio's order (linear, angular) of the base entries, as indices into lagdyn's
 #: (angular, linear) spatial vectors.
 _PIN = (3, 4, 5, 0, 1, 2)
@@ -205,8 +217,8 @@ class FloatingChain:
 
 
 # ---------------------------------------------------------------------- the programs
-def _gravity_in_base(b: _Builder, quat: Sequence[sp.Expr], gravity: Sequence[sp.Expr]) -> Vec:
-    r"""Rᵀ g with R the rotation of the quaternion (x, y, z, w) divided by its norm."""
+def _rotation(b: _Builder, quat: Sequence[sp.Expr]) -> list[list[sp.Expr]]:
+    r"""The rotation (base → world) of the quaternion (x, y, z, w) divided by its norm."""
     x, y, z, w = quat
     s = b.let(2 / (x**2 + y**2 + z**2 + w**2))
     R = [
@@ -214,7 +226,7 @@ def _gravity_in_base(b: _Builder, quat: Sequence[sp.Expr], gravity: Sequence[sp.
         [s * (x * y + z * w), 1 - s * (x**2 + z**2), s * (y * z - x * w)],
         [s * (x * z - y * w), s * (y * z + x * w), 1 - s * (x**2 + y**2)],
     ]
-    return b.vec([sp.expand(sp.Add(*(R[r][k] * gravity[r] for r in range(3)))) for k in range(3)])
+    return [[b.let(sp.expand(e)) for e in row] for row in R]
 
 
 def _base_inertia(fc: FloatingChain) -> tuple[sp.Expr, Vec, list[list[sp.Expr]]]:
@@ -249,16 +261,52 @@ class _Floating:
         self.w, self.v = list(qd[3:6]), list(qd[0:3])
         self._quat = q[3:7]
         self._gb: Vec | None = None
+        self._R: list[list[sp.Expr]] | None = None
         self._quat_position = (list(q[0:3]), q[3:7])
         self._M: list[list[sp.Expr]] | None = None
         self._comp: tuple[sp.Expr, Vec, list[list[sp.Expr]]] | None = None
 
     @property
+    def rotation(self) -> list[list[sp.Expr]]:
+        """R (base → world) of the normalized quaternion (built once)."""
+        if self._R is None:
+            self._R = _rotation(self.b, self._quat)
+        return self._R
+
+    @property
     def gravity(self) -> Vec:
-        """Gravity in the base frame (built once)."""
+        """Gravity in the base frame, Rᵀ g (built once)."""
         if self._gb is None:
-            self._gb = _gravity_in_base(self.b, self._quat, list(self.fc.chain.gravity))
+            R, g = self.rotation, list(self.fc.chain.gravity)
+            self._gb = self.b.vec([sp.Add(*(R[r][k] * g[r] for r in range(3))) for k in range(3)])
         return self._gb
+
+    def _to_centroid(self, f: Vec, n: Vec) -> list[sp.Expr]:
+        """A wrench (f, n) about the base origin in base axes → about the centre of mass in
+        world axes: (R f, R (n − c × f)), c the centre of mass in the base frame."""
+        b, R = self.b, self.rotation
+        self.mass_matrix()
+        assert self._comp is not None
+        m, h, _ = self._comp
+        inv = b.let(1 / m)
+        c = [b.let(x * inv) for x in h]
+        nc = _add(n, _scale(-1, _cross(c, f)))
+        return [b.let(e) for e in _mv(R, f) + _mv(R, nc)]
+
+    def centroidal_map(self) -> list[list[sp.Expr]]:
+        """A_G (6 × nv, linear then angular momentum about the centre of mass, world axes):
+        Orin and Goswami's centroidal momentum matrix, h_G = A_G v."""
+        M, N = self.mass_matrix(), self.fc.nv
+        cols = [
+            self._to_centroid([M[r][j] for r in range(3)], [M[3 + r][j] for r in range(3)])
+            for j in range(N)
+        ]
+        return [[cols[j][r] for j in range(N)] for r in range(6)]
+
+    def centroidal_bias(self) -> list[sp.Expr]:
+        """Ȧ_G v: the rate of h_G at v̇ = 0 (the base rows of C v carried to the centre)."""
+        h = self.rnea(True, False, False)
+        return self._to_centroid(h[0:3], h[3:6])
 
     def rnea(self, qd: bool, qdd: bool, gravity: bool) -> Vec:
         """τ (nv entries, Pinocchio's order) for v (``qd``), v̇ (``qdd``), gravity."""
@@ -439,6 +487,10 @@ def _outputs(
             out["bias"] = bias
     if "energy" in want:
         out["energy"] = [F.energy()]
+    if "centroidal_map" in want:
+        out["centroidal_map"] = [x for row in F.centroidal_map() for x in row]
+    if "centroidal_bias" in want:
+        out["centroidal_bias"] = F.centroidal_bias()
     if "inverse_dynamics" in want:
         tau = F.rnea(True, True, True)
         out["inverse_dynamics"] = [b.let(tau[k] + fric[k]) for k in range(N)]
@@ -460,10 +512,23 @@ def _padded(nq: int) -> dict[str, tuple[sp.Symbol, ...]]:
 def _shape(name: str, nv: int) -> tuple[int, ...]:
     if name == "energy":
         return ()
+    if name == "centroidal_map":
+        return (6, nv)
+    if name == "centroidal_bias":
+        return (6,)
     return (nv, nv) if name in ("M", "C") else (nv,)
 
 
-_NAMES = {"M": "M", "C": "C", "g": "g", "bias": "h", "inverse_dynamics": "tau", "energy": "E"}
+_NAMES = {
+    "M": "M",
+    "C": "C",
+    "g": "g",
+    "bias": "h",
+    "inverse_dynamics": "tau",
+    "energy": "E",
+    "centroidal_map": "A_G",
+    "centroidal_bias": "dA_G_v",
+}
 
 
 def program(fc: FloatingChain, name: str, *, forward: str = "aba") -> Program:
@@ -471,7 +536,8 @@ def program(fc: FloatingChain, name: str, *, forward: str = "aba") -> Program:
 
     ``name``: ``"M"`` (CRBA), ``"C"`` (Coriolis), ``"g"``, ``"bias"`` (h = C v + g),
     ``"inverse_dynamics"`` (RNEA), ``"forward_dynamics"`` (``forward``: ABA or CRBA +
-    LDLᵀ) or ``"energy"`` (½ vᵀ M v + U). Inputs are
+    LDLᵀ), ``"energy"`` (½ vᵀ M v + U), ``"centroidal_map"`` (A_G, 6 × nv) or
+    ``"centroidal_bias"`` (Ȧ_G v). Inputs are
     :func:`~lagdyn.recursive.program.input_symbols` of ``nq`` (``qd``, ``qdd``, ``tau``: their
     last entry unused).
 
@@ -557,7 +623,9 @@ def floating_program(
 
     Kernels ``M``, ``C``, ``g``, ``bias`` (nonlinear effects h = C v + g, plus friction),
     ``inverse_dynamics`` (RNEA), ``forward_dynamics`` (``forward``: ``"aba"`` or
-    ``"crba"``) and ``energy`` (½ vᵀ M v + U), with the inputs of
+    ``"crba"``), ``energy`` (½ vᵀ M v + U), ``centroidal_map`` (Orin and Goswami's A_G,
+    6 × nv: linear then angular momentum about the centre of mass in world axes) and
+    ``centroidal_bias`` (Ȧ_G v), with the inputs of
     :data:`lagdyn.codegen.KERNELS`; every per-state vector has ``nq`` entries (``qd``,
     ``qdd``, ``tau``: ``nv`` values, then one unused). Every parameter is bound from
     ``params`` (symbols or names), folded in before the programs are built; then one joint
@@ -615,7 +683,8 @@ def floating_program(
                     f"cannot generate the floating-base kernel {k}: it reads "
                     f"{', '.join(sorted(map(str, stray))) or e} (undefined with the values)"
                 )
-        prog.kernels[k] = Kernel(k, KERNELS[k], prune(body, [], exprs), exprs, _shape(k, nv))
+        inputs = _INPUTS[k] if k in _INPUTS else KERNELS[k]
+        prog.kernels[k] = Kernel(k, inputs, prune(body, [], exprs), exprs, _shape(k, nv))
     return prog
 
 

@@ -215,7 +215,8 @@ class FloatingRobot:
             LDLᵀ with the leaves eliminated first.
         kernels : sequence of str, optional
             Generate only these (``"M"``, ``"C"``, ``"g"``, ``"bias"``,
-            ``"inverse_dynamics"``, ``"forward_dynamics"``, ``"energy"``); default all.
+            ``"inverse_dynamics"``, ``"forward_dynamics"``, ``"energy"``,
+            ``"centroidal_map"``, ``"centroidal_bias"``); default all.
             Calling a method whose kernel was left out is a :class:`~lagdyn.LagdynError`.
         cse : bool
             One joint common-subexpression elimination over the program: Solo12's kernels
@@ -325,6 +326,8 @@ class FloatingModel:
             k: ((self.nv, self.nv) if k in ("M", "C") else (self.nv,)) for k in FLOATING_KERNELS
         }
         self._shapes["energy"] = ()
+        self._shapes["centroidal_map"] = (6, self.nv)
+        self._shapes["centroidal_bias"] = (6,)
 
     def __repr__(self) -> str:
         return (
@@ -409,6 +412,16 @@ class FloatingModel:
         """The total energy ½ vᵀ M v + U (``pin.computeKineticEnergy`` +
         ``pin.computePotentialEnergy``); U = −Σ m_i g·c_i reads the base position."""
         return self._run("energy", q, v)
+
+    def centroidal_map(self, q: Any) -> np.ndarray:
+        """Orin and Goswami's centroidal momentum matrix A_G (6 × nv): the linear and angular
+        momentum about the centre of mass, world axes, is A_G v (``pin.computeCentroidalMap``)."""
+        return self._run("centroidal_map", q)
+
+    def centroidal_bias(self, q: Any, v: Any) -> np.ndarray:
+        """Ȧ_G v, so that the rate of centroidal momentum is A_G v̇ + Ȧ_G v
+        (``pin.computeCentroidalMapTimeVariation(...) @ v``)."""
+        return self._run("centroidal_bias", q, v)
 
     def step(self, q: Any, v: Any, tau: Any, dt: float) -> tuple[np.ndarray, np.ndarray]:
         r"""One step of the classical Runge–Kutta method on the configuration manifold.
