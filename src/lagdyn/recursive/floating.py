@@ -95,7 +95,7 @@ __all__ = [
 ]
 
 #: Bumped whenever the floating-base programs change shape (part of the cache key).
-FLOATING_VERSION = "1"
+FLOATING_VERSION = "2"
 #: The kernels of :func:`floating_program`, their inputs as in :data:`lagdyn.codegen.KERNELS`.
 FLOATING_KERNELS = (
     "M",
