@@ -23,7 +23,7 @@ One process, in this order:
    construction, the recursive programs M (CRBA), h and τ (RNEA), the recursive
    (Christoffel-consistent) Coriolis program C, the skew proof on the programs
    (``is_skew_symmetric(route="recursive")``: an exact decision, the programs expanded on
-   the torus with Ṁ by forward mode, see ``lagdyn.recursive.proofs``; the sampled proof,
+   the torus with Ṁ by the chain rule, see ``lagdyn.recursive.proofs``; the sampled proof,
    exact arithmetic at random points, timed apart for comparison), and the exact skew proof
    on the closed form
    (``.M`` — which runs the canonical trig-polynomial derivation of M, Γ, C and g —, ``.C``
@@ -339,7 +339,7 @@ def main() -> None:
         "closed C": "lagdyn closed-form C (rest of `.C`)",
         "closed L": "lagdyn closed-form L = ½q̇ᵀMq̇ − V (built by the skew proof)",
         "skew proof": 'lagdyn `is_skew_symmetric(route="closed")` (after M, C, L)',
-        "program skew proof": 'lagdyn `is_skew_symmetric(route="recursive")` (CRBA M, recursive C; exact decision: programs expanded on the torus, Ṁ by forward mode)',
+        "program skew proof": 'lagdyn `is_skew_symmetric(route="recursive")` (CRBA M, recursive C; exact decision: programs expanded on the torus, Ṁ by the chain rule on the expanded M)',
         "sampled program skew proof": 'lagdyn `prove(arm, ["skew"], method="sample")` (exact arithmetic at random points, error < 2^-100; for comparison)',
     }
     opk = {"prog M": "M", "prog h": "h", "prog tau": "tau", "prog C": "C"}
