@@ -168,6 +168,7 @@ SHARED_STATE_MODULES = frozenset(
         "tests/robot/test_urdf.py",
         "tests/simulation/test_hostile_simulation.py",
         "tests/simulation/test_simulate.py",
+        "tests/test_doctest_requirements.py",
         "tests/test_plot.py",
         "tests/zoo/test_models.py",
     }

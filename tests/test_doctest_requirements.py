@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import doctest
+import functools
 import importlib.util
 import os
 import re
@@ -66,6 +67,7 @@ def _docstrings(path: Path) -> list[tuple[str, int, str]]:
     return found
 
 
+@functools.cache  # at first use, not at collection (every xdist worker collects)
 def _examples() -> list[tuple[Path, str, int, list[str]]]:
     """(file, doctest name, line, example sources) of every docstring with examples."""
     parser = doctest.DocTestParser()
@@ -78,21 +80,18 @@ def _examples() -> list[tuple[Path, str, int, list[str]]]:
     return out
 
 
-EXAMPLES = _examples()
-
-
 def test_the_examples_are_found() -> None:
-    names = {name for _, name, _, _ in EXAMPLES}
+    names = {name for _, name, _, _ in _examples()}
     assert "lagdyn.numeric.casadi.to_casadi" in names
     assert "lagdyn.system.LagrangianSystem.to_casadi" in names
-    assert len(EXAMPLES) > 200
+    assert len(_examples()) > 200
 
 
 def test_no_example_answers_for_a_missing_package() -> None:
     """An example that catches ImportError and prints the expected output cannot fail."""
     bad = [
         f"{path.relative_to(ROOT)}:{line} {name}: {m.group(0).strip()!r}"
-        for path, name, line, sources in EXAMPLES
+        for path, name, line, sources in _examples()
         for m in [SELF_ANSWERING.search("".join(sources))]
         if m is not None
     ]
@@ -116,7 +115,7 @@ def test_the_check_sees_a_self_answering_example() -> None:
 
 
 def test_every_doctest_name_pattern_names_a_doctest() -> None:
-    names = [name for _, name, _, _ in EXAMPLES]
+    names = [name for _, name, _, _ in _examples()]
     for req in CONFTEST.REQUIREMENTS:
         for pattern in req.patterns:
             if not pattern.startswith("^# doctest: "):
