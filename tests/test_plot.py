@@ -181,8 +181,9 @@ def test_chaos_plot_grows_exponentially():
 
 
 def test_missing_matplotlib(monkeypatch, result):
+    from lagdyn import plot  # loaded before the block: a first import under it stays cached
+
     monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
-    from lagdyn import plot
 
     with pytest.raises(ld.BackendUnavailableError, match=r"lagdyn\[plot\]"):
         plot.plot_timeseries(result)
