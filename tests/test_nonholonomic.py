@@ -317,3 +317,35 @@ def test_fmu_export_and_cli_refuse_velocity_constraints(tmp_path, capsys):
         export_fmu(ld.zoo.get("chaplygin_sleigh"), tmp_path / "sleigh.fmu")
     assert main(["derive", "rolling_disc"]) == 2
     assert "rolling_disc is a constrained model" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ numeric linearization
+def test_numeric_linearization_equals_the_exact_one():
+    disc = ld.zoo.get("rolling_disc")
+    x, y, psi, theta, phi = disc.system.q
+    th, yaw = 0.3, 2.0  # a steady turn: the spin from the textbook relation
+    spin = (0.25 * yaw * np.sin(th) - 9.81 * np.sin(th) / (yaw * np.cos(th))) / 1.5
+    spin -= yaw * np.sin(th)
+    q0, u0 = [0.1, -0.2, 0.4, th, 0.7], [yaw, 0.0, spin]
+    params = {"m": 1.0, "r": 1.0, "g": 9.81}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", LagdynWarning)  # x, y, ψ, φ keep changing
+        An, Bn = disc.linearize(method="numeric", q0=q0, qd0=u0, independent=[psi, theta, phi])
+        Ae, Be = disc.reduced([psi, theta, phi]).linearize(q0, u0, params=params)
+    np.testing.assert_allclose(An, np.array(Ae, dtype=float), atol=1e-12)
+    np.testing.assert_allclose(Bn, np.array(Be, dtype=float), atol=1e-12)
+    with pytest.raises(ConstraintError, match="psi.*not ignorable at this point"):
+        disc.linearize(method="numeric", q0=q0, qd0=u0, ignorable=[psi, theta])
+    with pytest.raises(LagdynError, match="method must be"):
+        disc.linearize(method="fast", q0=q0)
+
+
+def test_numeric_linearization_eliminates_holonomic_coordinates(mixed):
+    cs, _ = mixed  # z = x holonomic: z follows x and is not a state
+    x, y, z, th = cs.system.q
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", LagdynWarning)
+        A, B = cs.linearize(method="numeric", q0=[0.0, 0.0, 0.0, 0.0], qd0=[1.0, 0.0, 1.0, 0.0])
+    assert A.shape == (5, 5) and B.shape == (5, 4)  # (x, y, θ) or (y, z, θ), then 2 speeds
+    with pytest.raises(ConstraintError, match="follow the others"):
+        cs.linearize(method="numeric", q0=[0.0] * 4, qd0=[1.0, 0.0, 1.0, 0.0], states=[x, y, z, th])

@@ -639,10 +639,13 @@ class ConstrainedSystem:
 
         return ReducedSystem(self, independent)
 
-    def linearize(self, **options: Any) -> tuple[sp.ImmutableMatrix, sp.ImmutableMatrix]:
-        """(A, B) of the reduced first-order equations about a motion (see
-        :meth:`lagdyn.nonholonomic.ReducedSystem.linearize`; ``independent=`` picks the
-        speeds).
+    def linearize(self, *, method: str = "exact", **options: Any) -> tuple[Any, Any]:
+        """(A, B) of the reduced first-order equations about a motion.
+
+        ``method="exact"`` (default): :meth:`lagdyn.nonholonomic.ReducedSystem.linearize`,
+        sympy matrices, ignorable coordinates checked exactly; ``method="numeric"``:
+        :func:`lagdyn.nonholonomic.linearize_at`, floats from the exact first variation
+        at the point, for large models. ``independent=`` picks the speeds.
 
         Examples
         --------
@@ -652,6 +655,12 @@ class ConstrainedSystem:
         >>> A.shape, B.shape
         ((3, 3), (3, 3))
         """
+        if method == "numeric":
+            from .nonholonomic import linearize_at
+
+            return linearize_at(self, **options)
+        if method != "exact":
+            raise LagdynError(f"method must be 'exact' or 'numeric', got {method!r}")
         independent = options.pop("independent", None)
         return self.reduced(independent).linearize(**options)
 

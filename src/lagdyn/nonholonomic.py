@@ -57,7 +57,13 @@ from .symbols import t
 #: module, so it is not imported back)
 ConstrainedSystem = Any
 
-__all__ = ["ReducedSystem", "exact_form", "integrability", "joint_integrability"]
+__all__ = [
+    "ReducedSystem",
+    "exact_form",
+    "integrability",
+    "joint_integrability",
+    "linearize_at",
+]
 
 
 def _tidy(expr: sp.Expr) -> sp.Expr:
@@ -1015,3 +1021,264 @@ def _positive_number(c: Any) -> bool | None:
 def _at(expr: sp.Expr, subs: Mapping[Any, Any]) -> sp.Expr:
     """expr at the operating point (exact when the values are)."""
     return sp.sympify(expr).subs(subs)
+
+
+# ---------------------------------------------------------------------------- numeric linearization
+def linearize_at(
+    cs: ConstrainedSystem,
+    q0: Any,
+    qd0: Any = None,
+    tau0: Any = None,
+    *,
+    independent: Sequence[Any] | None = None,
+    states: Sequence[Any] | None = None,
+    ignorable: Sequence[Any] = (),
+    inputs: Sequence[sp.Symbol] | None = None,
+    params: Mapping[Any, float] | None = None,
+    t0: float = 0.0,
+    check_steady: bool = True,
+) -> tuple[Any, Any]:
+    r"""(A, B) of the reduced first-order system at a point, in floats: the first variation
+    of the full Lagrange–d'Alembert equations, without forming the reduced ones.
+
+    At the operating point the KKT system gives q̈₀, λ₀; varying it,
+
+    .. math:: \begin{bmatrix} M & -W^T \\ W & 0 \end{bmatrix}
+              \begin{bmatrix} \delta\ddot q \\ \delta\lambda \end{bmatrix} =
+              -\begin{bmatrix} R_q\,\delta q + R_{\dot q}\,\delta\dot q - R_r\,\delta r \\
+              G_q\,\delta q + G_{\dot q}\,\delta\dot q \end{bmatrix},
+              \qquad W\delta\dot q + E_q\,\delta q = 0,\ \delta\dot q_I = \delta u,
+
+    with R = M q̈ + h − τ − Wᵀλ, G = W q̈ + (Ẇ q̇ + β̇) and E = W q̇ + β, whose derivatives
+    are taken exactly (symengine, on plain symbols) and evaluated at the point: no
+    symbolic inverse, so it scales to large models (the Whipple bicycle). The result
+    equals :meth:`ReducedSystem.linearize` evaluated in floats (the test suite checks
+    both against each other and against ``KanesMethod.linearize``). With holonomic
+    constraints, as many coordinates as they have rows (chosen among the dependent
+    rates' coordinates, pivoting at the point) follow the others,
+    δq_P = −J_P⁻¹ J_F δq_F, and are not states (as ``KanesMethod`` does with its
+    dependent coordinates). Ignorable
+    coordinates are dropped after checking, at this point, that no kept row depends on
+    them (exactly zero columns, up to rounding 1e-9); the exact check across all states
+    is :meth:`ReducedSystem.linearize`'s.
+
+    Parameters
+    ----------
+    cs : ConstrainedSystem
+    q0, qd0, tau0, states, ignorable, inputs, check_steady
+        As :meth:`ReducedSystem.linearize` (``qd0``: n admissible rates or the k
+        independent ones; ``tau0``: values of ``inputs``).
+    independent : the independent rates (default: the choice of :class:`ReducedSystem`)
+    params : mapping, every parameter's value (symbols or names; ``system.defaults``
+        by default)
+    t0 : float
+        The time, for constraints or forces that depend on it.
+
+    Returns
+    -------
+    A, B : numpy arrays
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> sleigh = ld.zoo.get("chaplygin_sleigh")
+    >>> x, y, th = sleigh.system.q
+    >>> A, B = linearize_at(sleigh, [0, 0, 0], [1, 0, 0], independent=[x, th], ignorable=[x, y])
+    >>> A.round(12).tolist()
+    [[0.0, 0.0, 1.0], [0.0, 0.0, 0.0], [0.0, 0.0, -0.5]]
+    """
+    import numpy as np
+
+    from .trig.convert import plain_symengine, state_symbols, substitution
+
+    n, m = cs.n, cs.m
+    q, qd = list(cs.system.q), list(cs.system.qd)
+    forward, _ = substitution(q, qd, *state_symbols(n))
+    Q = [se.Symbol(forward[x].name) for x in q]
+    V = [se.Symbol(forward[x].name) for x in qd]
+    T = se.Symbol(str(t))
+
+    def conv(e: Any) -> Any:
+        out = plain_symengine(sp.sympify(e), forward)
+        if out is None:
+            raise LagdynError(f"linearize_at: symengine cannot hold {e}; use method='exact'")
+        return out
+
+    inp = list(cs.system.tau) if inputs is None else [sp.sympify(x) for x in inputs]
+    rows = [i for i in range(m) if i not in set(cs.dependent_rows())]
+    Wsym = cs.constraint_matrix.extract(rows, list(range(n)))
+    beta_sym = cs.constraint_bias.extract(rows, [0])
+    mr = len(rows)
+    k = n - mr
+    if independent is None:
+        dep = _choose_dependent(sp.Matrix(Wsym), cs)
+        ind = [j for j in range(n) if j not in dep]
+    else:
+        ind = [_rate_index(x, cs, f"independent[{j}]") for j, x in enumerate(independent)]
+        if len(ind) != k or len(set(ind)) != k:
+            raise ConstraintError(f"give {k} distinct independent rates, got {list(independent)}")
+        dep = [j for j in range(n) if j not in ind]
+    # symbolic pieces in symengine
+    W = [[conv(Wsym[i, j]) for j in range(n)] for i in range(mr)]
+    beta = [conv(beta_sym[i]) for i in range(mr)]
+    M = [[conv(cs.system.M[i, j]) for j in range(n)] for i in range(n)]
+    tau_expr = [conv(x if x in inp else 0) for x in cs.system.tau]
+    h = [conv(cs.system.h[i] - cs.system.forces[i]) for i in range(n)]
+    E = [sum((W[i][j] * V[j] for j in range(n)), se.Integer(0)) + beta[i] for i in range(mr)]
+    c = [
+        sum((se.diff(E[i], Q[j]) * V[j] for j in range(n)), se.Integer(0)) + se.diff(E[i], T)
+        for i in range(mr)
+    ]
+    acc = [se.Symbol(f"_lda{j}") for j in range(n)]
+    lam = [se.Symbol(f"_ldl{j}") for j in range(mr)]
+    R = [
+        sum((M[i][j] * acc[j] for j in range(n)), se.Integer(0))
+        + h[i]
+        - tau_expr[i]
+        - sum((W[j][i] * lam[j] for j in range(mr)), se.Integer(0))
+        for i in range(n)
+    ]
+    G = [sum((W[i][j] * acc[j] for j in range(n)), se.Integer(0)) + c[i] for i in range(mr)]
+    # the point
+    values = dict(cs.system.defaults)
+    for key, v in (params or {}).items():
+        values[_param(sp.Symbol(key) if isinstance(key, str) else key, cs)] = v
+    point: dict[Any, float] = {se.Symbol(str(s)): float(v) for s, v in values.items()}
+    point[T] = float(t0)
+    qv = [float(v) for v in (q0.values() if isinstance(q0, Mapping) else q0)]
+    if len(qv) != n:
+        raise LagdynError(f"q0 has {len(qv)} entries, expected {n}")
+    point.update(dict(zip(Q, qv, strict=True)))
+    rv = [0.0] * len(inp) if tau0 is None else [float(v) for v in tau0]
+    if len(rv) != len(inp):
+        raise LagdynError(f"tau0 has {len(rv)} entries, expected {len(inp)} inputs")
+    R_in = [conv(x) for x in inp]
+    point.update(dict(zip(R_in, rv, strict=True)))
+
+    def num(e: Any) -> float:
+        value = complex(e.subs(point)) if e.free_symbols else complex(e)
+        if abs(value.imag) > 1e-12 * (1 + abs(value.real)):
+            raise LagdynError(f"linearize_at: a complex value at the point ({value})")
+        return value.real
+
+    def mat(rows_: list[list[Any]]) -> np.ndarray:
+        return np.array([[num(e) for e in r] for r in rows_], dtype=float).reshape(len(rows_), -1)
+
+    W0 = mat(W)
+    b0 = np.array([num(e) for e in beta])
+    if qd0 is None:
+        given = np.zeros(k)
+    else:
+        given = np.array([float(v) for v in (qd0.values() if isinstance(qd0, Mapping) else qd0)])
+    if given.size == n:
+        v0 = given
+        resid = W0 @ v0 + b0
+        if np.abs(resid).max(initial=0.0) > 1e-9 * (1 + np.abs(W0).max() * np.abs(v0).max()):
+            raise ConstraintError(f"qd0 violates the constraints: W q̇ + β = {resid}")
+    elif given.size == k:
+        v0 = np.zeros(n)
+        v0[ind] = given
+        v0[dep] = np.linalg.solve(W0[:, dep], -(W0[:, ind] @ given + b0))
+    else:
+        raise LagdynError(f"qd0 has {given.size} entries: give {n} rates or {k} speeds")
+    point.update(dict(zip(V, v0.tolist(), strict=True)))
+    M0 = mat(M)
+    K = np.zeros((n + mr, n + mr))
+    K[:n, :n], K[:n, n:], K[n:, :n] = M0, -W0.T, W0
+    rhs = np.concatenate([[num(tau_expr[i]) - num(h[i]) for i in range(n)], [-num(e) for e in c]])
+    sol = np.linalg.solve(K, rhs)
+    point.update(dict(zip(acc, sol[:n].tolist(), strict=True)))
+    point.update(dict(zip(lam, sol[n:].tolist(), strict=True)))
+    Rq, Rv = (
+        mat([[se.diff(r, x) for x in Q] for r in R]),
+        mat([[se.diff(r, x) for x in V] for r in R]),
+    )
+    Rr = mat([[se.diff(r, x) for x in R_in] for r in R]) if inp else np.zeros((n, 0))
+    Gq, Gv = (
+        mat([[se.diff(g, x) for x in Q] for g in G]),
+        mat([[se.diff(g, x) for x in V] for g in G]),
+    )
+    Eq = mat([[se.diff(e, x) for x in Q] for e in E])
+    # δq̇ = S0 δu + T0 δq
+    WD_inv = np.linalg.inv(W0[:, dep])
+    S0 = np.zeros((n, k))
+    S0[ind, np.arange(k)] = 1.0
+    S0[dep, :] = -WD_inv @ W0[:, ind]
+    T0 = np.zeros((n, n))
+    T0[dep, :] = -WD_inv @ Eq
+    Kinv = np.linalg.inv(K)
+    # [δq̈; δλ] = -K⁻¹ [Rq δq + Rv δq̇ - Rr δr; Gq δq + Gv δq̇]
+    dq_rows = -Kinv @ np.vstack([Rq + Rv @ T0, Gq + Gv @ T0])
+    du_rows = -Kinv @ np.vstack([Rv @ S0, Gv @ S0])
+    dr_rows = -Kinv @ np.vstack([Rr, np.zeros((mr, len(inp)))])
+    A_full = np.zeros((n + k, n + k))
+    A_full[:n, :n], A_full[:n, n:] = T0, S0
+    A_full[n:, :n], A_full[n:, n:] = dq_rows[:n][ind], du_rows[:n][ind]
+    B_full = np.zeros((n + k, len(inp)))
+    B_full[n:, :] = dr_rows[:n][ind]
+    # holonomic rows: their dependent coordinates follow the others, δq_P = −J_P⁻¹ J_F δq_F
+    mh = sum(1 for i in rows if i < cs.m_holonomic)
+    pos_dep: list[int] = []
+    if mh:
+        J0 = W0[:mh, :]
+        for j in [*dep, *ind]:
+            if np.linalg.matrix_rank(J0[:, [*pos_dep, j]]) == len(pos_dep) + 1:
+                pos_dep.append(j)
+            if len(pos_dep) == mh:
+                break
+        free = [j for j in range(n) if j not in pos_dep]
+        P = np.zeros((n, len(free)))
+        P[free, np.arange(len(free))] = 1.0
+        P[pos_dep, :] = -np.linalg.solve(J0[:, pos_dep], J0[:, free])
+        cols = np.vstack(
+            [np.hstack([P, np.zeros((n, k))]), np.hstack([np.zeros((k, len(free))), np.eye(k)])]
+        )
+        keep_rows = free + [n + i for i in range(k)]
+        A_full = A_full[keep_rows, :] @ cols
+        B_full = B_full[keep_rows, :]
+    else:
+        free = list(range(n))
+    drop = [_rate_index(x, cs, f"ignorable[{j}]") for j, x in enumerate(ignorable)]
+    if states is None:
+        keep = [j for j in free if j not in drop]
+    else:
+        keep = [_rate_index(x, cs, f"states[{j}]") for j, x in enumerate(states)]
+        follow = [str(q[j]) for j in keep if j in pos_dep]
+        if follow:
+            raise ConstraintError(
+                f"{', '.join(follow)} follow the others through the holonomic constraints "
+                "(eliminated at this point): not states"
+            )
+        drop = [j for j in free if j not in keep]
+    where = {j: i for i, j in enumerate(free)}
+    nf = len(free)
+    rows_kept = [where[j] for j in keep] + [nf + i for i in range(k)]
+    drop = [where[j] for j in drop if j in where]
+    scale = 1e-9 * (1.0 + np.abs(A_full).max())
+    for j in drop:
+        if np.abs(A_full[rows_kept, j]).max(initial=0.0) > scale:
+            raise ConstraintError(
+                f"{q[free[j]]} is not ignorable at this point: the kept rows depend on it; "
+                "keep it among the states"
+            )
+    A = A_full[np.ix_(rows_kept, rows_kept)]
+    B = B_full[rows_kept, :]
+    if check_steady:
+        drift = np.concatenate([v0[keep], sol[:n][ind]])
+        names = [str(q[j]) for j in keep] + [str(qd[j]) for j in ind]
+        moving = [nm for nm, d in zip(names, drift, strict=True) if abs(d) > 1e-9]
+        if moving:
+            warnings.warn(
+                f"not a steady motion: {', '.join(moving)} change at this point; A, B are the "
+                "linearization along the motion at this instant",
+                LagdynWarning,
+                stacklevel=2,
+            )
+    return A, B
+
+
+def _choose_dependent(W: sp.Matrix, cs: ConstrainedSystem) -> list[int]:
+    """The dependent columns :class:`ReducedSystem` would choose (see its ``_pivot``)."""
+    holder = ReducedSystem.__new__(ReducedSystem)
+    holder.constrained = cs
+    return holder._pivot(W)
