@@ -235,6 +235,31 @@ def test_linearize_matches_sympy_kanes_method_reference(bike, speed):
     np.testing.assert_array_equal(A[:2], [[0, 0, 1, 0], [0, 0, 0, 1]])
 
 
+@pytest.mark.slow  # ~5 s of CPU: the generic path differentiates the whole model again
+def test_linearize_agrees_with_the_generic_numeric_linearization(bike):
+    """Two implementations of the first variation: the bicycle's own (states φ, δ and
+    their rates) and lagdyn.nonholonomic.linearize_at on the same ConstrainedSystem
+    (independent speeds φ̇, δ̇, θ̇_R; its fifth state, the rear wheel rate, decouples)."""
+    from lagdyn.nonholonomic import linearize_at
+
+    v = 5.0
+    x, y, psi, phi, theta, delta, th_r, th_f = bike.system.q
+    qd = bike.system.qd
+    tau = bike.system.tau
+    A5, B5 = linearize_at(
+        bike,
+        [0] * 8,
+        [0.0, 0.0, -v / bike.values["r_R"]],
+        independent=[qd[3], qd[5], qd[6]],
+        ignorable=[x, y, psi, th_r, th_f],
+        inputs=[tau[3], tau[5]],
+    )
+    A, B = bike.linearize(speed=v)
+    np.testing.assert_allclose(A5[:4, :4], A, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(B5[:4], B, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(A5[4], 0, atol=1e-9)  # the rear wheel rate: no dynamics
+
+
 @pytest.mark.parametrize("speed", sorted(TABLE_2))
 def test_eigenvalues_match_table_2(bike, speed):
     got = bike.eigenvalues(float(speed))

@@ -62,8 +62,6 @@ import numpy as np
 import symengine as se
 import sympy as sp
 
-import lagdyn.constraints as _constraints
-
 from ..constraints import ConstrainedSystem
 from ..errors import LagdynError
 from ..symbols import coordinates, parameters, t
@@ -313,20 +311,7 @@ class WhippleBicycle(ConstrainedSystem):
         base, holonomic, rows, symbols = _model()
         system = copy.copy(base)  # the same energies; the parameter values are its own
         system.defaults = {symbols[k]: float(v) for k, v in values.items()}
-        # WORKAROUND (until the construction-time exactness test refutes numerically first):
-        # the exact curl decision of each velocity row runs for minutes on the front-wheel
-        # rows (a square root); _exact_row refutes it at a random point first — any clearly
-        # nonzero curl proves the row is not an exact differential — and asks the exact
-        # test only otherwise.
-        original = getattr(_constraints, "_is_exact_row", None)
-        if original is None:  # the construction no longer has that test
-            super().__init__(system, [holonomic], velocity_constraints=rows)
-        else:
-            _constraints._is_exact_row = _exact_row
-            try:
-                super().__init__(system, [holonomic], velocity_constraints=rows)
-            finally:
-                _constraints._is_exact_row = original
+        super().__init__(system, [holonomic], velocity_constraints=rows)
         #: The parameter symbols by name.
         self.symbols: dict[str, sp.Symbol] = dict(symbols)
         #: The parameter values by name.
@@ -495,39 +480,6 @@ class WhippleBicycle(ConstrainedSystem):
 
     def __repr__(self) -> str:
         return "WhippleBicycle(n=8, holonomic=1, velocity=4, dof=3)"
-
-
-def _exact_row(cs: ConstrainedSystem, i: int) -> bool:
-    """Is velocity row ``i`` an exact differential? Refuted numerically first (see above)."""
-    system = cs.system
-    qs, _ = system.plain_symbols
-    forward = dict(zip(system.q, qs, strict=True))
-    coeffs = [plain_symengine(cs.A[i, j], forward) for j in range(cs.n)]
-    if any(c is None for c in coeffs) or cs.b[i] != 0:  # pragma: no cover - not the bicycle
-        return _exact_by_lagdyn(cs, i)
-    rng = np.random.default_rng(7 + i)
-    sq = [se.Symbol(s.name) for s in qs]
-    point: dict[Any, Any] = {s: se.RealDouble(rng.uniform(-0.7, 0.7)) for s in sq}
-    point.update(
-        {se.Symbol(s.name): se.RealDouble(rng.uniform(0.5, 1.5)) for s in system.parameters}
-    )
-    for j in range(cs.n):
-        for k in range(j + 1, cs.n):
-            curl = complex(
-                (se.diff(coeffs[j], sq[k]) - se.diff(coeffs[k], sq[j])).xreplace(point).n()
-            )
-            if abs(curl) > 1e-6:
-                return False  # a nonzero curl at a point: not exact
-    return _exact_by_lagdyn(cs, i)  # pragma: no cover - not the bicycle
-
-
-_ORIGINAL_EXACT_ROW: Callable[[ConstrainedSystem, int], bool] | None = getattr(
-    _constraints, "_is_exact_row", None
-)
-
-
-def _exact_by_lagdyn(cs: ConstrainedSystem, i: int) -> bool:  # pragma: no cover
-    return bool(_ORIGINAL_EXACT_ROW(cs, i)) if _ORIGINAL_EXACT_ROW is not None else False
 
 
 def _speed(value: Any) -> float:
