@@ -339,7 +339,7 @@ def _wedge(a: dict[tuple[int, ...], Any], b: dict[tuple[int, ...], Any]) -> dict
 def joint_integrability(cs: ConstrainedSystem) -> bool | None:
     r"""Whether all constraint rows together are integrable (Frobenius for a distribution):
     :math:`d\omega_i\wedge\omega_1\wedge\dots\wedge\omega_m = 0` for every row i, with
-    :math:`\omega_i` the row's 1-form :math:`W_i\,dq + eta_i\,dt`. True: the velocity
+    :math:`\omega_i` the row's 1-form :math:`W_i\,dq + \beta_i\,dt`. True: the velocity
     constraints only restrict the motion to a family of submanifolds (holonomic in
     disguise, together); False: they are genuinely nonholonomic. Decided exactly.
 
@@ -356,7 +356,7 @@ def joint_integrability(cs: ConstrainedSystem) -> bool | None:
     timed = any(e != 0 for e in beta) or any(e.has(t) for e in W)
     if timed:
         variables.append(t)
-    forms = []
+    forms: list[dict[tuple[int, ...], Any]] = []
     for i in range(W.rows):
         coeffs = [W[i, j] for j in range(W.cols)] + ([beta[i]] if timed else [])
         forms.append({(j,): c for j, c in enumerate(coeffs) if c != 0})
@@ -365,12 +365,12 @@ def joint_integrability(cs: ConstrainedSystem) -> bool | None:
         omega = _wedge(omega, f)
     verdicts: list[bool | None] = []
     for f in forms:
-        coeffs = {j: c for (j,), c in f.items()}
-        d = {}
+        by_index: dict[int, Any] = {key[0]: c for key, c in f.items()}
+        d: dict[tuple[int, ...], Any] = {}
         for k in range(len(variables)):
             for j in range(k + 1, len(variables)):
-                c = sp.diff(coeffs.get(j, 0), variables[k]) - sp.diff(
-                    coeffs.get(k, 0), variables[j]
+                c = sp.diff(by_index.get(j, 0), variables[k]) - sp.diff(
+                    by_index.get(k, 0), variables[j]
                 )
                 if c != 0:
                     d[(k, j)] = c
