@@ -214,8 +214,9 @@ def _build_parser() -> argparse.ArgumentParser:
         choices=("closed", "recursive"),
         default=None,
         help="robot arms: prove the identities of the recursive programs instead of the "
-        "closed form (exact arithmetic at random points, error < 2^-100); the default for "
-        "a robot whose closed form is too large to build (otherwise closed)",
+        "closed form (symmetry and skew symmetry decided exactly, the others by exact "
+        "arithmetic at random points, error < 2^-100); the default for a robot whose closed "
+        "form is too large to build (otherwise closed)",
     )
 
     export = sub.add_parser("export", help="write simulator source code")
