@@ -104,7 +104,9 @@ def compile_args() -> tuple[list[str], list[str]]:
         f"-I{p / 'include'}",
         f"-I{eigen_include()}",
     ]
-    lflags = [f"-L{p / 'lib'}", "-lpinocchio_default", f"-Wl,-rpath,{p / 'lib'}"]
+    # no Pinocchio library: every template is instantiated here with these flags (linking
+    # the wheel's instantiations, built without -march=native, would mix Eigen alignments)
+    lflags: list[str] = []
     return cflags, lflags
 
 
@@ -139,10 +141,8 @@ def _joint(joint: Any) -> str:
 
 def model_source(model: Any) -> str:
     """A C++ translation unit defining ``pinocchio::Model build_model()`` that rebuilds
-    ``model`` (a ``pinocchio.Model``). It is compiled with
-    ``-DPINOCCHIO_ENABLE_TEMPLATE_INSTANTIATION`` (``addJoint`` from the library: its
-    header instantiation does not compile against the wheel's Boost 1.90); the algorithms
-    being timed are instantiated from the headers in the other unit."""
+    ``model`` (a ``pinocchio.Model``); compiled apart from the timing loop (and at the
+    same time) with the same flags."""
     lines = [
         "#include <pinocchio/multibody.hpp>",
         "pinocchio::Model build_model() {",
@@ -253,22 +253,24 @@ def build_and_run(
         exe = Path(tmp) / "bench"
         src.write_text(source)
         unit.write_text(model_unit)
-        steps = [
-            [
-                "g++",
-                *cflags,
-                "-DPINOCCHIO_ENABLE_TEMPLATE_INSTANTIATION",
-                "-c",
-                str(unit),
-                "-o",
-                str(obj),
-            ],
-            ["g++", *cflags, str(src), str(obj), *extra_objects, "-o", str(exe), *lflags, "-lm"],
+        main_obj = Path(tmp) / "bench.o"
+        jobs = [
+            subprocess.Popen(
+                ["g++", *cflags, "-c", str(c), "-o", str(o)],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for c, o in ((unit, obj), (src, main_obj))
         ]
-        for cmd in steps:
-            res = subprocess.run(cmd, capture_output=True, text=True)
-            if res.returncode:
-                raise RuntimeError("g++ failed:\n" + res.stderr[-4000:])
+        for job in jobs:
+            _, err = job.communicate()
+            if job.returncode:
+                raise RuntimeError("g++ failed:\n" + err[-4000:])
+        cmd = ["g++", *cflags, str(main_obj), str(obj), *extra_objects, "-o", str(exe)]
+        res = subprocess.run([*cmd, *lflags, "-lm"], capture_output=True, text=True)
+        if res.returncode:
+            raise RuntimeError("g++ failed:\n" + res.stderr[-4000:])
         run = subprocess.run([str(exe)], capture_output=True, text=True, check=True)
     out: dict[str, float] = {}
     for line in run.stdout.splitlines():
