@@ -24,23 +24,32 @@ particles and loads, and returns the equivalent :class:`~lagdyn.LagrangianSystem
   numerics;
 * **holonomic constraints** Φ(q) = 0: the configuration constraints of the model.
 
-Generalized speeds: lagdyn's velocities are the rates q̇, so a model with speeds u (Kane)
-is read when its kinematic differential equations say u = q̇ up to order and sign (each u_j
-= ±q̇_i, one to one — the default of every sympy joint); any other kinematic differential
-equation is refused by name. Auxiliary speeds are set to zero, as ``KanesMethod`` does for
-the equations of motion. Velocity constraints that are not the time derivatives of the
-holonomic constraints (nonholonomic constraints: the rolling disc), and the nonholonomic
-constraints of a ``LagrangesMethod`` or ``System``, become the ``velocity_constraints`` of
-the returned :class:`~lagdyn.ConstrainedSystem` (written in q̇, the speeds mapped back); its
-:meth:`~lagdyn.ConstrainedSystem.reduced` equations on the independent speeds are then
-Kane's: for a ``KanesMethod`` with dependent speeds, the rows of its ``mass_matrix`` and
-``forcing`` for the independent speeds, with the dependent accelerations eliminated by its
-differentiated velocity constraints, equal :attr:`ReducedSystem.M_reduced
-<lagdyn.nonholonomic.ReducedSystem.M_reduced>` and ``forcing``.
+Generalized speeds: lagdyn's velocities are the rates q̇, so the speeds u of a model (Kane)
+are written in the rates: kinematic differential equations affine in u and q̇ give u = K(q,
+t) q̇ + k(q, t) (u = ±q̇ up to order, the default of every sympy joint, is read row by row),
+and K must be invertible at random states (else the equations are refused by name: the rates
+could not be recovered from the speeds). The returned system is in q̇, so it holds where K
+is singular too (Euler-angle rates at gimbal lock). Under a map other than u = ±q̇, the
+velocity of every point read is checked to be the time derivative of its position from a
+fixed point (when one is known); speeds that appear in no kinematic differential equation (a
+rolling contact point's velocity set without coordinates: sympy's documentation disc) and
+velocities that are not rates of positions are refused by name, since a Lagrangian in q
+built from them would give wrong dynamics. Auxiliary speeds are set to zero, as
+``KanesMethod`` does for the equations of motion. Velocity constraints that are not the time
+derivatives of the holonomic constraints (nonholonomic constraints: the rolling disc), and
+the nonholonomic constraints of a ``LagrangesMethod`` or ``System``, become the
+``velocity_constraints`` of the returned :class:`~lagdyn.ConstrainedSystem` (written in q̇,
+the speeds mapped back); its :meth:`~lagdyn.ConstrainedSystem.reduced` equations on the
+independent speeds are then Kane's: for a ``KanesMethod`` with dependent speeds, the rows of
+its ``mass_matrix`` and ``forcing`` for the independent speeds, with the dependent
+accelerations eliminated by its differentiated velocity constraints, equal
+:attr:`ReducedSystem.M_reduced <lagdyn.nonholonomic.ReducedSystem.M_reduced>` and
+``forcing``.
 
-Round trip: for speeds u = P q̇ (P a signed permutation), the model's ``mass_matrix`` is
-:math:`P M P^T` and its ``forcing`` is :math:`P(-h + Q)`, with q̇ = Pᵀu (for a holonomic
-``KanesMethod``, the first rows are those projected on the independent speeds).
+Round trip: with u = K q̇ + k and w = u̇ − K q̈ = K̇ q̇ + k̇, the model's ``mass_matrix`` M_u
+and ``forcing`` F_u satisfy Kᵀ M_u K = M and Kᵀ (F_u − M_u w) = −h + Q (for u = P q̇, P a
+signed permutation: M_u = P M Pᵀ and F_u = P(−h + Q); for a holonomic ``KanesMethod``, the
+first rows are those projected on the independent speeds).
 
 Examples
 --------
@@ -154,7 +163,8 @@ def from_mechanics(
         Without ``model``: holonomic constraints Φ(q) = 0.
     speeds, kdes : sequences of sympy.Expr
         Without ``model``: generalized speeds used in the velocities, and the kinematic
-        differential equations (each = 0) that relate them to q̇ (u = ±q̇ only).
+        differential equations (each = 0) that relate them to q̇: u = K(q, t) q̇ + k(q, t)
+        with K invertible.
     origin : Point, optional
         A point fixed in the inertial frame, from which the positions of loaded points are
         measured to turn constant forces into a potential; by default the ``System``'s
@@ -169,12 +179,16 @@ def from_mechanics(
     Raises
     ------
     LagdynError
-        Not a mechanics model; a model without bodies; a kinematic differential equation
-        that is not u = ±q̇; a velocity that depends on a function of time that is not a
-        coordinate (prescribed motion) or is not defined; a negative mass; parameter names
+        Not a mechanics model; a model without bodies; kinematic differential equations
+        that are not linear in the speeds and rates or whose map K is not invertible; speeds
+        in no kinematic differential equation, or a point velocity that is not the rate of
+        its position (velocities set without coordinates, as rolling contacts'); a velocity
+        that depends on a function of time that is not a coordinate (prescribed motion) or
+        is not defined; a negative mass; parameter names
         that are not identifiers or that lagdyn reserves.
     ConstraintError
-        Nonholonomic (velocity) constraints, named (not supported yet).
+        Velocity constraints that could not be evaluated or told apart from the rates of
+        the holonomic ones; more constraints than speeds (from ConstrainedSystem).
 
     Examples
     --------
@@ -482,8 +496,10 @@ def _build(model: _Model) -> LagrangianSystem | ConstrainedSystem:
     q = _coordinates(model)
     qd = [qi.diff(t) for qi in q]
     sub = _speed_map(model, q, qd)
+    general = any(not (v in qd or -v in qd) for v in sub.values())
     sub.update(dict.fromkeys(model.u_aux, sp.S.Zero))
     reading = _Reading(model, q, qd, sub)
+    reading.check_rates = general
     nonholonomic = [reading.kinematic(c, "a nonholonomic constraint") for c in model.nonholonomic]
     if model.velocity:
         velocity = [reading.kinematic(c, "a velocity constraint") for c in model.velocity]
@@ -535,7 +551,8 @@ def _refuse_foreign(expr: sp.Expr, q: Sequence[sp.Expr], what: str) -> None:
 
 # ---------------------------------------------------------------------- speeds
 def _speed_map(model: _Model, q: list[sp.Expr], qd: list[sp.Expr]) -> dict[sp.Expr, sp.Expr]:
-    """{u_j: ±q̇_i}: the generalized speeds as rates; refuse any other kinematics."""
+    """{u_j: (K q̇ + k)_j}: the generalized speeds in the rates; refuse maps that are not
+    invertible and speeds that are not rates of coordinates."""
     rates = set(qd)
     speeds = [s for s in model.u if s not in rates]  # speeds that are rates map to themselves
     if not speeds:
@@ -549,24 +566,105 @@ def _speed_map(model: _Model, q: list[sp.Expr], qd: list[sp.Expr]) -> dict[sp.Ex
         )
     out: dict[sp.Expr, sp.Expr] = {}
     used: set[sp.Expr] = set()
-    for row in kdes:
+    for row in kdes:  # the common case, row by row: u = ±q̇
         pair = _speed_equals_rate(row, speeds, qd)
         if pair is None or pair[0] in out or pair[1] in used:
-            out = _constant_speed_map(kdes, speeds, qd) or {}
-            if out:
-                break
-            raise LagdynError(_kde_message(row, pair, model.kind))
+            break
         u, rate, sign = pair
         out[u] = sign * rate
         used.add(rate)
-    missing = [str(s) for s in speeds if s not in out]
-    if missing:
+    if len(out) == len(kdes) and all(s in out for s in speeds):
+        return out
+    return _linear_speed_map(model, kdes, speeds, q, qd)
+
+
+def _linear_speed_map(
+    model: _Model, kdes: list[sp.Expr], speeds: list[sp.Expr], q: list[sp.Expr], qd: list[sp.Expr]
+) -> dict[sp.Expr, sp.Expr]:
+    """u = K(q, t) q̇ + k(q, t) solved from kinematic differential equations affine in u and
+    q̇, with the map from the rates to the speeds (and the rates that are speeds themselves)
+    invertible at random states; the speeds are then replaced by K q̇ + k."""
+    rows = sp.Matrix(kdes)
+    free = [s for s in speeds if not rows.has(s)]
+    if free:
+        raise LagdynError(_free_speeds_message(model, free))
+    Ku, Kq = rows.jacobian(speeds), rows.jacobian(qd)
+    for i, row in enumerate(kdes):
+        if Ku[i, :].has(*speeds, *qd) or Kq[i, :].has(*speeds, *qd):
+            raise LagdynError(
+                f"from_mechanics(): the kinematic differential equation {row} = 0 of the "
+                f"{model.kind} is not linear in the speeds and the rates; lagdyn reads speeds "
+                "u = K(q, t) q̇ + k(q, t) with K invertible"
+            )
+    rest = rows.xreplace({**dict.fromkeys(speeds, 0), **dict.fromkeys(qd, 0)})
+    shown = "; ".join(f"{row} = 0" for row in kdes)
+    if len(kdes) != len(speeds) or _generic_rank(Ku, q) < len(speeds):
         raise LagdynError(
-            f"from_mechanics(): no kinematic differential equation of the {model.kind} says "
-            f"which rate the speed{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
-            "equal"
+            f"from_mechanics(): the kinematic differential equations of the {model.kind} "
+            f"({shown}) do not determine its speeds {', '.join(map(str, speeds))} one each "
+            f"({len(kdes)} equations for {len(speeds)} speeds, or dependent in the speeds)"
         )
-    return out
+    if all(e.is_number for e in Ku):
+        K, k = -Ku.inv() * Kq, -Ku.inv() * rest
+    else:
+        K, k = -Ku.LUsolve(Kq), -Ku.LUsolve(rest)
+    own = {s for s in model.u}
+    full = sp.Matrix.vstack(K, *(sp.Matrix([[int(r == c) for c in qd]]) for r in qd if r in own))
+    rank = _generic_rank(full, q)
+    if full.rows != len(qd) or rank < len(qd):
+        raise LagdynError(
+            f"from_mechanics(): the kinematic differential equations of the {model.kind} "
+            f"({shown}) map the rates of its {len(qd)} coordinates to its speeds with rank "
+            f"{rank} (of {full.rows} speeds) at random states: the speeds are not an "
+            "invertible function u = K(q, t) q̇ + k(q, t) of the rates, so the rates cannot be "
+            "recovered from them; lagdyn's velocities are the rates of the coordinates: "
+            "define one speed per coordinate with K invertible (u - q̇ = 0, the default of "
+            "every sympy joint)"
+        )
+    return {
+        s: sp.expand(sum((K[j, i] * r for i, r in enumerate(qd)), k[j]))
+        for j, s in enumerate(speeds)
+    }
+
+
+def _generic_rank(matrix: sp.Matrix, q: list[sp.Expr]) -> int:
+    """The rank of a matrix of functions of q, t and parameters: exact for numbers, else the
+    largest numeric rank at two random states (parameters positive unless declared
+    negative); an entry that does not evaluate to a real number counts as rank deficient."""
+    if all(e.is_number for e in matrix):
+        return int(matrix.rank())
+    rng = random.Random(24)
+    symbols = sorted(matrix.free_symbols - {t}, key=str)
+    best = 0
+    for _ in range(2):
+        values: dict[Any, Any] = {qi: rng.uniform(-3.0, 3.0) for qi in q}
+        values.update(
+            {s: -rng.uniform(0.5, 2.0) if s.is_negative else rng.uniform(0.5, 2.0) for s in symbols}
+        )
+        values[t] = rng.uniform(0.0, 1.0)
+        try:
+            rows = [
+                [float(matrix[i, j].xreplace(values)) for j in range(matrix.cols)]
+                for i in range(matrix.rows)
+            ]
+        except TypeError:
+            continue
+        best = max(best, numeric_rank(rows))
+    return best
+
+
+def _free_speeds_message(model: _Model, free: list[sp.Expr]) -> str:
+    names = ", ".join(map(str, free))
+    return (
+        f"from_mechanics(): the speed{'s' if len(free) > 1 else ''} {names} of the "
+        f"{model.kind} appear{'' if len(free) > 1 else 's'} in no kinematic differential "
+        "equation: not rates of coordinates, but velocities set without coordinates (such as "
+        "the velocity of a rolling contact point set from the no-slip conditions); lagdyn "
+        "reads the kinetic energy from velocities that are the time derivatives of positions "
+        "in q, and a Lagrangian in q built from such velocities would give wrong dynamics. "
+        "Give the moving point coordinates (e.g. x, y of the contact, with u = ẋ, ẏ) and "
+        "write the no-slip conditions as velocity constraints in them (docs/mechanics.md)"
+    )
 
 
 def _speed_equals_rate(
@@ -585,49 +683,6 @@ def _speed_equals_rate(
     if ratio in (1, -1):
         return u, rate, int(ratio)
     return None
-
-
-def _constant_speed_map(
-    kdes: list[sp.Expr], speeds: list[sp.Expr], qd: list[sp.Expr]
-) -> dict[sp.Expr, sp.Expr] | None:
-    """u = A q̇ solved from kinematic differential equations with constant coefficients,
-    when A is a signed permutation (e.g. rows u1 − q̇1, u1 + u2 − q̇1 − q̇2)."""
-    if len(kdes) != len(speeds):
-        return None
-    rows = sp.Matrix(kdes)
-    Ku = rows.jacobian(speeds)
-    Kq = rows.jacobian(qd)
-    rest = rows.xreplace({**dict.fromkeys(speeds, 0), **dict.fromkeys(qd, 0)})
-    if not all(e.is_number for e in (*Ku, *Kq)) or any(sp.expand(e) != 0 for e in rest):
-        return None
-    if Ku.det() == 0:
-        return None
-    A = -Ku.inv() * Kq
-    out: dict[sp.Expr, sp.Expr] = {}
-    used: set[int] = set()
-    for j, u in enumerate(speeds):
-        nonzero = [(i, A[j, i]) for i in range(len(qd)) if A[j, i] != 0]
-        if len(nonzero) != 1 or nonzero[0][1] not in (1, -1) or nonzero[0][0] in used:
-            return None
-        i, sign = nonzero[0]
-        used.add(i)
-        out[u] = sign * qd[i]
-    return out
-
-
-def _kde_message(row: sp.Expr, pair: Any, kind: str) -> str:
-    where = f"the kinematic differential equation {row} = 0 of the {kind}"
-    if pair is not None:
-        return (
-            f"{where} maps a speed or a rate a second time ({pair[0]} = {pair[2]}*{pair[1]}): "
-            "each generalized speed must be the rate of one coordinate, one to one"
-        )
-    return (
-        f"{where} is not u = ±q̇ for one generalized speed u and one coordinate q: lagdyn's "
-        "velocities are the rates q̇ of the coordinates, so it reads models whose speeds are "
-        "those rates (up to order and sign); define the speeds so (the default of every sympy "
-        "joint: u - q̇ = 0)"
-    )
 
 
 # ---------------------------------------------------------------------- constraints
@@ -701,6 +756,8 @@ class _Reading:
         self.q = q
         self.qd = qd
         self.sub = sub
+        #: under a general speed map, point velocities are checked against positions
+        self.check_rates = False
         self._velocities: dict[Any, sp.Matrix] = {}
 
     def kinematic(self, expr: Any, what: str) -> Any:
@@ -713,12 +770,39 @@ class _Reading:
 
     def velocity(self, point: Any) -> sp.Matrix:
         """The velocity of ``point`` in the inertial frame, in its axes (ValueError from sympy
-        when it is not defined)."""
+        when it is not defined); under a speed map other than u = ±q̇, checked to be the
+        time derivative of the point's position from a fixed point, when one is known."""
         found = self._velocities.get(point)
         if found is None:
             v = point.vel(self.N).to_matrix(self.N)
-            found = self._velocities[point] = self.kinematic(v, f"the velocity of {point}")
+            found = self.kinematic(v, f"the velocity of {point}")
+            if self.check_rates:
+                self._check_rate_of_position(point, found)
+            self._velocities[point] = found
         return found
+
+    def _check_rate_of_position(self, point: Any, velocity: sp.Matrix) -> None:
+        """Refuse a velocity that is not dr/dt of the position r(q, t) from a fixed point
+        (velocities set from speeds without coordinates: a Lagrangian in q would be wrong)."""
+        for origin in _origins(point, self.model):
+            try:
+                r = point.pos_from(origin).to_matrix(self.N)
+            except ValueError:
+                continue
+            if r.atoms(sp.Derivative) or any(
+                not _is_rate_of(v, x, self.q, self.qd) for v, x in zip(velocity, r, strict=True)
+            ):
+                raise LagdynError(
+                    f"from_mechanics(): the velocity of {point} in {self.N} ({list(velocity)} "
+                    f"in its axes, the speeds of the {self.model.kind} written in the rates) "
+                    f"is not the time derivative of its position from {origin}: it is set by "
+                    "speeds that are not the rates of its coordinates (as a rolling contact "
+                    "point's is); lagdyn reads the kinetic energy of velocities that are rates "
+                    "of positions in q, so a Lagrangian from this one would give wrong "
+                    "dynamics; give the point coordinates and write the no-slip conditions as "
+                    "velocity constraints"
+                )
+            return
 
     def kinetic_energy(self) -> sp.Expr:
         """T = Σ ½ m v·v + ½ ω·I·ω (sympy's ``kinetic_energy``): v in the inertial frame's
