@@ -104,7 +104,8 @@ def test_spherical_joint_rigid_body_round_trip() -> None:
     assert system.forces.is_zero_matrix and system.U.has(g)
 
 
-def test_lagranges_method_with_nonconservative_forces() -> None:
+def damped_cart_pendulum() -> me.LagrangesMethod:
+    """A cart on a spring with a pendulum, damped, pushed by F(t) (a LagrangesMethod)."""
     x, th = me.dynamicsymbols("x theta")
     m, mb, l, g, k, c = sp.symbols("m M l g k c", positive=True)
     F = me.dynamicsymbols("F")
@@ -120,7 +121,13 @@ def test_lagranges_method_with_nonconservative_forces() -> None:
     block.potential_energy = k * x**2 / 2
     bob.potential_energy = -m * g * l * sp.cos(th)
     loads = [(cart, (F - c * x.diff(t)) * N.x), (A, -c * th.diff(t) * N.z)]
-    lm = me.LagrangesMethod(me.Lagrangian(N, block, bob), [x, th], forcelist=loads, frame=N)
+    return me.LagrangesMethod(me.Lagrangian(N, block, bob), [x, th], forcelist=loads, frame=N)
+
+
+def test_lagranges_method_with_nonconservative_forces() -> None:
+    lm = damped_cart_pendulum()
+    F = me.dynamicsymbols("F")
+    c = sp.Symbol("c", positive=True)
     system = ld.from_mechanics(lm)  # nothing formed yet
     lm.form_lagranges_equations()
     Fs = sp.Symbol("F", real=True)
@@ -436,12 +443,17 @@ def test_speeds_combined_with_constant_coefficients_are_mapped_back() -> None:
     assert system.M == sp.diag(m, m)
 
 
+def speeds_in_rates(km, system):
+    """(u = K q̇ + k as a column, {u: K q̇ + k}): the speed map lagdyn read."""
+    sub = ld.mechanics._speed_map(ld.mechanics._read_kanes(km), list(system.q), list(system.qd))
+    return sp.Matrix([sub.get(s, s) for s in km.u]), sub
+
+
 def kane_agrees(km, system) -> bool:
     """Kane's u-space equations M_u u̇ = F_u equal lagdyn's M q̈ = Q − h exactly, with
     u = K q̇ + k: Kᵀ M_u K = M and Kᵀ (F_u − M_u w) = Q − h, w = u̇ − K q̈ = K̇ q̇ + k̇."""
     qd = list(system.qd)
-    sub = ld.mechanics._speed_map(ld.mechanics._read_kanes(km), list(system.q), qd)
-    U = sp.Matrix([sub.get(s, s) for s in km.u])
+    U, sub = speeds_in_rates(km, system)
     K = U.jacobian(qd)
     w = U.diff(t).xreplace({r.diff(t): 0 for r in qd})
     mass, forcing = km.mass_matrix.xreplace(sub), km.forcing.xreplace(sub)
@@ -473,19 +485,20 @@ def test_invertible_speed_maps_are_mapped_back(kind) -> None:
 
 @pytest.fixture(scope="module")
 def body_rates():
-    """A rigid body on a spherical joint in ZXZ Euler angles, its speeds the body-fixed
-    angular rates u = K(q) q̇ (K singular where sin q2 = 0, the model is not: it is in q̇)."""
+    """A rigid body on a spherical joint in XYZ Euler angles, hanging at q = 0, its speeds the
+    body-fixed angular rates u = K(q) q̇ (K singular where cos q2 = 0; lagdyn's system, in q̇,
+    is not)."""
     q = me.dynamicsymbols("q1:4")
     u = me.dynamicsymbols("u1:4")
     m, l, g, ix, iy, iz = sp.symbols("m l g I_x I_y I_z", positive=True)
     N = me.ReferenceFrame("N")
-    B = N.orientnew("B", "Body", q, "ZXZ")
+    B = N.orientnew("B", "Body", q, "XYZ")
     O = me.Point("O")
     O.set_vel(N, 0)
     w_q = B.ang_vel_in(N)
     kd = [me.dot(w_q, axis) - ui for axis, ui in zip(B, u, strict=True)]
     B.set_ang_vel(N, u[0] * B.x + u[1] * B.y + u[2] * B.z)
-    P = O.locatenew("P", l * B.z)
+    P = O.locatenew("P", -l * B.z)
     P.v2pt_theory(O, N, B)
     body = me.RigidBody("b", P, B, m, (me.inertia(B, ix, iy, iz), P))
     km = me.KanesMethod(N, q, u, kd_eqs=kd)
@@ -751,3 +764,86 @@ def test_inputs_whose_rates_appear_or_whose_names_clash_are_refused() -> None:
     clash = [(P, (F + sp.Symbol("F")) * N.x)]
     with pytest.raises(ld.LagdynError, match=r"input\(s\) F\(t\) would become parameters"):
         ld.from_mechanics(bodies=[p], frame=N, q=[x], loads=clash)
+
+
+# ---------------------------------------------------------------------- linearization
+def values_for(*exprs) -> dict:
+    """Distinct positive values for the parameters of the expressions, by name."""
+    names = sorted({s.name for e in exprs for s in sp.sympify(e).free_symbols if s != t})
+    return {name: 0.7 + 0.37 * i for i, name in enumerate(names)}
+
+
+def linearizations_agree(kane, system, q0, K0=None) -> float:
+    """max |lagdyn − sympy| of (A, B) at the equilibrium q0, q̇ = 0: ``kane`` is sympy's
+    (A, B, r) in its states (q, u) and inputs r; lagdyn's are in (q, q̇) and the torques τ on
+    the coordinates, so A_sympy = T A T⁻¹ and B_sympy = T B ∂Q/∂r with T = diag(I, K(q0))."""
+    A_k, B_k, r = kane
+    byname = values_for(*system.M, *system.forces, system.U)
+    params = {p: byname.get(p.name, 0.0) for p in system.parameters}  # inputs r at 0
+    A, B = system.linearize(q0, params=params)
+    n = len(q0)
+    K0 = np.eye(n) if K0 is None else np.array(K0, dtype=float)
+    T = np.block([[np.eye(n), np.zeros((n, n))], [np.zeros((n, n)), K0]])
+    inputs = [sp.Symbol(f.func.__name__, real=True) for f in r]
+    dQ = np.zeros((n, 0))
+    if inputs:
+        dQ = np.array(sp.Matrix(system.forces).jacobian(inputs).xreplace(params), dtype=float)
+    A_ld = T @ np.array(A, dtype=float) @ np.linalg.inv(T)
+    B_ld = T @ np.array(B, dtype=float) @ dQ
+    A_k, B_k = np.array(A_k, dtype=float), np.array(B_k, dtype=float).reshape(2 * n, len(r))
+    return max(np.abs(A_ld - A_k).max(), np.abs(B_ld - B_k).max() if len(r) else 0.0)
+
+
+def kane_linearize(km, q0, system):
+    """``KanesMethod.linearize(A_and_B=True)`` at q = q0, u = 0 with :func:`values_for`."""
+    byname = values_for(*system.M, *system.forces, system.U)
+    symbols = (km.mass_matrix_full.free_symbols | km.forcing_full.free_symbols) - {t}
+    op = [dict(zip(km.q, q0, strict=True)), dict.fromkeys(km.u, 0)]
+    op.append({s: byname[s.name] for s in symbols})
+    return km.linearize(A_and_B=True, op_point=op, linear_solver="LU")
+
+
+def test_n_link_pendulum_on_cart_linearization_agrees_with_kanes() -> None:
+    km = n_link_pendulum_on_cart(2, cart_force=True, joint_torques=True)
+    system = ld.from_mechanics(km)
+    q0 = [0.3, 0.0, 0.0]  # the links upright, the cart anywhere
+    kane = kane_linearize(km, q0, system)
+    assert [f.func.__name__ for f in kane[2]] == ["F", "T1", "T2"]
+    assert linearizations_agree(kane, system, q0) < 1e-10
+
+
+def test_joint_models_linearizations_agree_with_kanes(double_pendulum) -> None:
+    double_pendulum.form_eoms()
+    system = ld.from_mechanics(double_pendulum)
+    for q0 in ([0.0, 0.0], [np.pi, 0.0]):
+        kane = kane_linearize(double_pendulum.eom_method, q0, system)
+        assert linearizations_agree(kane, system, q0) < 1e-10
+
+
+def test_lagranges_method_linearization_agrees() -> None:
+    lm = damped_cart_pendulum()
+    system = ld.from_mechanics(lm)
+    lm.form_lagranges_equations()
+    byname = values_for(*system.M, *system.forces, system.U)
+    symbols = (lm.mass_matrix_full.free_symbols | lm.forcing_full.free_symbols) - {t}
+    q0 = [0.0, 0.0]
+    op = [dict(zip(lm.q, q0, strict=True)), dict.fromkeys(lm._qdots, 0)]
+    op.append({s: byname[s.name] for s in symbols})
+    kane = lm.linearize(
+        q_ind=list(lm.q), qd_ind=list(lm._qdots), A_and_B=True, op_point=op, linear_solver="LU"
+    )
+    assert linearizations_agree(kane, system, q0) < 1e-10
+
+
+@pytest.mark.parametrize(
+    "model", [pytest.param("body_rates", marks=pytest.mark.slow), "absolute_rates"]
+)
+def test_speed_map_models_linearizations_agree_with_kanes(model, request) -> None:
+    # the body hangs turned about the vertical by q3 = 0.5: K(q0) is a rotation, not I
+    km, system = request.getfixturevalue(model)
+    q0 = {"body_rates": [0.0, 0.0, 0.5], "absolute_rates": [0.0, 0.0]}[model]
+    U, _ = speeds_in_rates(km, system)
+    K0 = U.jacobian(system.qd).xreplace(dict(zip(system.q, q0, strict=True)))
+    assert K0 != sp.eye(len(q0))
+    kane = kane_linearize(km, q0, system)
+    assert linearizations_agree(kane, system, q0, K0) < 1e-10
