@@ -847,3 +847,37 @@ def test_speed_map_models_linearizations_agree_with_kanes(model, request) -> Non
     assert K0 != sp.eye(len(q0))
     kane = kane_linearize(km, q0, system)
     assert linearizations_agree(kane, system, q0, K0) < 1e-10
+
+
+@pytest.mark.slow  # ~10 s: both linearizations of the loop-closed model
+def test_four_bar_linearization_on_the_independent_coordinate_agrees(four_bar) -> None:
+    # Kane eliminates the dependent coordinates and speeds: states (q1, u1); lagdyn's numeric
+    # linearization eliminates them the same way (states q1, q̇1), at an equilibrium held
+    # by the actuator torque T (solved from Kane's forcing on u1: exact round trip above)
+    from scipy.optimize import fsolve
+
+    model, cs = four_bar
+    q1, q2, q3 = model.q
+    vals = {"l1": 4.0, "l2": 2.0, "l3": 3.0, "l4": 3.5, "rho": 1.3, "g": 9.81}
+    a, b = sp.symbols("a b")
+    loop = [c.xreplace({s: vals[s.name] for s in c.free_symbols if s.name in vals}) for c in
+            cs.constraints]  # fmt: skip
+    closure = sp.lambdify([(a, b)], [c.xreplace({q1: 1.0, q2: a, q3: b}) for c in loop])
+    q0 = [1.0, *fsolve(closure, [-1.0, -1.5], xtol=1e-14)]
+    assert np.abs(closure(q0[1:])).max() < 1e-12
+    params = {p: vals.get(p.name) for p in cs.system.parameters}
+    T = next(p for p in params if p.name == "T")
+    at = {**dict(zip(model.q, q0, strict=True))}
+    at.update({s: vals[s.name] for s in model.forcing.free_symbols if s.name in vals})
+    balance = model.forcing[0].xreplace(dict.fromkeys(model.u, 0)).xreplace(at)
+    params[T] = float(sp.solve(balance, T)[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ld.LagdynWarning)
+        A, _ = cs.linearize(method="numeric", q0=q0, qd0=[0.0], independent=[q1], params=params)
+    km = model.eom_method
+    symbols = (km.mass_matrix_full.free_symbols | km.forcing_full.free_symbols) - {t}
+    byname = {p.name: v for p, v in params.items()}
+    op = [dict(zip(km.q, q0, strict=True)), dict.fromkeys(km.u, 0)]
+    op += [dict.fromkeys((u.diff(t) for u in km.u), 0), {s: byname[s.name] for s in symbols}]
+    A_kane, _, _ = km.linearize(A_and_B=True, op_point=op, linear_solver="LU")
+    assert np.abs(np.array(A, dtype=float) - np.array(A_kane, dtype=float)).max() < 1e-10
