@@ -17,7 +17,9 @@ The fair comparison: with ``benchmarks/_pinocchio_cpp.py`` (Pinocchio instantiat
 C++ headers), lagdyn's exported C (:func:`lagdyn.codegen.c.export_files` of the same
 program, compiled by gcc with the harness's flags) and Pinocchio are timed in one C++
 program, the same loop over 64 random states; without it only the Python-level timings are
-printed (and the output says so).
+printed (and the output says so). Always: lagdyn's exported C timed in a C program of its own
+(``pure C µs``, the same loop, no Python), its ratio taken against Pinocchio's Python call
+(which includes about a microsecond of binding).
 """
 
 from __future__ import annotations
@@ -128,7 +130,72 @@ def _cpp_timings(model, prog, robot, kernels):
             return None
 
 
-def bench(name, *, cse=True, forward="aba", kernels=None):
+FLAGS = ["-O3", "-march=native", "-fno-math-errno", "-DNDEBUG"]  # _pinocchio_cpp.FLAGS
+
+
+def _pure_c_timings(prog, robot, kernels, states):
+    """µs per call of lagdyn's exported C, timed in C (no Python): one C program looping
+    over the 64 ``states`` ((q, v, a), v and a padded to nq), minimum of 7 repeats."""
+    from lagdyn.codegen.c import export_files
+
+    nq = robot.nq
+
+    def arr(name, rows):
+        flat = ", ".join(repr(float(x)) for row in rows for x in row)
+        return f"static const double {name}[{len(rows)}][{nq}] = {{{flat}}};"
+
+    pad = [np.r_[x, np.zeros(nq - len(x))] for _, x, _ in states]
+    pada = [np.r_[x, np.zeros(nq - len(x))] for _, _, x in states]
+    lines = [
+        '#include <stdio.h>\n#include <time.h>\n#include "lagdyn.h"',
+        arr("Q", [q for q, _, _ in states]),
+        arr("V", pad),
+        arr("A", pada),
+        "static volatile double sink;",
+        "static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); "
+        "return t.tv_sec * 1e6 + t.tv_nsec * 1e-3; }",
+        "int main(void) {\n  static double out[4096];",
+    ]
+    for kname in kernels:
+        k = prog.kernels[kname]
+        args = [
+            {"q": "Q[i % 64]", "qd": "V[i % 64]", "params": "0", "t": "0.0"}.get(vec, "A[i % 64]")
+            for vec in k.inputs
+        ]
+        lines.append(
+            "  { double best = 1e300; for (int r = 0; r < 7; ++r) { double t0 = now();\n"
+            f"    for (long i = 0; i < 20000; ++i) {{ lagdyn_{kname}({', '.join(args)}, out); "
+            "sink += out[0]; }\n"
+            "    double us = (now() - t0) / 20000; if (us < best) best = us; }\n"
+            f'    printf("{kname} %.6f\\n", best); }}'
+        )
+    lines.append("  return 0;\n}")
+    with tempfile.TemporaryDirectory() as tmp:
+        files = export_files(prog, "lagdyn")
+        for fname, text in files.items():
+            (Path(tmp) / fname).write_text(text)
+        (Path(tmp) / "main.c").write_text("\n".join(lines))
+        exe = Path(tmp) / "bench"
+        subprocess.run(
+            [
+                "gcc",
+                *FLAGS,
+                "-std=gnu99",
+                "-I",
+                tmp,
+                str(Path(tmp) / "main.c"),
+                str(Path(tmp) / "lagdyn.c"),
+                "-o",
+                str(exe),
+                "-lm",
+            ],
+            check=True,
+        )
+        run = subprocess.run([str(exe)], capture_output=True, text=True, check=True)
+    return {ln.rsplit(" ", 1)[0]: float(ln.rsplit(" ", 1)[1]) for ln in run.stdout.splitlines()}
+
+
+def bench(name, *, cse=True, forward="aba", kernels=None, with_cpp=True):
     import pinocchio as pin
 
     path = urdf_path(*ROBOTS[name])
@@ -167,11 +234,16 @@ def bench(name, *, cse=True, forward="aba", kernels=None):
         "C": ((q, vp, pad, 0.0), (model, data, q, v)),
     }
     timed = [k for k in PIN if k in prog.kernels]
-    cpp = _cpp_timings(model, prog, robot, timed)
+    states = []
+    for _ in range(64):
+        qs = pin.randomConfiguration(model, -np.ones(model.nq), np.ones(model.nq))
+        states.append((qs, rng.normal(size=model.nv), rng.normal(size=model.nv)))
+    pure = _pure_c_timings(prog, robot, timed, states)
+    cpp = _cpp_timings(model, prog, robot, timed) if with_cpp else None
     print(
         f"  {'kernel':18} {'lagdyn C µs':>12} {'pin (Python) µs':>16} {'ratio':>7}"
         + (f" {'lagdyn C in C++ µs':>19} {'pin C++ µs':>11} {'ratio':>7}" if cpp else "")
-        + f" {'C batch µs/state':>17}  rel. error"
+        + f" {'C batch µs/state':>17} {'pure C µs':>10} {'ratio':>6}  rel. error"
     )
     B = 10_000
     Q = np.stack(
@@ -205,7 +277,8 @@ def bench(name, *, cse=True, forward="aba", kernels=None):
             )
             / B
         )
-        print(line + f" {t_batch:17.3f}  {err:.1e}")
+        pc = pure[kname]
+        print(line + f" {t_batch:17.3f} {pc:10.3f} {pc / t_pin:6.2f}  {err:.1e}")
     if not cpp:
         print(
             "  (Pinocchio timed through its Python bindings: benchmarks/_pinocchio_cpp.py, the "
@@ -217,6 +290,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--robot", choices=("solo12", "go1", "both"), default="solo12")
     parser.add_argument("--cse", action="store_true", help="the joint CSE (off by default)")
+    parser.add_argument("--no-cpp", action="store_true", help="skip the Pinocchio C++ harness")
     parser.add_argument("--forward", choices=("aba", "crba"), default="aba")
     parser.add_argument(
         "--kernels",
@@ -226,7 +300,7 @@ def main(argv=None):
     names = ("solo12", "go1") if args.robot == "both" else (args.robot,)
     for name in names:
         kernels = args.kernels.split(",") if args.kernels else None
-        bench(name, cse=args.cse, forward=args.forward, kernels=kernels)
+        bench(name, cse=args.cse, forward=args.forward, kernels=kernels, with_cpp=not args.no_cpp)
 
 
 if __name__ == "__main__":
