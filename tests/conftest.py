@@ -18,13 +18,6 @@ Golden files
     :func:`check_golden` compares generated text with a file under ``tests/golden``. A
     missing or different file fails; ``LAGDYN_UPDATE_GOLDEN=1`` (or ``--update-golden``)
     rewrites the files instead, for review in the diff.
-
-pytest-xdist
-    Under ``pytest -n N`` (xdist's default ``--dist load``) the tests of each module in
-    :data:`SHARED_STATE_MODULES` run on one worker, so its module-scoped fixtures (FMUs,
-    a browser, derived robot arms, jitted backends) are built once per run, not once per
-    worker; every other test is scheduled one at a time, as with ``load``. The modules go
-    out first, the single tests fill in the end. Another ``--dist`` is left as asked.
 """
 
 from __future__ import annotations
@@ -139,71 +132,3 @@ def check_golden(request: pytest.FixtureRequest):
         )
 
     return check
-
-
-# ---------------------------------------------------------------- xdist scheduling
-#: Test modules whose tests share expensive per-process state (module-scoped fixtures or
-#: module caches): each runs whole on one worker (see the module docstring). A stale entry
-#: only costs time; tests/test_suite_hygiene.py checks that every entry exists.
-SHARED_STATE_MODULES = frozenset(
-    {
-        "tests/cli/test_output_files.py",
-        "tests/codegen/test_binding_rules.py",
-        "tests/codegen/test_cancellation.py",
-        "tests/codegen/test_golden_runtime.py",
-        "tests/export/test_code.py",
-        "tests/export/test_export_names.py",
-        "tests/export/test_fmu.py",
-        "tests/export/test_golden_exports.py",
-        "tests/identification/test_identify.py",
-        "tests/identification/test_robot.py",
-        "tests/lab/test_browser.py",
-        "tests/lab/test_seed.py",
-        "tests/numeric/test_backends.py",
-        "tests/numeric/test_casadi.py",
-        "tests/numeric/test_finite_differences.py",
-        "tests/numeric/test_hostile_numerics.py",
-        "tests/numeric/test_model.py",
-        "tests/numeric/test_policy.py",
-        "tests/robot/test_urdf.py",
-        "tests/simulation/test_hostile_simulation.py",
-        "tests/simulation/test_simulate.py",
-        "tests/test_doctest_requirements.py",
-        "tests/test_plot.py",
-        "tests/zoo/test_models.py",
-    }
-)
-
-
-def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
-    """``--dist load`` (xdist's default for ``-n``): whole modules of
-    :data:`SHARED_STATE_MODULES`, single tests for the rest (``None``: xdist's own choice)."""
-    if config.getvalue("dist") != "load":
-        return None
-    try:
-        from xdist.scheduler import LoadScopeScheduling
-    except ImportError:  # pragma: no cover - an xdist without it: its own load scheduling
-        return None
-    if not hasattr(config.option, "loadscopereorder"):  # pragma: no cover - older xdist
-        return None
-
-    class SharedStateScheduling(LoadScopeScheduling):  # type: ignore[misc]
-        """Work units: a module of SHARED_STATE_MODULES, else one test. The reordering of
-        ``loadscope`` sends the largest units first."""
-
-        def _split_scope(self, nodeid: str) -> str:
-            module = nodeid.split("::", 1)[0]
-            return module if module in SHARED_STATE_MODULES else nodeid
-
-        def mark_test_complete(self, node, item_index, duration=0):  # type: ignore[no-untyped-def]
-            # as LoadScopeScheduling's, but a finished unit is dropped: the pending count
-            # then sums a few units, not every test the worker ever ran
-            nodeid = self.registered_collections[node][item_index]
-            work = self.assigned_work[node]
-            scope = self._split_scope(nodeid)
-            work[scope][nodeid] = True
-            if all(work[scope].values()):
-                del work[scope]
-            self._reschedule(node)
-
-    return SharedStateScheduling(config, log)

@@ -10,7 +10,6 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 import lagdyn as ld
 
@@ -91,71 +90,3 @@ def test_no_seed_from_hash():
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "hash"
     ]
     assert not bad, f"hash() used in tests (not stable across runs): {bad}"
-
-
-# ------------------------------------------------------------------ xdist scheduling
-def _conftest(config: pytest.Config):
-    (module,) = {
-        p for p in config.pluginmanager.get_plugins() if hasattr(p, "SHARED_STATE_MODULES")
-    }
-    return module
-
-
-class _Node:
-    """A stand-in for an xdist worker: the collection indices it was sent, how many it ran."""
-
-    shutting_down = False
-
-    def __init__(self, name: str) -> None:
-        self.gateway = type("Gateway", (), {"id": name})()
-        self.sent: list[int] = []
-        self.ran = 0
-
-    def send_runtest_some(self, indices: list[int]) -> None:
-        self.sent += indices
-
-    def shutdown(self) -> None:
-        self.shutting_down = True
-
-
-class _Config:
-    def __init__(self, dist: str) -> None:
-        self.dist = dist
-        self.option = type("Option", (), {"loadscopereorder": True})()
-
-    def getvalue(self, name: str) -> object:
-        return {"dist": self.dist, "tx": ["2*popen"]}[name]
-
-
-def test_xdist_runs_each_shared_state_module_on_one_worker(pytestconfig: pytest.Config) -> None:
-    """Under ``-n 2`` (``--dist load``) a module of SHARED_STATE_MODULES goes whole to one
-    worker, first; the other tests go one at a time to either; each test runs once."""
-    pytest.importorskip("xdist")
-    conftest = _conftest(pytestconfig)
-    missing = [m for m in conftest.SHARED_STATE_MODULES if not (TESTS.parent / m).is_file()]
-    assert not missing, f"SHARED_STATE_MODULES names files that do not exist: {missing}"
-    assert conftest.pytest_xdist_make_scheduler(_Config("worksteal"), None) is None
-    sched = conftest.pytest_xdist_make_scheduler(_Config("load"), None)
-    shared = "tests/export/test_fmu.py"
-    assert shared in conftest.SHARED_STATE_MODULES
-    collection = [f"tests/test_a.py::test_{i}" for i in range(6)]
-    collection[3:3] = [f"{shared}::test_{i}" for i in range(4)]  # in the middle
-    nodes = [_Node("gw0"), _Node("gw1")]
-    for node in nodes:
-        sched.add_node(node)
-    for node in nodes:
-        sched.add_node_collection(node, collection)
-    sched.schedule()
-    for _ in range(100):  # each worker runs what it was sent, in order, one test a turn
-        if not sched.has_pending:
-            break
-        for node in nodes:
-            if node.ran < len(node.sent):
-                node.ran += 1
-                sched.mark_test_complete(node, node.sent[node.ran - 1])
-    assert not sched.has_pending and sched.tests_finished
-    assert sorted(i for n in nodes for i in n.sent) == list(range(len(collection)))  # once
-    holders = [n for n in nodes if any(collection[i].startswith(shared) for i in n.sent)]
-    assert len(holders) == 1  # the shared module on one worker
-    assert holders[0].sent[:4] == [3, 4, 5, 6]  # sent first, the largest unit
-    assert all(n.sent for n in nodes)  # the single tests on both
