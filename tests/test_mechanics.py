@@ -881,3 +881,22 @@ def test_four_bar_linearization_on_the_independent_coordinate_agrees(four_bar) -
     op += [dict.fromkeys((u.diff(t) for u in km.u), 0), {s: byname[s.name] for s in symbols}]
     A_kane, _, _ = km.linearize(A_and_B=True, op_point=op, linear_solver="LU")
     assert np.abs(np.array(A, dtype=float) - np.array(A_kane, dtype=float)).max() < 1e-10
+
+
+def test_an_angular_velocity_that_is_not_the_rate_of_the_orientation_is_refused() -> None:
+    # the speeds are defined as the components of ω in the inertial axes N but used as
+    # body-fixed rates: an invertible map, but ω is not the rate of B's orientation
+    q = me.dynamicsymbols("q1:4")
+    u = me.dynamicsymbols("u1:4")
+    m, l = sp.symbols("m l", positive=True)
+    N = me.ReferenceFrame("N")
+    B = N.orientnew("B", "Body", q, "XYZ")
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    w_q = B.ang_vel_in(N)
+    kd = [me.dot(w_q, axis) - ui for axis, ui in zip(N, u, strict=True)]
+    B.set_ang_vel(N, u[0] * B.x + u[1] * B.y + u[2] * B.z)
+    body = me.RigidBody("b", O, B, m, (me.inertia(B, 1, 2, 3), O))
+    km = me.KanesMethod(N, q, u, kd_eqs=kd, bodies=[body])
+    with pytest.raises(ld.LagdynError, match="angular velocity of B in N .* is not the rate of"):
+        ld.from_mechanics(km)

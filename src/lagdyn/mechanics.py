@@ -781,6 +781,29 @@ class _Reading:
             self._velocities[point] = found
         return found
 
+    def check_angular_velocity(self, frame: Any, omega: sp.Matrix) -> None:
+        """Refuse an angular velocity (in the inertial frame's axes) that is not the one of
+        the frame's orientation, ω̃ = Ṙ Rᵀ (speeds that are not the rates of its angles);
+        the difference is evaluated at random states (a frame oriented by no coordinate,
+        or not at all relative to the inertial one, is not checked)."""
+        try:
+            R = self.N.dcm(frame)  # the frame's axes in the inertial frame's
+        except ValueError:
+            return
+        W = R.diff(t) * R.T
+        true = [W[2, 1], W[0, 2], W[1, 0]]
+        if not _vanishes_at_random(
+            [w - x for w, x in zip(omega, true, strict=True)], self.q, self.qd
+        ):
+            raise LagdynError(
+                f"from_mechanics(): the angular velocity of {frame} in {self.N} (the speeds of "
+                f"the {self.model.kind} written in the rates) is not the rate of its "
+                "orientation: its kinematic differential equations do not define its speeds "
+                "as its angular velocity (check the frame the rates are measured in); lagdyn "
+                "reads the kinetic energy of angular velocities that are rates of the "
+                "orientation, so a Lagrangian from this one would give wrong dynamics"
+            )
+
     def _check_rate_of_position(self, point: Any, velocity: sp.Matrix) -> None:
         """Refuse a velocity that is not dr/dt of the position r(q, t) from a fixed point
         (velocities set from speeds without coordinates: a Lagrangian in q would be wrong)."""
@@ -789,8 +812,11 @@ class _Reading:
                 r = point.pos_from(origin).to_matrix(self.N)
             except ValueError:
                 continue
-            if r.atoms(sp.Derivative) or any(
-                not _is_rate_of(v, x, self.q, self.qd) for v, x in zip(velocity, r, strict=True)
+            if r.atoms(sp.Derivative):
+                return  # a position in rates: nothing to compare with
+            pairs = list(zip(velocity, r, strict=True))
+            if not all(_is_rate_of(v, x, self.q, self.qd) for v, x in pairs) and not (
+                _vanishes_at_random([v - sp.diff(x, t) for v, x in pairs], self.q, self.qd)
             ):
                 raise LagdynError(
                     f"from_mechanics(): the velocity of {point} in {self.N} ({list(velocity)} "
@@ -820,6 +846,9 @@ class _Reading:
                     B = body.frame
                     w = body.frame.ang_vel_in(self.N).to_matrix(B)
                     w = self.kinematic(w, f"the angular velocity of {body.name}")
+                    if self.check_rates:
+                        w_N = B.ang_vel_in(self.N).to_matrix(self.N).xreplace(self.sub)
+                        self.check_angular_velocity(B, w_N)
                     T += _dot(w, body.central_inertia.to_matrix(B) * w) / 2
             except ValueError as exc:
                 raise LagdynError(
@@ -879,6 +908,27 @@ class _Reading:
                 return r
             return None
         return None
+
+
+def _vanishes_at_random(exprs: list[sp.Expr], q: list[sp.Expr], qd: list[sp.Expr]) -> bool:
+    """Whether the expressions evaluate to 0 (1e-9 relative) at two random states (q, q̇, t,
+    parameters positive unless declared negative); True when they cannot be evaluated."""
+    rng = random.Random(25)
+    symbols = sorted(set().union(*(sp.sympify(e).free_symbols for e in exprs)) - {t}, key=str)
+    for _ in range(2):
+        values: dict[Any, Any] = {r: rng.uniform(-2.0, 2.0) for r in qd}
+        values.update({qi: rng.uniform(-3.0, 3.0) for qi in q})
+        values.update(
+            {s: -rng.uniform(0.5, 2.0) if s.is_negative else rng.uniform(0.5, 2.0) for s in symbols}
+        )
+        values[t] = rng.uniform(0.0, 1.0)
+        try:
+            vals = [complex(sp.sympify(e).xreplace(values).doit()) for e in exprs]
+        except (TypeError, ValueError):
+            return True
+        if max((abs(v) for v in vals), default=0.0) > 1e-9:
+            return False
+    return True
 
 
 def _is_rigid(body: Any) -> bool:
