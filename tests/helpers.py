@@ -194,3 +194,23 @@ def pendulum_bodies(n, relative, positive=True):
         x, y = x + lengths[k] * sp.sin(angles[k]), y - lengths[k] * sp.cos(angles[k])
         bodies.append(ld.kinematics.Particle(m[k], (x, y)))
     return bodies, q, m, lengths
+
+
+def robot_path(package, filename):
+    """The path of an example-robot-data URDF, or skip the calling test when it is missing."""
+    import pytest
+
+    from lagdyn.robot._data import urdf_path
+
+    try:
+        return urdf_path(package, filename)
+    except ImportError as exc:
+        pytest.skip(f"example-robot-data is not installed: {exc}")
+
+
+def pin_config(model, q):
+    """Pinocchio's configuration vector of joint angles q (continuous joints are (cos θ, sin θ))."""
+    out = []
+    for joint, x in zip(model.joints[1:], q):
+        out.extend([np.cos(x), np.sin(x)] if joint.nq == 2 else [x])
+    return np.array(out)

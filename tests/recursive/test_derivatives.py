@@ -18,6 +18,7 @@ import pytest
 import sympy as sp
 
 import lagdyn as ld
+from helpers import pin_config, robot_path
 from lagdyn import recursive
 from lagdyn.codegen import Binding
 from lagdyn.codegen.python import batch_function
@@ -41,22 +42,6 @@ def central(f, x, h=1e-3):
         for e in eye
     ]
     return np.stack(cols, axis=-1)
-
-
-def robot_path(package, filename):
-    from lagdyn.robot._data import urdf_path
-
-    try:
-        return urdf_path(package, filename)
-    except ImportError as exc:
-        pytest.skip(f"example-robot-data is not installed: {exc}")
-
-
-def pin_config(model, q):
-    out = []
-    for joint, x in zip(model.joints[1:], q):
-        out.extend([np.cos(x), np.sin(x)] if joint.nq == 2 else [x])
-    return np.array(out)
 
 
 def kernels(system):

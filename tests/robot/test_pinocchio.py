@@ -16,29 +16,13 @@ import numpy as np
 import pytest
 
 import lagdyn as ld
+from helpers import pin_config, robot_path
 from lagdyn import recursive as programs
 
 pin = pytest.importorskip("pinocchio", reason="Pinocchio (pip install pin) is not installed")
 
 TREE = Path(__file__).parents[1] / "data" / "rrp_tree.urdf"
 RTOL = 1e-10
-
-
-def robot_path(package, filename):
-    from lagdyn.robot._data import urdf_path
-
-    try:
-        return urdf_path(package, filename)
-    except ImportError as exc:
-        pytest.skip(f"example-robot-data is not installed: {exc}")
-
-
-def pin_config(model, q):
-    """Pinocchio's configuration vector (continuous joints are (cos θ, sin θ))."""
-    out = []
-    for joint, x in zip(model.joints[1:], q):
-        out.extend([np.cos(x), np.sin(x)] if joint.nq == 2 else [x])
-    return np.array(out)
 
 
 def close(a, b, rtol=RTOL, scale=None):
