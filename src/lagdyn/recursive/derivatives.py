@@ -39,22 +39,15 @@ from typing import Any
 import sympy as sp
 
 from ..codegen import Binding, Kernel, Program
-from ..codegen.build import DERIVATIVE_KERNELS, DERIVATIVES_VERSION, bound_number
+from ..codegen.build import DERIVATIVE_KERNELS, DERIVATIVES_VERSION
 from ..codegen.cache import cache_key
-from ..codegen.ir import code_symbols, prune
+from ..codegen.ir import prune
 from .algebra import _Builder, _kinematics
-from .chain import in_joint_frames
 from .crba import _crba_into
 from .forward import _ldlt_solve
 from .program import joint_cse
 from .rnea import _rnea_into
-from .route import (
-    _bind_chain,
-    _chain_parts,
-    _check_symbols,
-    _clean,
-    _numeric_constants,
-)
+from .route import _chain_parts, _check_symbols, _clean, _code_and_chain
 
 __all__ = [
     "DERIVATIVES_VERSION",
@@ -254,16 +247,7 @@ def derivative_program(
     (3, 9)
     """
     n = system.n
-    code = {
-        "q": code_symbols("q", n),
-        "qd": code_symbols("qd", n),
-        "qdd": code_symbols("qdd", n),
-        "tau": code_symbols("tau", n),
-        "params": code_symbols("p", len(binding.free)),
-    }
-    values: dict[sp.Basic, sp.Expr] = {s: bound_number(v) for s, v in binding.bound.items()}
-    values.update(zip(binding.free, code["params"]))
-    chain = _numeric_constants(_bind_chain(in_joint_frames(system.chain), values))
+    code, chain = _code_and_chain(system, binding)
     names = list(DERIVATIVE_KERNELS) if wanted is None else list(wanted)
     b, outputs = _outputs(system, chain, code, names)
     order = list(outputs)

@@ -352,6 +352,29 @@ def _bind_chain(chain: Chain, values: Mapping[sp.Symbol, sp.Expr]) -> Chain:
     return _map_chain(chain, lambda x: sp.sympify(x).xreplace(values))
 
 
+def _code_and_chain(
+    system: Any, binding: Binding
+) -> tuple[dict[str, tuple[sp.Symbol, ...]], Chain]:
+    """The code symbols of a program and the chain in joint frames with ``binding`` folded in.
+
+    The code symbols are ``q``, ``qd``, ``qdd``, ``tau`` (``system.n`` each) and ``params``
+    (one per free parameter). Bound values and the code symbols of free parameters go into
+    the chain itself; its irrational constants become Floats (:func:`_numeric_constants`).
+    """
+    n = system.n
+    code = {
+        "q": code_symbols("q", n),
+        "qd": code_symbols("qd", n),
+        "qdd": code_symbols("qdd", n),
+        "tau": code_symbols("tau", n),
+        "params": code_symbols("p", len(binding.free)),
+    }
+    values: dict[sp.Basic, sp.Expr] = {s: bound_number(v) for s, v in binding.bound.items()}
+    values.update(zip(binding.free, code["params"]))
+    chain = _numeric_constants(_bind_chain(in_joint_frames(system.chain), values))
+    return code, chain
+
+
 def recursive_program(
     system: Any,
     binding: Binding,
@@ -397,17 +420,7 @@ def recursive_program(
     """
     forward = choose_forward(system.n, FORWARD if forward is None else forward)
     n = system.n
-    code = {
-        "q": code_symbols("q", n),
-        "qd": code_symbols("qd", n),
-        "qdd": code_symbols("qdd", n),
-        "tau": code_symbols("tau", n),
-        "params": code_symbols("p", len(binding.free)),
-    }
-    # bound values and the code symbols of free parameters go into the chain itself
-    values: dict[sp.Basic, sp.Expr] = {s: bound_number(v) for s, v in binding.bound.items()}
-    values.update(zip(binding.free, code["params"]))
-    chain = _numeric_constants(_bind_chain(in_joint_frames(system.chain), values))
+    code, chain = _code_and_chain(system, binding)
     qd, zero = code["qd"], [sp.Integer(0)] * n
     b = _Builder("w")
     kin = _kinematics(chain, b, code["q"])
