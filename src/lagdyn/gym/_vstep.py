@@ -38,9 +38,7 @@ import hashlib
 import logging
 import math
 import sys
-import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -593,7 +591,7 @@ def _compile(make_source: Callable[[str, bool], str], cdef: str, key: str) -> An
     from ..numeric.backends import compiled as cb
 
     try:
-        import cffi
+        import cffi  # noqa: F401  (missing cffi fails early, before the cache)
     except ImportError as exc:
         raise BackendUnavailableError(f"the whole-step kernel needs cffi: {exc}") from exc
     flags = " ".join(EXTRA_FLAGS)
@@ -607,28 +605,16 @@ def _compile(make_source: Callable[[str, bool], str], cdef: str, key: str) -> An
     cflags, lflags, simd = cb._probe_flags()
     body = make_source(key, simd)
     with cache.build_dir() as tmp:
-        ffi = cffi.FFI()
-        ffi.cdef(cdef)
-        ffi.set_source(
+        built, data, seconds = cb._compile_module(
             modname,
+            cdef,
             seal(body, "//"),
-            extra_compile_args=[*cflags, *EXTRA_FLAGS],
-            extra_link_args=lflags,
-            libraries=["m"],
-            include_dirs=[np.get_include()],
-            # the METH_FASTCALL entry point uses numpy's C API, as the C backend's modules
-            define_macros=[("_CFFI_NO_LIMITED_API", None)],
-            py_limited_api=False,
+            [*cflags, *EXTRA_FLAGS],
+            lflags,
+            tmp,
+            what="compiling the whole-step kernel",
         )
-        t0 = time.perf_counter()
-        try:
-            built = Path(ffi.compile(tmpdir=str(tmp), verbose=False))
-            data = built.read_bytes()
-        except Exception as exc:  # distutils/setuptools raise assorted errors
-            raise cb._not_the_compiler(exc, tmp) or BackendUnavailableError(
-                f"compiling the whole-step kernel failed ({exc})"
-            ) from exc
-        log.info("lagdyn.gym: compiled %s in %.2f s", modname, time.perf_counter() - t0)
+        log.info("lagdyn.gym: compiled %s in %.2f s", modname, seconds)
         so_path = cache.store_bytes(cache.path(key, suffix), data)
         if so_path is not None:
             cache.store_text(key, ".c", body, "//")

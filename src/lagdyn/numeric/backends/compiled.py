@@ -261,6 +261,49 @@ def _load_extension(modname: str, path: Path) -> Any:
     return mod
 
 
+def _compile_module(
+    modname: str,
+    cdef: str,
+    source: str,
+    cflags: list[str],
+    lflags: list[str],
+    tmp: Path,
+    *,
+    what: str,
+    hint: str = "",
+) -> tuple[Path, bytes, float]:
+    """Compile the cffi (API mode) extension ``modname`` from sealed C ``source`` in ``tmp``.
+
+    Returns the built file, its bytes and the seconds the compile took. The module links
+    libm and numpy's headers; its METH_FASTCALL entry points use numpy's C API, so it is not
+    limited-API. A failure that is not the compiler's raises what :func:`_not_the_compiler`
+    names; any other raises :class:`BackendUnavailableError` ``"{what} failed ({exc}){hint}"``.
+    """
+    import cffi
+
+    ffi = cffi.FFI()
+    ffi.cdef(cdef)
+    ffi.set_source(
+        modname,
+        source,
+        extra_compile_args=cflags,
+        extra_link_args=lflags,
+        libraries=["m"],
+        include_dirs=[np.get_include()],
+        define_macros=[("_CFFI_NO_LIMITED_API", None)],
+        py_limited_api=False,
+    )
+    t0 = time.perf_counter()
+    try:
+        built = Path(ffi.compile(tmpdir=str(tmp), verbose=False))
+        data = built.read_bytes()
+    except Exception as exc:  # distutils/setuptools raise assorted errors
+        raise _not_the_compiler(exc, tmp) or BackendUnavailableError(
+            f"{what} failed ({exc}){hint}"
+        ) from exc
+    return built, data, time.perf_counter() - t0
+
+
 class CBackend(Backend):
     """C99 printed by :mod:`lagdyn.codegen.c`, compiled with cffi (``pip install 'lagdyn[fast]'``).
 
@@ -287,7 +330,7 @@ class CBackend(Backend):
         threads = options.pop("threads", 1)
         no_options(self.name, options)
         try:
-            import cffi
+            import cffi  # noqa: F401  (missing cffi fails early, before the cache)
         except ImportError as exc:
             raise BackendUnavailableError(f"backend 'c' needs cffi: {_INSTALL_FAST}") from exc
         nthreads = int(threads)  # 0: OpenMP's default (all cores or OMP_NUM_THREADS)
@@ -305,29 +348,17 @@ class CBackend(Backend):
         body, cdef = ccode.runtime_source(program(), key, simd=simd)
         source = seal(body, "//")
         with cache.build_dir() if cache is not None else build_directory() as tmp:
-            ffi = cffi.FFI()
-            ffi.cdef(cdef)
-            ffi.set_source(
+            built, data, seconds = _compile_module(
                 modname,
+                cdef,
                 source,
-                extra_compile_args=cflags,
-                extra_link_args=lflags,
-                libraries=["m"],
-                include_dirs=[np.get_include()],
-                # the one-state entry points use METH_FASTCALL and numpy's C API
-                define_macros=[("_CFFI_NO_LIMITED_API", None)],
-                py_limited_api=False,
+                cflags,
+                lflags,
+                tmp,
+                what="backend 'c': compiling the generated module",
+                hint=f"; is a C compiler installed? {_INSTALL_FAST}",
             )
-            t0 = time.perf_counter()
-            try:
-                built = Path(ffi.compile(tmpdir=str(tmp), verbose=False))
-                data = built.read_bytes()
-            except Exception as exc:  # distutils/setuptools raise assorted errors
-                raise _not_the_compiler(exc, tmp) or BackendUnavailableError(
-                    f"backend 'c': compiling the generated module failed ({exc}); "
-                    f"is a C compiler installed? {_INSTALL_FAST}"
-                ) from exc
-            log.info("lagdyn: compiled %s in %.2f s", modname, time.perf_counter() - t0)
+            log.info("lagdyn: compiled %s in %.2f s", modname, seconds)
             if cache is not None:
                 so_path = cache.store_bytes(cache.path(key, suffix), data)
                 if so_path is not None:
