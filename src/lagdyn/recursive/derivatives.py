@@ -45,9 +45,9 @@ from ..codegen.ir import prune
 from .algebra import _Builder, _kinematics
 from .crba import _crba_into
 from .forward import _ldlt_solve
-from .program import joint_cse
+from .program import _finish_outputs
 from .rnea import _rnea_into
-from .route import _chain_parts, _check_symbols, _clean, _code_and_chain
+from .route import _chain_parts, _check_symbols, _code_and_chain
 
 __all__ = [
     "DERIVATIVES_VERSION",
@@ -250,11 +250,7 @@ def derivative_program(
     code, chain = _code_and_chain(system, binding)
     names = list(DERIVATIVE_KERNELS) if wanted is None else list(wanted)
     b, outputs = _outputs(system, chain, code, names)
-    order = list(outputs)
-    flat = [_clean(sp.sympify(e)) for k in order for e in outputs[k]]
-    body = [(s, _clean(e)) for s, e in b.body]
-    if cse:
-        body, flat = joint_cse(body, flat, prefix="y")
+    body, outs = _finish_outputs(outputs, b.body, cse)
     prog = Program(
         n=n,
         vectors=code,
@@ -264,8 +260,7 @@ def derivative_program(
         bound={s.name: v for s, v in binding.bound.items()},
     )
     known = {s for v in code.values() for s in v} | {s for s, _ in body}
-    for k in order:
-        exprs, flat = flat[: 3 * n * n], flat[3 * n * n :]
+    for k, exprs in outs.items():
         _check_symbols(k, exprs, known)
         prog.kernels[k] = Kernel(
             k, DERIVATIVE_KERNELS[k], prune(body, [], exprs), exprs, (n, 3 * n)

@@ -62,7 +62,7 @@ import sympy as sp
 
 from ..codegen import KERNELS, Kernel
 from ..codegen import Program as CodegenProgram
-from ..codegen.build import bound_number, full_precision_floats
+from ..codegen.build import bound_number
 from ..codegen.ir import CODEGEN_VERSION, code_symbols, prune
 from ..errors import LagdynError, UnboundParameterError
 from .aba import _aba_into
@@ -81,7 +81,7 @@ from .chain import Chain, _mat3, _vec3, in_joint_frames, standard_parameters
 from .coriolis import _coriolis_into
 from .crba import _crba_into, _Top
 from .forward import _ldlt_solve
-from .program import Program, _prune, input_symbols, joint_cse
+from .program import Program, _finish_outputs, _prune, input_symbols
 from .rnea import _rnea_tree
 
 __all__ = [
@@ -660,11 +660,7 @@ def floating_program(
     code["params"] = ()
     b = _Builder("w")
     outputs = _outputs(fc, b, code, want, forward, friction)
-    order = list(outputs)
-    flat = [full_precision_floats(sp.sympify(e)) for k in order for e in outputs[k]]
-    body = [(s, full_precision_floats(e)) for s, e in b.body]
-    if cse:
-        body, flat = joint_cse(body, flat, prefix="y")
+    body, outs = _finish_outputs(outputs, b.body, cse)
     prog = CodegenProgram(
         n=nq,
         vectors=code,
@@ -674,8 +670,7 @@ def floating_program(
         ),
     )
     known = {s for v in code.values() for s in v} | {s for s, _ in body}
-    for k in order:
-        exprs, flat = flat[: len(outputs[k])], flat[len(outputs[k]) :]
+    for k, exprs in outs.items():
         for e in exprs:
             stray = e.free_symbols - known
             if stray or e.has(sp.zoo, sp.nan, sp.oo, -sp.oo, sp.I):

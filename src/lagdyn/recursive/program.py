@@ -50,6 +50,7 @@ import sympy as sp
 from ..codegen import Program as CodegenProgram
 from ..codegen import program as codegen_program
 from ..codegen import python as _python
+from ..codegen.build import full_precision_floats
 from ..errors import UnboundParameterError
 from .algebra import _Builder, _floats
 
@@ -286,6 +287,26 @@ def _prune(
             kept.append((s, e))
             need |= e.free_symbols
     return tuple(reversed(kept))
+
+
+def _finish_outputs(
+    outputs: Mapping[str, Sequence[Any]],
+    body: Sequence[tuple[sp.Symbol, sp.Expr]],
+    cse: bool,
+) -> tuple[list[tuple[sp.Symbol, sp.Expr]], dict[str, list[sp.Expr]]]:
+    """The body and the outputs of a program's kernels, Floats at full double precision.
+
+    With ``cse``, one :func:`joint_cse` runs over the body and all the outputs together.
+    Returns the body and the outputs by kernel name, in the order of ``outputs``.
+    """
+    flat = [full_precision_floats(sp.sympify(e)) for k in outputs for e in outputs[k]]
+    new_body = [(s, full_precision_floats(sp.sympify(e))) for s, e in body]
+    if cse:
+        new_body, flat = joint_cse(new_body, flat, prefix="y")
+    outs: dict[str, list[sp.Expr]] = {}
+    for k in outputs:
+        outs[k], flat = flat[: len(outputs[k])], flat[len(outputs[k]) :]
+    return new_body, outs
 
 
 def joint_cse(

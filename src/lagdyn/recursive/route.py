@@ -83,7 +83,7 @@ from .chain import Chain, in_joint_frames
 from .coriolis import _coriolis_into, _energy_into
 from .crba import _crba_into
 from .forward import _ldlt_solve, choose_forward
-from .program import joint_cse
+from .program import _finish_outputs
 from .rnea import _rnea_into
 
 __all__ = [
@@ -459,14 +459,7 @@ def recursive_program(
         else:
             rhs = [b.let(code["tau"][i] - bias[i]) for i in range(n)]
             outputs["forward_dynamics"] = _ldlt_solve(b, M, rhs)
-    order = list(outputs)
-    flat = [_clean(sp.sympify(e)) for k in order for e in outputs[k]]
-    body = [(s, _clean(e)) for s, e in b.body]
-    if cse:
-        body, flat = joint_cse(body, flat, prefix="y")
-    outs: dict[str, list[sp.Expr]] = {}
-    for k in order:
-        outs[k], flat = flat[: len(outputs[k])], flat[len(outputs[k]) :]
+    body, outs = _finish_outputs(outputs, b.body, cse)
     prog = Program(
         n=n,
         vectors=code,
