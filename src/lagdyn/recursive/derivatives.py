@@ -47,7 +47,7 @@ from .crba import _crba_into
 from .forward import _ldlt_solve
 from .program import _finish_outputs
 from .rnea import _rnea_into
-from .route import _chain_parts, _check_symbols, _code_and_chain
+from .route import _chain_parts, _check_symbols, _code_and_chain, _empty_program
 
 __all__ = [
     "DERIVATIVES_VERSION",
@@ -251,14 +251,7 @@ def derivative_program(
     names = list(DERIVATIVE_KERNELS) if wanted is None else list(wanted)
     b, outputs = _outputs(system, chain, code, names)
     body, outs = _finish_outputs(outputs, b.body, cse)
-    prog = Program(
-        n=n,
-        vectors=code,
-        t=sp.Symbol("t", real=True),
-        parameter_names=tuple(s.name for s in binding.free),
-        coordinate_names=tuple(getattr(q.func, "__name__", str(q)) for q in system.q),
-        bound={s.name: v for s, v in binding.bound.items()},
-    )
+    prog = _empty_program(system, binding, code)
     known = {s for v in code.values() for s in v} | {s for s, _ in body}
     for k, exprs in outs.items():
         _check_symbols(k, exprs, known)

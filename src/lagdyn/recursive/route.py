@@ -375,6 +375,20 @@ def _code_and_chain(
     return code, chain
 
 
+def _empty_program(
+    system: Any, binding: Binding, code: dict[str, tuple[sp.Symbol, ...]]
+) -> Program:
+    """The program of ``system`` over the code symbols ``code``, before any kernel."""
+    return Program(
+        n=system.n,
+        vectors=code,
+        t=sp.Symbol("t", real=True),
+        parameter_names=tuple(s.name for s in binding.free),
+        coordinate_names=tuple(getattr(q.func, "__name__", str(q)) for q in system.q),
+        bound={s.name: v for s, v in binding.bound.items()},
+    )
+
+
 def recursive_program(
     system: Any,
     binding: Binding,
@@ -460,14 +474,7 @@ def recursive_program(
             rhs = [b.let(code["tau"][i] - bias[i]) for i in range(n)]
             outputs["forward_dynamics"] = _ldlt_solve(b, M, rhs)
     body, outs = _finish_outputs(outputs, b.body, cse)
-    prog = Program(
-        n=n,
-        vectors=code,
-        t=sp.Symbol("t", real=True),
-        parameter_names=tuple(s.name for s in binding.free),
-        coordinate_names=tuple(getattr(q.func, "__name__", str(q)) for q in system.q),
-        bound={s.name: v for s, v in binding.bound.items()},
-    )
+    prog = _empty_program(system, binding, code)
     for name, exprs in outs.items():
         prog.kernels[name] = Kernel(
             name, KERNELS[name], prune(body, [], exprs), exprs, output_shape(name, n)
