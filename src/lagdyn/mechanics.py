@@ -515,7 +515,17 @@ def _build(model: _Model) -> LagrangianSystem | ConstrainedSystem:
     holonomic = [reading.kinematic(c, "a holonomic constraint") for c in model.holonomic]
     _check_names([L, *Q, *holonomic, *nonholonomic], q)
     forces = Q if any(f != 0 for f in Q) else None
-    system = LagrangianSystem(L, q, forces)
+    try:
+        system = LagrangianSystem(L, q, forces)
+    except LagdynError as exc:
+        if not general:
+            raise
+        raise LagdynError(
+            f"from_mechanics(): the {model.kind}'s speeds are a general map u = K(q, t) q̇ + "
+            f"k(q, t) of the rates, and its kinetic energy written in the rates through that "
+            f"map could not be derived: {exc}. Define the speeds as the rates (u - q̇ = 0, the "
+            "default of every sympy joint) or a signed permutation of them"
+        ) from exc
     if holonomic or nonholonomic:
         return ConstrainedSystem(system, holonomic, velocity_constraints=nonholonomic or None)
     return system
@@ -622,9 +632,22 @@ def _linear_speed_map(
             "every sympy joint)"
         )
     return {
-        s: sp.expand(sum((K[j, i] * r for i, r in enumerate(qd)), k[j]))
+        s: sum((_tidy_entry(K[j, i]) * r for i, r in enumerate(qd)), _tidy_entry(k[j]))
         for j, s in enumerate(speeds)
     }
+
+
+def _tidy_entry(entry: sp.Expr) -> sp.Expr:
+    """An entry of the solved speed map, made compact where that is cheap: the entries of
+    ``Ku⁻¹ Kq`` for speeds in rotated frames are ratios of trig polynomials that
+    ``sp.expand`` blows up (sympy's documentation rolling disc: minutes); symengine's
+    expansion of the numerator over one denominator is tried first."""
+    if entry.is_number:
+        return entry
+    num, den = sp.fraction(sp.together(entry))
+    num = sp.sympify(se.expand(se.sympify(num)))
+    den = sp.sympify(se.expand(se.sympify(den)))
+    return num / den
 
 
 def _generic_rank(matrix: sp.Matrix, q: list[sp.Expr]) -> int:
