@@ -88,11 +88,19 @@ class Geometry:
         """
         z = self.ambient()
         pts = [sp.Matrix(p) for p in self.points]
+        # an expression proved constant in q equals its value at q = 0 (no simplify needed;
+        # trigsimp where q = 0 is a singular point of how it is written)
+        at_zero = {x: sp.S.Zero for x in q}
+
+        def constant(e: sp.Expr, fallback: Any) -> sp.Expr:
+            value = sp.expand(e.xreplace(at_zero))
+            return fallback(e) if value.has(sp.nan, sp.zoo, sp.oo, -sp.oo) else value
+
         out: list[sp.Expr] = []
         for k, p in enumerate(pts):
             for c in range(2):
                 if all(is_zero(sp.diff(p[c], x)) for x in q):
-                    out.append(z[2 * k + c] - sp.simplify(p[c]))
+                    out.append(z[2 * k + c] - constant(p[c], sp.simplify))
 
         def point(k: int) -> sp.Matrix:
             return pts[k] if k >= 0 else sp.zeros(2, 1)
@@ -104,7 +112,7 @@ class Geometry:
             d2 = sp.expand((point(j) - point(i)).dot(point(j) - point(i)))
             if all(is_zero(sp.diff(d2, x)) for x in q):
                 zi, zj = amb(j), amb(i)
-                length2 = sp.trigsimp(d2)
+                length2 = constant(d2, sp.trigsimp)
                 out.append((zi - zj).dot(zi - zj) - length2)
         return tuple(out)
 
