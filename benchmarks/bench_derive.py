@@ -127,27 +127,10 @@ def run_lagrange(model: dict[str, Any]) -> float:
 
 
 def run_kane(model: dict[str, Any]) -> tuple[float, int, int]:
-    q, n = model["q"], len(model["q"])
     t0 = time.perf_counter()
-    u = me.dynamicsymbols(f"u1:{n + 1}")
-    frame = me.ReferenceFrame("N")
-    origin = me.Point("O")
-    origin.set_vel(frame, 0)
-    particles, loads = [], []
-    point = origin
-    for i in range(n):
-        th = model["theta"][i]
-        point = point.locatenew(
-            f"P{i + 1}", model["l"][i] * (sp.sin(th) * frame.x - sp.cos(th) * frame.y)
-        )
-        point.set_vel(frame, point.pos_from(origin).dt(frame))
-        particles.append(me.Particle(f"pa{i + 1}", point, model["m"][i]))
-        loads.append((point, -model["m"][i] * model["g"] * frame.y))
-    kd = [qi.diff(me.dynamicsymbols._t) - ui for qi, ui in zip(q, u)]
-    kane = me.KanesMethod(frame, q_ind=q, u_ind=u, kd_eqs=kd)
-    kane.kanes_equations(particles, loads)
-    MM, forcing = kane.mass_matrix, kane.forcing
+    MM, forcing = kane_model(model)
     elapsed = time.perf_counter() - t0
+    q = model["q"]
     exprs = [plain(MM, q), plain(forcing, q)]
     return elapsed, int(sum(sp.count_ops(e) for e in exprs)), cse_ops(exprs)
 
