@@ -50,6 +50,7 @@ from ..recursive.floating import (
     floating_program,
 )
 from ..recursive.floating import program as floating_program_of
+from ..recursive.kinematics import Frame, check_frames
 
 __all__ = [
     "EXAMPLE_URDF",
@@ -115,6 +116,7 @@ class FloatingRobot:
         defaults: Mapping[Any, float] | None = None,
         friction: bool = False,
         name: str = "",
+        frames: Mapping[str, Any] | None = None,
     ) -> None:
         if not isinstance(base, FloatingChain):
             raise LagdynError(f"a FloatingRobot needs a FloatingChain, got {type(base).__name__}")
@@ -125,6 +127,10 @@ class FloatingRobot:
         )
         self.friction = bool(friction)
         self.name = name
+        self.frames: dict[str, Frame] = {base.name: Frame(base.name, -1)}
+        for key, value in (frames or {}).items():
+            self.frames[key] = _as_frame(key, value)
+        check_frames(base, list(self.frames.values()))
 
     def __repr__(self) -> str:
         return (
@@ -161,6 +167,43 @@ class FloatingRobot:
     def parameters(self) -> tuple[sp.Symbol, ...]:
         """Every symbolic parameter (base, links, gravity), sorted by name."""
         return self.base.parameters
+
+    @property
+    def frame_names(self) -> tuple[str, ...]:
+        """The names of the frames (the URDF's links and joints, the base).
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> from lagdyn.robot.floating import EXAMPLE_URDF
+        >>> ld.robot.from_urdf(EXAMPLE_URDF, base="floating").frame_names[:3]
+        ('trunk', 'thigh_l', 'thigh_r')
+        """
+        return tuple(self.frames)
+
+    def frame(self, name: str) -> Frame:
+        """The frame called ``name`` (a :class:`~lagdyn.recursive.kinematics.Frame`: its
+        body, −1 for the base, and its placement there).
+
+        Raises
+        ------
+        LagdynError
+            No such frame (the closest names are listed).
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> from lagdyn.robot.floating import EXAMPLE_URDF
+        >>> robot = ld.robot.from_urdf(EXAMPLE_URDF, base="floating")
+        >>> robot.frame("shank_r").body
+        2
+        """
+        hit = self.frames.get(name) if isinstance(name, str) else None
+        if hit is None:
+            from .contacts import unknown_frame
+
+            raise unknown_frame(name, list(self.frames))
+        return hit
 
     def neutral(self) -> np.ndarray:
         """The neutral configuration: base at the origin, identity quaternion, joints 0.
@@ -268,7 +311,23 @@ class FloatingRobot:
             raise UnboundParameterError(missing, "the floating-base model")
         disk = DiskCache(cache_dir) if cache else None
         compiled = be.build(make, key, disk, **options)
-        return FloatingModel(self, compiled, backend=be.name, key=key, forward=forward)
+        model = FloatingModel(self, compiled, backend=be.name, key=key, forward=forward)
+        model.values = values
+        model.build_options = dict(options, cache=cache, cache_dir=cache_dir)
+        return model
+
+
+def _as_frame(name: str, value: Any) -> Frame:
+    """A Frame from a Frame or a ``(body, R or None, p or None)`` triple."""
+    if isinstance(value, Frame):
+        return value
+    body, R, p = value
+    return Frame(
+        name,
+        int(body),
+        sp.eye(3) if R is None else R,
+        sp.zeros(3, 1) if p is None else p,
+    )
 
 
 def _real(name: str, a: Any, k: int) -> np.ndarray:
@@ -320,6 +379,10 @@ class FloatingModel:
         self.key = key
         self.forward = forward
         self._kernels = kernels
+        self.values: dict[Any, float] = dict(robot.defaults)
+        self.build_options: dict[str, Any] = {}
+        self._frame_kernels: dict[tuple[str, ...], Any] = {}
+        self._contacts: dict[Any, Any] = {}
         self._arrays: dict[str, Callable[..., Any]] = kernels.array_functions()
         self._single: dict[str, Callable[..., Any]] = kernels.single_functions()
         self._shapes: dict[str, tuple[int, ...]] = {
@@ -466,6 +529,213 @@ class FloatingModel:
     def difference(self, q0: Any, q1: Any) -> np.ndarray:
         """The velocity v with q0 ⊕ v = q1 (:func:`difference`)."""
         return difference(q0, q1)
+
+    # ------------------------------------------------------------------ frames and contacts
+    def _q(self, q: Any) -> np.ndarray:
+        qa = _real("q", q, self.nq)
+        _check_quaternion(qa)
+        return qa
+
+    def frame_kernels(self, frames: Sequence[str]) -> Any:
+        """The generated placements, Jacobians and drifts of ``frames`` (built once per
+        tuple of names, cached on disk): a :class:`~lagdyn.robot.contacts.FrameKernels`.
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> from lagdyn.robot.floating import EXAMPLE_URDF
+        >>> robot = ld.robot.from_urdf(EXAMPLE_URDF, base="floating", parameters="numeric")
+        >>> fk = robot.lambdify({"g": 9.81}, kernels=["M"]).frame_kernels(["shank_r"])
+        >>> fk.names
+        ('shank_r',)
+        """
+        from .contacts import FrameKernels
+
+        key = tuple(frames)
+        if key not in self._frame_kernels:
+            self._frame_kernels[key] = FrameKernels(self, key)
+        return self._frame_kernels[key]
+
+    def _frame(self, frame: str) -> tuple[Any, int]:
+        """The kernels of every frame of the robot (one module) and ``frame``'s index."""
+        self.robot.frame(frame)  # a named error first
+        fk = self.frame_kernels(self.robot.frame_names)
+        return fk, fk.index[frame]
+
+    def frame_placement(self, q: Any, frame: str) -> tuple[np.ndarray, np.ndarray]:
+        """The frame's placement in the world: (R (..., 3, 3), p (..., 3)), R frame → world
+        (``pin.updateFramePlacements``, ``data.oMf[id]``).
+
+        Raises
+        ------
+        LagdynError
+            A frame the robot does not have (the closest names listed); a quaternion of
+            zero norm.
+
+        Examples
+        --------
+        >>> import numpy as np, lagdyn as ld
+        >>> from lagdyn.robot.floating import EXAMPLE_URDF
+        >>> robot = ld.robot.from_urdf(EXAMPLE_URDF, base="floating", parameters="numeric")
+        >>> num = robot.lambdify({"g": 9.81}, kernels=["M"])
+        >>> R, p = num.frame_placement(robot.neutral(), "thigh_l")
+        >>> np.round(p, 6) + 0.0
+        array([ 0.  ,  0.1 , -0.05])
+        """
+        fk, k = self._frame(frame)
+        R, p = fk.placement(self._q(q))
+        return R[..., k, :, :], p[..., k, :]
+
+    def frame_jacobian(
+        self, q: Any, frame: str, reference: str = "local_world_aligned"
+    ) -> np.ndarray:
+        """The frame Jacobian (..., 6, nv), rows linear then angular, in ``reference``
+        (``"local_world_aligned"``, ``"local"`` or ``"world"``, as
+        ``pin.getFrameJacobian(model, data, id, pin.LOCAL_WORLD_ALIGNED)`` …).
+
+        Examples
+        --------
+        >>> import numpy as np, lagdyn as ld
+        >>> from lagdyn.robot.floating import EXAMPLE_URDF
+        >>> robot = ld.robot.from_urdf(EXAMPLE_URDF, base="floating", parameters="numeric")
+        >>> num = robot.lambdify({"g": 9.81}, kernels=["M"])
+        >>> J = num.frame_jacobian(robot.neutral(), "trunk", "local")
+        >>> bool(np.allclose(J[:, :6], np.eye(6)))       # the base's own velocity
+        True
+        """
+        from .contacts import _check_reference, to_reference
+
+        _check_reference(reference)
+        fk, k = self._frame(frame)
+        qa = self._q(q)
+        J = fk.jacobian(qa)[..., k, :, :]
+        if reference == "local_world_aligned":
+            return J
+        R, p = fk.placement(qa)
+        return to_reference(J, R[..., k, :, :], p[..., k, :], reference)
+
+    def frame_velocity(
+        self, q: Any, v: Any, frame: str, reference: str = "local_world_aligned"
+    ) -> np.ndarray:
+        """The frame's velocity J v (..., 6), linear then angular, in ``reference``
+        (``pin.getFrameVelocity``).
+
+        Examples
+        --------
+        >>> import numpy as np, lagdyn as ld
+        >>> from lagdyn.robot.floating import EXAMPLE_URDF
+        >>> robot = ld.robot.from_urdf(EXAMPLE_URDF, base="floating", parameters="numeric")
+        >>> num = robot.lambdify({"g": 9.81}, kernels=["M"])
+        >>> v = np.zeros(9); v[0] = 2.0
+        >>> num.frame_velocity(robot.neutral(), v, "shank_r")[:3]
+        array([2., 0., 0.])
+        """
+        J = self.frame_jacobian(q, frame, reference)
+        va = _real("v", v, self.nv)
+        return np.einsum("...ij,...j->...i", J, va)
+
+    def frame_drift(
+        self, q: Any, v: Any, frame: str, reference: str = "local_world_aligned"
+    ) -> np.ndarray:
+        """The frame's classical acceleration at v̇ = 0 (..., 6): the drift J̇ v of a point
+        contact, (p̈, ω̇) — ``pin.getFrameClassicalAcceleration`` after
+        ``pin.forwardKinematics(model, data, q, v, 0 * v)``, in ``reference``.
+
+        Examples
+        --------
+        >>> import numpy as np, lagdyn as ld
+        >>> from lagdyn.robot.floating import EXAMPLE_URDF
+        >>> robot = ld.robot.from_urdf(EXAMPLE_URDF, base="floating", parameters="numeric")
+        >>> num = robot.lambdify({"g": 9.81}, kernels=["M"])
+        >>> v = np.zeros(9); v[5] = 1.0                   # spinning about z at 1 rad/s
+        >>> a = num.frame_drift(robot.neutral(), v, "thigh_l")
+        >>> np.round(a[:3], 6) + 0.0                      # centripetal: −ω² r
+        array([ 0. , -0.1,  0. ])
+        """
+        from .contacts import _check_reference, classical_in
+
+        _check_reference(reference)
+        fk, k = self._frame(frame)
+        qa = self._q(q)
+        va = _real("v", v, self.nv)
+        D = fk.drift(qa, va)[..., k, :]
+        if reference == "local_world_aligned":
+            return D
+        R, p = fk.placement(qa)
+        vel = np.einsum("...ij,...j->...i", fk.jacobian(qa)[..., k, :, :], va)
+        return classical_in(D, vel, R[..., k, :, :], p[..., k, :], reference)
+
+    def contacts(self, contacts: Sequence[Any], *, reference: str = "local_world_aligned") -> Any:
+        """Point and surface contacts on named frames: a
+        :class:`~lagdyn.robot.contacts.Contacts` (its generated module built once per set).
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> from lagdyn.robot.floating import EXAMPLE_URDF
+        >>> robot = ld.robot.from_urdf(EXAMPLE_URDF, base="floating", parameters="numeric")
+        >>> robot.lambdify({"g": 9.81}).contacts([("shank_r", 3)])
+        Contacts({'shank_r': 3}, m=3, reference='local_world_aligned')
+        """
+        from .contacts import Contacts, _parse_contacts
+
+        key = (_parse_contacts(self.robot, contacts), reference)
+        if key not in self._contacts:
+            self._contacts[key] = Contacts(self, contacts, reference=reference)
+        return self._contacts[key]
+
+    def contact_dynamics(
+        self,
+        q: Any,
+        v: Any,
+        tau: Any,
+        contacts: Sequence[Any],
+        *,
+        reference: str = "local_world_aligned",
+        **options: Any,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(v̇, λ) under the contacts: :meth:`Contacts.dynamics
+        <lagdyn.robot.contacts.Contacts.dynamics>` (``method``, ``baumgarte``, ``anchors`` …).
+
+        Examples
+        --------
+        >>> import numpy as np, lagdyn as ld
+        >>> from lagdyn.robot.floating import EXAMPLE_URDF
+        >>> robot = ld.robot.from_urdf(EXAMPLE_URDF, base="floating", parameters="numeric")
+        >>> num = robot.lambdify({"g": 9.81})
+        >>> a, lam = num.contact_dynamics(robot.neutral(), np.zeros(9), np.zeros(9),
+        ...                               [("thigh_l", 6), ("shank_r", 3)])
+        >>> lam.shape
+        (9,)
+        """
+        return self.contacts(contacts, reference=reference).dynamics(q, v, tau, **options)
+
+    def contact_impulse(
+        self,
+        q: Any,
+        v_minus: Any,
+        contacts: Sequence[Any],
+        *,
+        restitution: float = 0.0,
+        reference: str = "local_world_aligned",
+        method: str = "kkt",
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(v⁺, Λ) of an impact on the contacts: :meth:`Contacts.impulse
+        <lagdyn.robot.contacts.Contacts.impulse>`.
+
+        Examples
+        --------
+        >>> import numpy as np, lagdyn as ld
+        >>> from lagdyn.robot.floating import EXAMPLE_URDF
+        >>> robot = ld.robot.from_urdf(EXAMPLE_URDF, base="floating", parameters="numeric")
+        >>> num = robot.lambdify({"g": 9.81}, kernels=["M"])
+        >>> v = np.zeros(9); v[2] = -1.0
+        >>> vp, imp = num.contact_impulse(robot.neutral(), v, [("shank_r", 3)])
+        >>> round(float(num.frame_velocity(robot.neutral(), vp, "shank_r")[2]), 12) + 0.0
+        0.0
+        """
+        c = self.contacts(contacts, reference=reference)
+        return c.impulse(q, v_minus, restitution=restitution, method=method)
 
 
 # ---------------------------------------------------------------------- configuration space

@@ -829,7 +829,9 @@ def from_urdf(
                 defaults[s] = _default(s, v, link.name)
     chain, _ = make_chain(final, gravity=gravity, defaults=defaults, names=names)
     if not floating:
-        return build(chain, friction=friction)
+        system = build(chain, friction=friction)
+        system.frames = _frames(body_of, joints)
+        return system
     if gravity_turn is not None and gravity_turn != _EYE:  # gravity in the floating joint frame
         chain = replace(chain, gravity=Mat(gravity_turn.T * chain.gravity))
     m, h, I = (sp.sympify(base_acc[0]), _sympy_matrix(base_acc[1]), _sympy_matrix(base_acc[2]))
@@ -842,9 +844,34 @@ def from_urdf(
             (I[0, 0], I[0, 1], I[0, 2], I[1, 1], I[1, 2], I[2, 2], *h, m),
         ):
             defaults[s_] = _default(s_, v, base_link)
+    frames: dict[str, Any] = {  # every link's frame, on the moving body it is welded to
+        k: (b, *(None if x is None else _sympy_matrix(x) for x in (R, p)))
+        for k, (b, R, p, _) in body_of.items()
+        if b >= -1
+    }
+    for j in joints:  # a joint's frame is its child link's (as Pinocchio places them)
+        child = str(j.find("child").get("link"))  # type: ignore[union-attr]
+        frames.setdefault(str(j.get("name")), frames.get(child))
     return FloatingRobot(
-        fc, defaults=dict(chain.defaults) | defaults, friction=friction, name=rname
+        fc,
+        defaults=dict(chain.defaults) | defaults,
+        friction=friction,
+        name=rname,
+        frames={k: v for k, v in frames.items() if v is not None},
     )
+
+
+def _frames(body_of: dict[str, Any], joints: list[ET.Element]) -> dict[str, tuple[int, Any, Any]]:
+    """A fixed-base chain's frames: every link's (moving body, R, p in that body's frame;
+    ``None`` for the identity and zero; body −1 the world), and every joint's, its child's."""
+    frames: dict[str, Any] = {
+        k: (b, *(None if x is None else _sympy_matrix(x) for x in (R, p)))
+        for k, (b, R, p, _) in body_of.items()
+    }
+    for j in joints:
+        child = str(j.find("child").get("link"))  # type: ignore[union-attr]
+        frames.setdefault(str(j.get("name")), frames[child])
+    return frames
 
 
 def _floating_joint(

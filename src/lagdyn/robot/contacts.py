@@ -1,0 +1,710 @@
+r"""Frames and contacts of a floating-base robot: placements, Jacobians, J̇ v, contact
+dynamics and impacts, batched.
+
+The frame kinematics are generated code (:mod:`lagdyn.recursive.kinematics`, every
+backend); the numerics here change the reference frame and solve the contact problems.
+
+Reference frames, as Pinocchio's ``ReferenceFrame``
+    ``"local_world_aligned"`` (default): the frame's origin, world axes;
+    ``"local"``: the frame's origin and axes; ``"world"``: the world origin and axes (the
+    spatial velocity). Jacobian rows are (linear, angular), Pinocchio's order.
+
+Contacts
+    A point contact ``(frame, 3)`` holds the frame's origin still: J_c is the linear rows of
+    the frame Jacobian and J̇_c v the classical acceleration p̈ at v̇ = 0
+    (``pin.getFrameClassicalAcceleration``). A surface contact ``(frame, 6)`` holds the
+    whole frame still: all six rows, and its drift is the frame's spatial acceleration at
+    v̇ = 0 (p̈ − ω × ṗ, ω̇) in the contact's axes, as Pinocchio's ``CONTACT_6D`` (the two
+    agree whenever the contact does not move, J_c v = 0). The contact forces λ are those of
+    :class:`lagdyn.ConstrainedSystem` (seed 004):
+
+    .. math::
+        M\dot v + h = \tau + J_c^T\lambda, \qquad
+        J_c\dot v = -\dot J_c v - 2\alpha J_c v - \beta^2 \Phi =: \gamma,
+
+    the KKT system ``[[M, −J_cᵀ], [J_c, 0]] [v̇; λ] = [τ − h; γ]`` (λ: the forces and torques
+    the ground applies, in the contacts' reference frames; Φ the position error from the
+    ``anchors``, only with Baumgarte's β). Impacts: the post-impact velocity and the
+    impulse from the same matrix, ``[[M, −J_cᵀ], [J_c, 0]] [v⁺; Λ] = [M v⁻; −e J_c v⁻]``.
+
+Examples
+--------
+>>> import numpy as np, lagdyn as ld
+>>> from lagdyn.robot.floating import EXAMPLE_URDF
+>>> robot = ld.robot.from_urdf(EXAMPLE_URDF, base="floating", parameters="numeric")
+>>> num = robot.lambdify({"g": 9.81})
+>>> R, p = num.frame_placement(robot.neutral(), "shank_r")
+>>> np.round(p, 6) + 0.0
+array([ 0.  , -0.1 , -0.25])
+>>> num.frame_jacobian(robot.neutral(), "shank_r").shape
+(6, 9)
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..errors import ConstraintError, LagdynError, ShapeError
+
+__all__ = ["CONTACT_METHODS", "REFERENCES", "Contacts", "FrameKernels"]
+
+#: Pinocchio's reference frames, by the names used here.
+REFERENCES = ("local_world_aligned", "local", "world")
+#: The solvers of :meth:`Contacts.dynamics`.
+CONTACT_METHODS = ("kkt", "schur", "penalty", "augmented_lagrangian", "lstsq")
+
+
+def _real(name: str, a: Any, k: int) -> np.ndarray:
+    try:
+        x = np.asarray(a, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ShapeError(f"{name} must be real numbers of shape (..., {k})") from None
+    if x.ndim == 0 or x.shape[-1] != k:
+        raise ShapeError(f"{name} has shape {x.shape}, expected (..., {k})")
+    return x
+
+
+def _check_reference(reference: str) -> None:
+    if reference not in REFERENCES:
+        raise LagdynError(f"reference must be one of {', '.join(REFERENCES)}; got {reference!r}")
+
+
+def unknown_frame(name: Any, known: Sequence[str]) -> LagdynError:
+    """The error for a frame name the robot does not have, with the closest names."""
+    close = difflib.get_close_matches(str(name), list(known), n=5, cutoff=0.5)
+    hint = f"; closest: {', '.join(close)}" if close else ""
+    return LagdynError(
+        f"no frame named {name!r} on this robot{hint} (robot.frame_names lists all {len(known)})"
+    )
+
+
+def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+
+
+def _mtv(R: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Rᵀ x over leading axes (R: (..., 3, 3), x: (..., 3) or (..., 3, k))."""
+    if x.ndim == R.ndim:
+        return np.swapaxes(R, -1, -2) @ x
+    return np.einsum("...ji,...j->...i", R, x)
+
+
+class FrameKernels:
+    """Generated placements, Jacobians and drifts of a tuple of frames (one compiled module).
+
+    Built by :class:`~lagdyn.robot.floating.FloatingModel` (frames on demand) and
+    :class:`Contacts`; ``placement(q)`` → ``(R (..., F, 3, 3), p (..., F, 3))``,
+    ``jacobian(q)`` → ``(..., F, 6, nv)`` (``LOCAL_WORLD_ALIGNED``), ``drift(q, v)`` →
+    ``(..., F, 6)`` (p̈, ω̇ at v̇ = 0, world axes).
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> from lagdyn.robot.floating import EXAMPLE_URDF
+    >>> robot = ld.robot.from_urdf(EXAMPLE_URDF, base="floating", parameters="numeric")
+    >>> num = robot.lambdify({"g": 9.81}, kernels=["M"])
+    >>> fk = num.frame_kernels(["shank_r", "thigh_l"])
+    >>> fk.jacobian(robot.neutral()).shape
+    (2, 6, 9)
+    """
+
+    def __init__(self, model: Any, names: Sequence[str]) -> None:
+        from ..numeric import backends
+        from ..recursive.floating import floating_key
+        from ..recursive.kinematics import frames_program
+
+        robot = model.robot
+        self.names = tuple(names)
+        #: the row of each name (frames at the same placement share one)
+        self.index: dict[str, int] = {}
+        frames: list[Any] = []
+        seen: dict[Any, int] = {}
+        for name in self.names:
+            f = robot.frame(name)
+            where = (f.body, tuple(f.rotation), tuple(f.position))
+            if where not in seen:
+                seen[where] = len(frames)
+                frames.append(f)
+            self.index[name] = seen[where]
+        self.nq, self.nv, self.count = robot.nq, robot.nv, len(frames)
+        values = model.values
+        be = backends.get(model.backend)
+        extra = "frames-1|" + "|".join(
+            f"{f.name}:{f.body}:{list(f.rotation)}:{list(f.position)}" for f in frames
+        )
+        key = floating_key(robot.base, values, be.name, "frames", False, extra)
+        base = robot.base
+
+        def make() -> Any:
+            return frames_program(base, frames, values)
+
+        opts = dict(model.build_options)
+        cache, cache_dir = opts.pop("cache", True), opts.pop("cache_dir", None)
+        from ..codegen.cache import DiskCache
+
+        disk = DiskCache(cache_dir) if cache else None
+        self._kernels = be.build(make, key, disk, **opts)
+        F, nv = self.count, self.nv
+        self._shapes = {
+            "frame_placement": (F, 12),
+            "frame_jacobian": (6 * F, nv),
+            "frame_drift": (F, 6),
+        }
+
+    def _run(self, name: str, q: np.ndarray, v: np.ndarray | None = None) -> np.ndarray:
+        nq = self.nq
+        args = [q]
+        if v is not None:
+            pad = np.zeros((*v.shape[:-1], nq))
+            pad[..., : self.nv] = v
+            args.append(pad)
+        batch = np.broadcast_shapes(*(a.shape[:-1] for a in args))
+        B = math.prod(batch)
+        flat = [np.ascontiguousarray(np.broadcast_to(a, (*batch, nq)).reshape(B, nq)) for a in args]
+        while len(flat) < 3:
+            flat.append(np.zeros((B, nq)))
+        shape = self._shapes[name]
+        out = np.empty((B, *shape))
+        self._kernels.batch(
+            name, flat[0], flat[1], flat[2], np.zeros((1, 0)), np.zeros((1, 1)), out
+        )
+        return out.reshape((*batch, *shape))
+
+    def placement(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Rotations (..., F, 3, 3) and origins (..., F, 3) in the world."""
+        out = self._run("frame_placement", q)
+        return out[..., :9].reshape((*out.shape[:-1], 3, 3)), out[..., 9:12]
+
+    def jacobian(self, q: np.ndarray) -> np.ndarray:
+        """(..., F, 6, nv), ``LOCAL_WORLD_ALIGNED``."""
+        out = self._run("frame_jacobian", q)
+        return out.reshape((*out.shape[:-2], self.count, 6, self.nv))
+
+    def drift(self, q: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """(..., F, 6): (p̈, ω̇) at v̇ = 0, world axes."""
+        return self._run("frame_drift", q, v)
+
+
+def to_reference(J: np.ndarray, R: np.ndarray, p: np.ndarray, reference: str) -> np.ndarray:
+    """A ``LOCAL_WORLD_ALIGNED`` Jacobian (..., 6, nv) in ``reference``."""
+    if reference == "local_world_aligned":
+        return J
+    out = np.empty(J.shape)
+    if reference == "local":
+        out[..., :3, :] = _mtv(R, J[..., :3, :])
+        out[..., 3:, :] = _mtv(R, J[..., 3:, :])
+        return out
+    # world: the velocity of the point at the world origin, ṗ − ω × p
+    out[..., 3:, :] = J[..., 3:, :]
+    out[..., :3, :] = J[..., :3, :] - np.swapaxes(
+        _cross(np.swapaxes(J[..., 3:, :], -1, -2), p[..., None, :]), -1, -2
+    )
+    return out
+
+
+def classical_in(
+    drift: np.ndarray, vel: np.ndarray, R: np.ndarray, p: np.ndarray, reference: str
+) -> np.ndarray:
+    """Pinocchio's ``getFrameClassicalAcceleration`` in ``reference`` from (p̈, ω̇) and the
+    frame's (ṗ, ω), both world axes."""
+    if reference == "local_world_aligned":
+        return drift
+    out = np.empty(drift.shape)
+    if reference == "local":
+        out[..., :3] = _mtv(R, drift[..., :3])
+        out[..., 3:] = _mtv(R, drift[..., 3:])
+        return out
+    # world: spatial acceleration at the origin plus ω × (velocity of the origin point)
+    w, pd, dw = vel[..., 3:], vel[..., :3], drift[..., 3:]
+    a_origin = drift[..., :3] - _cross(w, pd) - _cross(dw, p)
+    v_origin = pd - _cross(w, p)
+    out[..., :3] = a_origin + _cross(w, v_origin)
+    out[..., 3:] = dw
+    return out
+
+
+# ---------------------------------------------------------------------- contacts
+def _parse_contacts(robot: Any, contacts: Any) -> tuple[tuple[str, int], ...]:
+    if isinstance(contacts, (str, bytes)) or not isinstance(contacts, Sequence):
+        raise LagdynError(
+            "contacts must be a sequence of (frame name, 3 or 6) pairs, e.g. "
+            f"[('FL_FOOT', 3)], got {contacts!r}"
+        )
+    out = []
+    for c in contacts:
+        if isinstance(c, str):
+            name, dim = c, 3
+        else:
+            try:
+                name, dim = c
+            except (TypeError, ValueError):
+                raise LagdynError(
+                    f"a contact is a frame name or a (frame name, 3 or 6) pair, got {c!r}"
+                ) from None
+        if dim not in (3, 6) or isinstance(dim, bool):
+            raise LagdynError(
+                f"contact on {name!r}: dimension must be 3 (a point) or 6 (a surface), got {dim!r}"
+            )
+        robot.frame(name)  # a named error for an unknown frame
+        out.append((str(name), int(dim)))
+    if not out:
+        raise LagdynError("contacts must name at least one frame")
+    return tuple(out)
+
+
+def _log3(R: np.ndarray) -> np.ndarray:
+    """The rotation vector of R (..., 3, 3) (angle in [0, π])."""
+    tr = np.trace(R, axis1=-2, axis2=-1)
+    th = np.arccos(np.clip((tr - 1) / 2, -1.0, 1.0))
+    vee = np.stack(
+        [R[..., 2, 1] - R[..., 1, 2], R[..., 0, 2] - R[..., 2, 0], R[..., 1, 0] - R[..., 0, 1]],
+        axis=-1,
+    )
+    s = np.sin(th)
+    small = th < 1e-6
+    scale = np.where(small, 0.5 + th**2 / 12, th / (2 * np.where(small, 1.0, s)))
+    out = vee * scale[..., None]
+    near_pi = th > np.pi - 1e-6
+    if np.any(near_pi):  # axis from the diagonal of R + I
+        B = (R[near_pi] + np.eye(3)) / 2
+        k = np.argmax(np.diagonal(B, axis1=-2, axis2=-1), axis=-1)
+        col = B[np.arange(len(k)), :, k]
+        axis = col / np.linalg.norm(col, axis=-1, keepdims=True)
+        out[near_pi] = axis * th[near_pi][..., None]
+    return out
+
+
+class Contacts:
+    """Point and surface contacts on named frames of a floating-base robot.
+
+    Built once (``model.contacts([("FL_FOOT", 3), ...])``): one generated module holds the
+    contact frames' placements, Jacobians and drifts; :meth:`dynamics` and :meth:`impulse`
+    solve the contact problems, batched over leading axes.
+
+    Parameters
+    ----------
+    model : FloatingModel
+        Its kernels ``M`` and ``bias`` are used (forward dynamics not needed).
+    contacts : sequence of (str, int)
+        Frame names and 3 (point) or 6 (surface); a bare name is a point contact.
+    reference : {"local_world_aligned", "local"}
+        The axes of the contact rows and forces: world axes at the contact (default) or
+        the frame's own axes.
+
+    Examples
+    --------
+    >>> import numpy as np, lagdyn as ld
+    >>> from lagdyn.robot.floating import EXAMPLE_URDF
+    >>> robot = ld.robot.from_urdf(EXAMPLE_URDF, base="floating", parameters="numeric")
+    >>> num = robot.lambdify({"g": 9.81})
+    >>> feet = num.contacts([("thigh_l", 6), ("shank_r", 3)])
+    >>> feet.m
+    9
+    """
+
+    def __init__(
+        self,
+        model: Any,
+        contacts: Any,
+        *,
+        reference: str = "local_world_aligned",
+    ) -> None:
+        _check_reference(reference)
+        if reference == "world":
+            raise LagdynError(
+                "contacts are expressed in 'local_world_aligned' or 'local' axes; 'world' "
+                "(a spatial velocity at the world origin) is not a contact's frame"
+            )
+        self.model = model
+        self.reference = reference
+        self.contacts = _parse_contacts(model.robot, contacts)
+        names = list(dict.fromkeys(n for n, _ in self.contacts))
+        self.frames = FrameKernels(model, names)
+        self._index = self.frames.index
+        self.nv = model.nv
+        self.m = sum(d for _, d in self.contacts)
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{n!r}: {d}" for n, d in self.contacts)
+        return f"Contacts({{{inner}}}, m={self.m}, reference={self.reference!r})"
+
+    # ------------------------------------------------------------------ rows
+    def _rows(
+        self, q: np.ndarray, v: np.ndarray | None
+    ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray, np.ndarray]:
+        """J_c (..., m, nv), J̇_c v (..., m) (when v is given), R, p of the frames."""
+        R, p = self.frames.placement(q)
+        J = self.frames.jacobian(q)
+        D = None if v is None else self.frames.drift(q, v)
+        local = self.reference == "local"
+        rows, drifts = [], []
+        for name, dim in self.contacts:
+            k = self._index[name]
+            Jk, Rk = J[..., k, :, :], R[..., k, :, :]
+            if local:
+                Jk = to_reference(Jk, Rk, p[..., k, :], "local")
+            rows.append(Jk[..., :dim, :])
+            if D is None or v is None:
+                continue
+            dk = D[..., k, :]
+            a = _mtv(Rk, dk[..., :3]) if local else dk[..., :3]
+            if dim == 3:  # the classical acceleration of the point
+                drifts.append(a)
+                continue
+            # a surface: the spatial acceleration (the rate of the frame's twist)
+            vel = np.einsum("...ij,...j->...i", Jk, v)
+            a = a - _cross(vel[..., 3:], vel[..., :3])
+            drifts.append(
+                np.concatenate([a, _mtv(Rk, dk[..., 3:]) if local else dk[..., 3:]], axis=-1)
+            )
+        Jc = np.concatenate(rows, axis=-2)
+        drift = None if D is None else np.concatenate(drifts, axis=-1)
+        return Jc, drift, R, p
+
+    def jacobian(self, q: Any) -> np.ndarray:
+        """The stacked contact Jacobian J_c (..., m, nv).
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> from lagdyn.robot.floating import EXAMPLE_URDF
+        >>> robot = ld.robot.from_urdf(EXAMPLE_URDF, base="floating", parameters="numeric")
+        >>> feet = robot.lambdify({"g": 9.81}).contacts(["thigh_l", "shank_r"])
+        >>> feet.jacobian(robot.neutral()).shape
+        (6, 9)
+        """
+        qa = self.model._q(q)
+        return self._rows(qa, None)[0]
+
+    def drift(self, q: Any, v: Any) -> np.ndarray:
+        """J̇_c v (..., m): the contact rows' acceleration at v̇ = 0."""
+        qa, va = self.model._q(q), _real("v", v, self.nv)
+        return self._rows(qa, va)[1]  # type: ignore[return-value]
+
+    def position_error(self, q: Any, anchors: Any) -> np.ndarray:
+        """Φ (..., m): each contact frame's placement error from its anchor.
+
+        ``anchors`` holds one entry per contact: a world position (3,) for a point
+        contact, a placement (R (3, 3), p (3,)) or a 4 × 4 homogeneous matrix for a surface
+        contact — or one array (..., k, 3) when every contact is a point. Point rows: p − p*
+        (in the contact axes); surface rows: (p − p*, log(R R*ᵀ)) in world axes, or
+        (Rᵀ(p − p*), log(R*ᵀ R)) in ``"local"``.
+        """
+        qa = self.model._q(q)
+        R, p = self.frames.placement(qa)
+        return self._phi(R, p, anchors)
+
+    def _phi(self, R: np.ndarray, p: np.ndarray, anchors: Any) -> np.ndarray:
+        items = self._anchor_items(anchors)
+        local = self.reference == "local"
+        out = []
+        for (name, dim), (Ra, pa) in zip(self.contacts, items):
+            k = self._index[name]
+            Rk, pk = R[..., k, :, :], p[..., k, :]
+            e = pk - pa
+            if local:
+                e = _mtv(Rk, e)
+            out.append(e)
+            if dim == 6:
+                if local:
+                    out.append(_log3(np.swapaxes(Ra, -1, -2) @ Rk))
+                else:
+                    out.append(_log3(Rk @ np.swapaxes(Ra, -1, -2)))
+        return np.concatenate(out, axis=-1)
+
+    def _anchor_items(self, anchors: Any) -> list[tuple[np.ndarray, np.ndarray]]:
+        k = len(self.contacts)
+        if isinstance(anchors, np.ndarray) and anchors.ndim >= 2 and anchors.shape[-2:] == (k, 3):
+            if any(d == 6 for _, d in self.contacts):
+                raise LagdynError(
+                    "anchors as one (..., k, 3) array hold positions only; a surface contact "
+                    "needs a placement (R, p)"
+                )
+            return [(np.eye(3), anchors[..., i, :]) for i in range(k)]
+        if not isinstance(anchors, Sequence) or len(anchors) != k:
+            raise LagdynError(
+                f"anchors must give one target per contact ({k}), got {anchors!r:.80}"
+            )
+        out = []
+        for (name, dim), a in zip(self.contacts, anchors):
+            if dim == 3:
+                out.append((np.eye(3), _real(f"anchor of {name!r}", a, 3)))
+                continue
+            if isinstance(a, np.ndarray) and a.shape[-2:] == (4, 4):
+                out.append((a[..., :3, :3], a[..., :3, 3]))
+                continue
+            try:
+                Ra, pa = a
+                Ra, pa = np.asarray(Ra, dtype=float), _real(f"anchor of {name!r}", pa, 3)
+            except (TypeError, ValueError):
+                raise LagdynError(
+                    f"the anchor of the surface contact {name!r} must be (R, p) or a 4 × 4 matrix"
+                ) from None
+            if Ra.shape[-2:] != (3, 3):
+                raise ShapeError(f"anchor rotation of {name!r} has shape {Ra.shape}")
+            out.append((Ra, pa))
+        return out
+
+    # ------------------------------------------------------------------ dynamics
+    def dynamics(
+        self,
+        q: Any,
+        v: Any,
+        tau: Any,
+        *,
+        method: str = "kkt",
+        baumgarte: tuple[float, float] | None = None,
+        anchors: Any = None,
+        stiffness: float | None = None,
+        tol: float = 1e-10,
+        max_iter: int = 100,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        r"""The accelerations v̇ and the contact forces λ (the module docstring's KKT system).
+
+        Parameters
+        ----------
+        q, v, tau : array_like (..., nq), (..., nv), (..., nv)
+        method : {"kkt", "schur", "penalty", "augmented_lagrangian", "lstsq"}
+            As :meth:`lagdyn.numeric.constrained.ConstrainedNumericModel.solve`; ``"lstsq"``
+            solves the KKT system in the least-squares sense (minimum-norm λ), for
+            redundant contacts (a rank-deficient J_c), which the others refuse by name.
+        baumgarte : (alpha, beta), optional
+            γ −= 2α J_c v + β² Φ; β > 0 needs ``anchors`` (see :meth:`position_error`).
+        stiffness, tol, max_iter
+            Of the penalty methods, as in ``ConstrainedNumericModel.solve``.
+
+        Returns
+        -------
+        (v̇ (..., nv), λ (..., m))
+
+        Raises
+        ------
+        ConstraintError
+            J_c rank-deficient at a state (redundant contacts; not with ``"lstsq"``),
+            naming the state and the dependent rows.
+
+        Examples
+        --------
+        >>> import numpy as np, lagdyn as ld
+        >>> from lagdyn.robot.floating import EXAMPLE_URDF
+        >>> robot = ld.robot.from_urdf(EXAMPLE_URDF, base="floating", parameters="numeric")
+        >>> num = robot.lambdify({"g": 9.81})
+        >>> feet = num.contacts([("thigh_l", 6), ("shank_r", 3)])
+        >>> q, v = robot.neutral(), np.zeros(9)
+        >>> a, lam = feet.dynamics(q, v, np.zeros(9))
+        >>> bool(np.allclose(feet.jacobian(q) @ a, 0))      # the feet do not move
+        True
+        >>> round(float(lam[2] + lam[8]), 6)                 # they carry the weight m g
+        42.183
+        """
+        from ..numeric.constrained import _gains
+        from ..numeric.model import check_option
+
+        if method not in CONTACT_METHODS:
+            raise LagdynError(f"method must be one of {', '.join(CONTACT_METHODS)}; got {method!r}")
+        check_option("tol", tol)
+        check_option("max_iter", max_iter, integer=True)
+        if stiffness is not None:
+            check_option("stiffness", stiffness)
+        model = self.model
+        qa = model._q(q)
+        va = _real("v", v, self.nv)
+        ta = _real("tau", tau, self.nv)
+        M = model.M(qa)
+        h = model.nonlinear_effects(qa, va)
+        Jc, drift, R, p = self._rows(qa, va)
+        assert drift is not None
+        gamma = -drift
+        if baumgarte is not None:
+            alpha, beta = _gains(baumgarte)
+            if alpha:
+                gamma = gamma - 2 * alpha * np.einsum("...ij,...j->...i", Jc, va)
+            if beta:
+                if anchors is None:
+                    raise LagdynError(
+                        "baumgarte with beta > 0 needs anchors= (where each contact frame "
+                        "should be) for the position error Φ"
+                    )
+                gamma = gamma - beta**2 * self._phi(R, p, anchors)
+        shape = np.broadcast_shapes(M.shape[:-2], Jc.shape[:-2], ta.shape[:-1], h.shape[:-1])
+        n, m = self.nv, self.m
+        M = np.broadcast_to(M, (*shape, n, n))
+        Jc = np.broadcast_to(Jc, (*shape, m, n))
+        f = np.broadcast_to(ta - h, (*shape, n))
+        gamma = np.broadcast_to(gamma, (*shape, m))
+        if method != "lstsq":
+            _check_rank(Jc, self, qa)
+        return _solve(M, Jc, f, gamma, method, stiffness, tol, max_iter)
+
+    def impulse(
+        self, q: Any, v_minus: Any, *, restitution: float = 0.0, method: str = "kkt"
+    ) -> tuple[np.ndarray, np.ndarray]:
+        r"""The velocity after an impact on the contacts and the impulse Λ.
+
+        ``[[M, −J_cᵀ], [J_c, 0]] [v⁺; Λ] = [M v⁻; −e J_c v⁻]`` (``pin.impulseDynamics``):
+        the contacts' velocity after the impact is −e times theirs before (e the
+        ``restitution``, 0: they stop), M(v⁺ − v⁻) = J_cᵀ Λ.
+
+        Examples
+        --------
+        >>> import numpy as np, lagdyn as ld
+        >>> from lagdyn.robot.floating import EXAMPLE_URDF
+        >>> robot = ld.robot.from_urdf(EXAMPLE_URDF, base="floating", parameters="numeric")
+        >>> feet = robot.lambdify({"g": 9.81}).contacts([("thigh_l", 6), ("shank_r", 3)])
+        >>> q, v = robot.neutral(), np.zeros(9)
+        >>> v[2] = -1.0                                     # falling at 1 m/s
+        >>> vp, imp = feet.impulse(q, v)
+        >>> bool(np.allclose(vp, 0)), round(float(imp[2] + imp[8]), 6)   # stopped: m · 1 m/s
+        (True, 4.3)
+        """
+        if method not in ("kkt", "schur", "lstsq"):
+            raise LagdynError(f"method must be 'kkt', 'schur' or 'lstsq'; got {method!r}")
+        e = float(restitution)
+        if not (0.0 <= e <= 1.0):
+            raise LagdynError(f"restitution must be in [0, 1], got {restitution!r}")
+        model = self.model
+        qa = model._q(q)
+        va = _real("v_minus", v_minus, self.nv)
+        M = model.M(qa)
+        Jc = self._rows(qa, None)[0]
+        n, m = self.nv, self.m
+        shape = np.broadcast_shapes(M.shape[:-2], Jc.shape[:-2], va.shape[:-1])
+        M = np.broadcast_to(M, (*shape, n, n))
+        Jc = np.broadcast_to(Jc, (*shape, m, n))
+        vb = np.broadcast_to(va, (*shape, n))
+        f = np.einsum("...ij,...j->...i", M, vb)
+        gamma = -e * np.einsum("...ij,...j->...i", Jc, vb)
+        if method != "lstsq":
+            _check_rank(Jc, self, qa)
+        return _solve(M, Jc, f, gamma, method, None, 0.0, 0)
+
+    def forces(self, lam: Any) -> dict[str, np.ndarray]:
+        """λ split by contact: ``{frame: (..., 3) or (..., 6)}``.
+
+        Examples
+        --------
+        >>> import numpy as np, lagdyn as ld
+        >>> from lagdyn.robot.floating import EXAMPLE_URDF
+        >>> robot = ld.robot.from_urdf(EXAMPLE_URDF, base="floating", parameters="numeric")
+        >>> feet = robot.lambdify({"g": 9.81}).contacts(["thigh_l", "shank_r"])
+        >>> sorted(feet.forces(np.zeros(6)))
+        ['shank_r', 'thigh_l']
+        """
+        lam = _real("lam", lam, self.m)
+        out, k = {}, 0
+        for name, dim in self.contacts:
+            out[name] = lam[..., k : k + dim]
+            k += dim
+        return out
+
+
+def _solve(
+    M: np.ndarray,
+    J: np.ndarray,
+    f: np.ndarray,
+    gamma: np.ndarray,
+    method: str,
+    stiffness: float | None,
+    tol: float,
+    max_iter: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    n, m = M.shape[-1], J.shape[-2]
+    if method in ("kkt", "lstsq"):
+        K = np.zeros((*M.shape[:-2], n + m, n + m))
+        K[..., :n, :n] = M
+        K[..., :n, n:] = -np.swapaxes(J, -1, -2)
+        K[..., n:, :n] = J
+        rhs = np.concatenate([f, gamma], axis=-1)
+        if method == "lstsq":
+            x = np.einsum("...ij,...j->...i", np.linalg.pinv(K), rhs)
+            resid = np.einsum("...ij,...j->...i", J, x[..., :n]) - gamma
+            scale = 1.0 + np.max(np.abs(gamma), initial=0.0) + np.max(np.abs(J), initial=0.0)
+            worst = float(np.max(np.abs(resid), initial=0.0))
+            if not worst <= 1e-8 * scale:
+                raise ConstraintError(
+                    f"inconsistent contacts: J_c v̇ = γ has no solution (residual {worst:.3g}): "
+                    "the redundant rows demand different accelerations"
+                )
+        else:
+            x = np.linalg.solve(K, rhs[..., None])[..., 0]
+        return x[..., :n], x[..., n:]
+    if method == "schur":
+        Jt = np.swapaxes(J, -1, -2)
+        L = np.linalg.cholesky(M)
+        MinvJt = _chol_solve(L, Jt)
+        Minvf = _chol_solve(L, f[..., None])[..., 0]
+        S = J @ MinvJt
+        r = gamma - np.einsum("...ij,...j->...i", J, Minvf)
+        lam = np.linalg.solve(S, r[..., None])[..., 0]
+        return Minvf + np.einsum("...ij,...j->...i", MinvJt, lam), lam
+    Jt = np.swapaxes(J, -1, -2)
+    JtJ = Jt @ J
+    if stiffness is None:
+        stiffness = 1e8 if method == "penalty" else 1e4
+    scale = np.trace(M, axis1=-2, axis2=-1) / np.maximum(
+        np.trace(JtJ, axis1=-2, axis2=-1), np.finfo(float).tiny
+    )
+    k = float(stiffness) * scale
+    A = M + k[..., None, None] * JtJ
+    base = f + k[..., None] * np.einsum("...ij,...j->...i", Jt, gamma)
+    if method == "penalty":
+        vd = np.linalg.solve(A, base[..., None])[..., 0]
+        return vd, k[..., None] * (gamma - np.einsum("...ij,...j->...i", J, vd))
+    lam = np.zeros_like(gamma)
+    gscale = 1.0 + np.max(np.abs(gamma), initial=0.0)
+    resid = gamma
+    for _ in range(max_iter):
+        vd = np.linalg.solve(A, (base + np.einsum("...ij,...j->...i", Jt, lam))[..., None])[..., 0]
+        resid = gamma - np.einsum("...ij,...j->...i", J, vd)
+        lam = lam + k[..., None] * resid
+        if np.max(np.abs(resid), initial=0.0) <= tol * gscale:
+            return vd, lam
+    raise ConstraintError(
+        f"augmented Lagrangian did not converge in {max_iter} iterations (residual "
+        f"{float(np.max(np.abs(resid))):.3g}); raise stiffness or max_iter"
+    )
+
+
+def _chol_solve(L: np.ndarray, B: np.ndarray) -> np.ndarray:
+    y = np.linalg.solve(L, B)
+    return np.linalg.solve(np.swapaxes(L, -1, -2), y)
+
+
+def _check_rank(J: np.ndarray, contacts: Contacts, q: np.ndarray) -> None:
+    """Redundant contacts (J_c rank-deficient at a state): a ConstraintError naming the
+    state, the dependent rows and their contacts."""
+    from ..numeric.constrained import _dependent_rows, _state_text
+
+    m, n = J.shape[-2:]
+    flat = J.reshape(-1, m, n)
+    gram = flat @ np.swapaxes(flat, -1, -2)
+    diag = np.prod(np.diagonal(gram, axis1=-2, axis2=-1), axis=-1)
+    ratio = np.linalg.det(gram) / np.maximum(diag, np.finfo(float).tiny)
+    finite = np.isfinite(flat).all(axis=(-2, -1))
+    bad = np.nonzero(~(ratio > 1e-16) & finite)[0]
+    if bad.size == 0:
+        return
+    index = int(bad[0])
+    rows, _ = _dependent_rows(flat[index])
+    owner = []
+    for name, dim in contacts.contacts:
+        owner += [f"{name}[{k}]" for k in range(dim)]
+    named = ", ".join(f"{r} ({owner[r]})" for r in rows)
+    qs = np.broadcast_to(q, (*J.shape[:-2], q.shape[-1])) if J.ndim > 2 else q
+    raise ConstraintError(
+        f"redundant contacts {_state_text(J.shape[:-2], index, qs)}: row"
+        f"{'s' if len(rows) > 1 else ''} {named} of J_c depend on the others (J_c has rank "
+        f"< {m}); use method='lstsq' for the minimum-norm contact forces"
+    )
+
+
+def frames_of(robot: Any) -> Mapping[str, Any]:
+    """The robot's frames by name (``robot.frames``)."""
+    return robot.frames
