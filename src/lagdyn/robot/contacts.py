@@ -585,6 +585,53 @@ class Contacts:
             _check_rank(Jc, self, qa)
         return _solve(M, Jc, f, gamma, method, None, 0.0, 0)
 
+    def statics(self, q: Any) -> tuple[np.ndarray, np.ndarray]:
+        r"""Joint torques and contact forces that hold the robot still (v = 0, v̇ = 0).
+
+        The static problem g(q) = Sᵀτ + J_cᵀλ with no wrench on the base (τ's first six
+        entries 0): the six base rows J_bᵀλ = g_b fix λ up to the internal forces between
+        the contacts (λ is their minimum-norm solution), then τ_j = g_j − J_jᵀλ. The base
+        rows are Newton–Euler for the whole robot, so in ``"local_world_aligned"`` the
+        point-contact forces sum to −m·gravity. Returns ``(tau (..., nv), λ (..., m))``;
+        :meth:`dynamics` at (q, 0, τ) gives v̇ = 0 and this λ when J_c has full rank.
+
+        Raises
+        ------
+        ConstraintError
+            The contacts cannot hold the base (J_bᵀ λ = g_b has no solution: e.g. one
+            point contact away from the vertical through the centre of mass).
+
+        Examples
+        --------
+        >>> import numpy as np, lagdyn as ld
+        >>> from lagdyn.robot.floating import EXAMPLE_URDF
+        >>> robot = ld.robot.from_urdf(EXAMPLE_URDF, base="floating", parameters="numeric")
+        >>> feet = robot.lambdify({"g": 9.81}).contacts([("thigh_l", 6), ("shank_r", 3)])
+        >>> tau, lam = feet.statics(robot.neutral())
+        >>> round(float(lam[2] + lam[8]), 9)           # m g = 4.3 · 9.81
+        42.183
+        """
+        model = self.model
+        qa = model._q(q)
+        if "g" in model._kernels.kernel_names:
+            g = model.g(qa)
+        else:  # h at v = 0 is g
+            g = model.nonlinear_effects(qa, np.zeros(self.nv))
+        Jc = self._rows(qa, None)[0]
+        Jb = Jc[..., :, :6]
+        lam = np.einsum("...ij,...j->...i", np.linalg.pinv(np.swapaxes(Jb, -1, -2)), g[..., :6])
+        resid = np.einsum("...ji,...j->...i", Jb, lam) - g[..., :6]
+        worst = float(np.max(np.abs(resid), initial=0.0))
+        if not worst <= 1e-9 * (1.0 + float(np.max(np.abs(g[..., :6]), initial=0.0))):
+            raise ConstraintError(
+                f"these contacts cannot hold the base still (the base rows J_bᵀλ = g_b have "
+                f"no solution, residual {worst:.3g}): e.g. too few contacts, or none under "
+                "the centre of mass"
+            )
+        tau = g - np.einsum("...ji,...j->...i", Jc, lam)
+        tau[..., :6] = 0.0
+        return tau, lam
+
     def forces(self, lam: Any) -> dict[str, np.ndarray]:
         """λ split by contact: ``{frame: (..., 3) or (..., 6)}``.
 

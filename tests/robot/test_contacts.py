@@ -1,0 +1,299 @@
+"""Frames and contacts of floating-base robots (issue 26, item 3): generated frame
+placements, Jacobians and drifts, contact dynamics, impulses and statics, against Pinocchio
+(JointModelFreeFlyer) on Solo12 and by their defining identities on our small tree.
+
+Before this work a FloatingModel had no frames and no contacts, so every test here fails on
+the old code.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import lagdyn as ld
+from helpers import robot_path
+from lagdyn.errors import ConstraintError, LagdynError, ShapeError
+from lagdyn.robot.floating import EXAMPLE_URDF, integrate
+
+TOL = 1e-9
+FEET = ("FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT")
+TOY = Path(__file__).resolve().parent.parent / "data" / "floating_toy.urdf"
+
+
+@pytest.fixture(scope="module")
+def pin():
+    return pytest.importorskip("pinocchio", reason="Pinocchio (pip install pin) is not installed")
+
+
+@pytest.fixture(scope="module")
+def solo():
+    path = robot_path("solo_description", "solo12.urdf")
+    robot = ld.robot.from_urdf(path, base="floating", parameters="numeric")
+    return str(path), robot, robot.lambdify({"g": 9.81}, kernels=["M", "bias", "g"])
+
+
+@pytest.fixture(scope="module")
+def solo_pin(pin, solo):
+    model = pin.buildModelFromUrdf(solo[0], pin.JointModelFreeFlyer())
+    return model, model.createData()
+
+
+@pytest.fixture(scope="module")
+def toy():
+    robot = ld.robot.from_urdf(EXAMPLE_URDF, base="floating", parameters="numeric")
+    return robot, robot.lambdify({"g": 9.81}, kernels=["M", "bias", "g"])
+
+
+def _rel(x, y):
+    return float(np.max(np.abs(np.asarray(x) - y)) / max(1.0, float(np.max(np.abs(y)))))
+
+
+def _random(pin, model, rng):
+    q = pin.randomConfiguration(model, -np.ones(model.nq), np.ones(model.nq))
+    return q, rng.normal(size=model.nv), rng.normal(size=model.nv)
+
+
+def _refs(pin):
+    return {
+        "local_world_aligned": pin.LOCAL_WORLD_ALIGNED,
+        "local": pin.LOCAL,
+        "world": pin.WORLD,
+    }
+
+
+# ---------------------------------------------------------------------- frames
+def test_solo12_frames_against_pinocchio(pin, solo, solo_pin):
+    """Every frame of Solo12 (links, joints, the feet behind fixed joints): placement,
+    Jacobian, velocity and classical acceleration at v̇ = 0 in the three reference frames."""
+    _, robot, num = solo
+    model, data = solo_pin
+    rng = np.random.default_rng(3)
+    seen = 0
+    for _ in range(2):
+        q, v, _ = _random(pin, model, rng)
+        pin.forwardKinematics(model, data, q, v, 0 * v)
+        pin.updateFramePlacements(model, data)
+        pin.computeJointJacobians(model, data, q)
+        for frame in model.frames:
+            if frame.name not in robot.frames:  # Pinocchio's own: universe, root_joint
+                assert frame.name in ("universe", "root_joint")
+                continue
+            fid = model.getFrameId(frame.name, frame.type)
+            R, p = num.frame_placement(q, frame.name)
+            assert _rel(R, data.oMf[fid].rotation) < TOL
+            assert _rel(p, data.oMf[fid].translation) < TOL
+            for ref, pref in _refs(pin).items():
+                J = num.frame_jacobian(q, frame.name, ref)
+                assert _rel(J, pin.getFrameJacobian(model, data, fid, pref)) < TOL
+                vel = pin.getFrameVelocity(model, data, fid, pref).vector
+                assert _rel(num.frame_velocity(q, v, frame.name, ref), vel) < TOL
+                acc = pin.getFrameClassicalAcceleration(model, data, fid, pref).vector
+                assert _rel(num.frame_drift(q, v, frame.name, ref), acc) < TOL
+            seen += 1
+    assert seen == 2 * (len(model.frames) - 2)
+
+
+def test_frames_batched_and_finite_differences(toy):
+    """Batches equal single states; the Jacobian is the derivative of the placement along
+    q ⊕ v t, and the drift the second derivative of the frame origin (central differences)."""
+    robot, num = toy
+    rng = np.random.default_rng(0)
+    qs = integrate(robot.neutral(), rng.normal(size=(2, 3, robot.nv)))
+    vs = rng.normal(size=(2, 3, robot.nv))
+    for name in robot.frame_names:
+        J = num.frame_jacobian(qs, name)
+        D = num.frame_drift(qs, vs, name)
+        assert J.shape == (2, 3, 6, robot.nv) and D.shape == (2, 3, 6)
+        q, v = qs[1, 2], vs[1, 2]
+        assert np.array_equal(J[1, 2], num.frame_jacobian(q, name))
+        assert np.array_equal(D[1, 2], num.frame_drift(q, v, name))
+        h = 1e-4
+        pos = [num.frame_placement(integrate(q, v, s * h), name)[1] for s in (-1, 0, 1)]
+        assert np.allclose((pos[2] - pos[0]) / (2 * h), J[1, 2, :3] @ v, atol=1e-7)
+        assert np.allclose((pos[2] - 2 * pos[1] + pos[0]) / h**2, D[1, 2, :3], atol=1e-5)
+        R = [num.frame_placement(integrate(q, v, s * h), name)[0] for s in (-1, 1)]
+        W = (R[1] - R[0]) / (2 * h) @ num.frame_placement(q, name)[0].T  # [ω]×
+        assert np.allclose([W[2, 1], W[0, 2], W[1, 0]], J[1, 2, 3:] @ v, atol=1e-7)
+
+
+def test_unknown_frame_is_named_with_close_names(toy, solo):
+    _, num = toy
+    with pytest.raises(LagdynError, match=r"no frame named 'shank_l'.*closest: shank_r"):
+        num.frame_placement(np.zeros(10) + toy[0].neutral(), "shank_l")
+    with pytest.raises(LagdynError, match=r"'FL_FOOTS'.*closest: FL_FOOT"):
+        solo[2].contacts([("FL_FOOTS", 3)])
+    with pytest.raises(LagdynError, match="reference must be one of"):
+        num.frame_jacobian(toy[0].neutral(), "trunk", "body")
+
+
+def test_bad_inputs(toy):
+    robot, num = toy
+    q0 = robot.neutral()
+    with pytest.raises(LagdynError, match="zero norm"):
+        num.frame_placement(np.zeros(10), "trunk")
+    with pytest.raises(ShapeError, match=r"expected \(\.\.\., 10\)"):
+        num.frame_jacobian(np.zeros(9), "trunk")
+    with pytest.raises(LagdynError, match="dimension must be 3"):
+        num.contacts([("shank_r", 4)])
+    with pytest.raises(LagdynError, match="at least one frame"):
+        num.contacts([])
+    feet = num.contacts([("shank_r", 3)])
+    with pytest.raises(ShapeError, match=r"v has shape \(8,\)"):
+        feet.dynamics(q0, np.zeros(8), np.zeros(9))
+    with pytest.raises(LagdynError, match="method must be one of"):
+        feet.dynamics(q0, np.zeros(9), np.zeros(9), method="qp")
+    with pytest.raises(LagdynError, match="needs anchors"):
+        feet.dynamics(q0, np.zeros(9), np.zeros(9), baumgarte=(1.0, 2.0))
+    with pytest.raises(LagdynError, match="restitution"):
+        feet.impulse(q0, np.zeros(9), restitution=1.5)
+
+
+# ---------------------------------------------------------------------- contacts
+def _pin_constraints(pin, model, spec, ref):
+    kinds = {3: pin.ContactType.CONTACT_3D, 6: pin.ContactType.CONTACT_6D}
+    cms = []
+    for name, dim in spec:
+        fr = model.frames[model.getFrameId(name)]
+        cms.append(pin.RigidConstraintModel(kinds[dim], model, fr.parentJoint, fr.placement, ref))
+    cms = pin.StdVec_RigidConstraintModel(cms)
+    return cms, pin.StdVec_RigidConstraintData([c.createData() for c in cms])
+
+
+@pytest.mark.parametrize("ref", ["local_world_aligned", "local"])
+@pytest.mark.parametrize("spec", [[(f, 3) for f in FEET], [("FL_FOOT", 6), ("HR_FOOT", 3)]])
+def test_contact_dynamics_against_pinocchio(pin, solo, solo_pin, spec, ref):
+    """pin.constraintDynamics with RigidConstraintModel 3-D / 6-D: v̇ and λ to 1e-9."""
+    _, _, num = solo
+    model, data = solo_pin
+    cms, cds = _pin_constraints(pin, model, spec, _refs(pin)[ref])
+    pin.initConstraintDynamics(model, data, cms, cds)
+    prox = pin.ProximalSettings(1e-14, 0.0, 1)
+    rng = np.random.default_rng(5)
+    states = [_random(pin, model, rng) for _ in range(3)]
+    Q, V, T = (np.array(x) for x in zip(*states))
+    A, L = num.contact_dynamics(Q, V, T, spec, reference=ref)  # one batched call
+    for k, (q, v, tau) in enumerate(states):
+        a = pin.constraintDynamics(model, data, q, v, tau, cms, cds, prox)
+        assert _rel(A[k], a) < TOL
+        assert _rel(L[k], data.lambda_c) < TOL
+
+
+def test_methods_agree(pin, solo, solo_pin):
+    _, _, num = solo
+    model, _ = solo_pin
+    rng = np.random.default_rng(6)
+    q, v, tau = _random(pin, model, rng)
+    spec = [(f, 3) for f in FEET]
+    a, lam = num.contact_dynamics(q, v, tau, spec)
+    for method in ("schur", "augmented_lagrangian", "lstsq"):
+        b, mu = num.contact_dynamics(q, v, tau, spec, method=method)
+        assert _rel(b, a) < 1e-8 and _rel(mu, lam) < 1e-8, method
+    b, mu = num.contact_dynamics(q, v, tau, spec, method="penalty")
+    assert _rel(b, a) < 1e-5 and _rel(mu, lam) < 1e-5  # exact only as k → ∞
+
+
+def test_impulse_against_pinocchio(pin, solo, solo_pin):
+    """pin.impulseDynamics with the stacked contact Jacobian: v⁺ and the impulses."""
+    _, _, num = solo
+    model, data = solo_pin
+    rng = np.random.default_rng(7)
+    spec = [(f, 3) for f in FEET]
+    for e in (0.0, 0.4):
+        q, v, _ = _random(pin, model, rng)
+        pin.computeJointJacobians(model, data, q)
+        pin.updateFramePlacements(model, data)
+        J = np.vstack(
+            [
+                pin.getFrameJacobian(model, data, model.getFrameId(f), pin.LOCAL_WORLD_ALIGNED)[:3]
+                for f in FEET
+            ]
+        )
+        vp = pin.impulseDynamics(model, data, q, v, J, e, 0.0)
+        mine, imp = num.contact_impulse(q, v, spec, restitution=e)
+        assert _rel(mine, vp) < TOL
+        assert _rel(imp, data.impulse_c) < TOL
+        assert np.allclose(J @ mine, -e * (J @ v), atol=1e-10)
+
+
+def test_solo12_standing_weight_balance(pin, solo, solo_pin):
+    """The static problem (v = 0, v̇ = 0, no wrench on the base): the four point-contact
+    forces sum to m g exactly, and the contact dynamics with those torques keeps the robot
+    still with the same forces (Pinocchio's constraintDynamics too)."""
+    _, robot, num = solo
+    model, data = solo_pin
+    q = robot.neutral()
+    q[2] = 0.24
+    q[7:] = np.tile([0.0, 0.8, -1.6], 4)  # legs bent, feet under the hips
+    feet = num.contacts([(f, 3) for f in FEET])
+    tau, lam = feet.statics(q)
+    mass = float(num.M(q)[0, 0])
+    assert abs(mass - sum(i.mass for i in model.inertias[1:])) < 1e-12
+    force = sum(feet.forces(lam).values())
+    assert np.allclose(force, [0.0, 0.0, mass * 9.81], rtol=0, atol=1e-12 * mass * 9.81)
+    assert np.all(tau[:6] == 0)
+    a, mu = feet.dynamics(q, np.zeros(18), tau)
+    assert np.max(np.abs(a)) < 1e-10
+    assert _rel(mu, lam) < TOL
+    cms, cds = _pin_constraints(pin, model, [(f, 3) for f in FEET], pin.LOCAL_WORLD_ALIGNED)
+    pin.initConstraintDynamics(model, data, cms, cds)
+    ap = pin.constraintDynamics(model, data, q, np.zeros(18), tau, cms, cds)
+    assert np.max(np.abs(ap)) < 1e-10 and _rel(data.lambda_c, lam) < TOL
+
+
+def test_redundant_contacts_named_and_solved_by_lstsq(toy):
+    """A surface and a point contact on the same frame: J_c is rank-deficient; the error
+    names the dependent rows, and lstsq gives the minimum-norm forces that still hold."""
+    robot, num = toy
+    q, v = robot.neutral(), np.zeros(9)
+    spec = [("shank_r", 6), ("shank_r", 3)]
+    with pytest.raises(ConstraintError, match=r"redundant contacts.*rows 6 \(shank_r\[0\]\)"):
+        num.contact_dynamics(q, v, np.zeros(9), spec)
+    a, lam = num.contact_dynamics(q, v, np.zeros(9), spec, method="lstsq")
+    feet = num.contacts(spec)
+    assert np.allclose(feet.jacobian(q) @ a, -feet.drift(q, v), atol=1e-12)
+    M, h = num.M(q), num.nonlinear_effects(q, v)
+    assert np.allclose(M @ a + h, feet.jacobian(q).T @ lam, atol=1e-10)
+    f = feet.forces(lam)
+    assert np.allclose(f["shank_r"][:3], lam[6:9])  # the split between the duplicates: equal
+    with pytest.raises(ConstraintError, match="redundant"):
+        feet.impulse(q, v)
+
+
+def test_baumgarte_sets_the_constraint_acceleration(toy):
+    """J_c v̇ = −J̇_c v − 2α J_c v − β² Φ, Φ the frames' distance from their anchors."""
+    robot, num = toy
+    rng = np.random.default_rng(2)
+    q = integrate(robot.neutral(), rng.normal(size=9) * 0.3)
+    v, tau = rng.normal(size=9), rng.normal(size=9)
+    feet = num.contacts([("thigh_l", 6), ("shank_r", 3)])
+    Rl, pl = num.frame_placement(q, "thigh_l")
+    _, pr = num.frame_placement(q, "shank_r")
+    turn = np.array([[1, 0, 0], [0, np.cos(0.1), -np.sin(0.1)], [0, np.sin(0.1), np.cos(0.1)]])
+    anchors = [(turn @ Rl, pl + np.array([0.01, 0, 0])), pr - np.array([0, 0, 0.02])]
+    alpha, beta = 3.0, 5.0
+    a, _ = feet.dynamics(q, v, tau, baumgarte=(alpha, beta), anchors=anchors)
+    phi = feet.position_error(q, anchors)
+    assert np.allclose(phi, [-0.01, 0, 0, -0.1, 0, 0, 0, 0, 0.02], atol=1e-12)
+    J = feet.jacobian(q)
+    lhs = J @ a + feet.drift(q, v)
+    assert np.allclose(lhs, -2 * alpha * J @ v - beta**2 * phi, atol=1e-10)
+
+
+def test_toy_against_pinocchio_impulse_and_local_surface(pin):
+    """Our small tree (prismatic knee) with a surface contact in its own axes."""
+    robot = ld.robot.from_urdf(TOY, base="floating", parameters="numeric")
+    num = robot.lambdify({"g": 9.81}, kernels=["M", "bias"])
+    model = pin.buildModelFromUrdf(str(TOY), pin.JointModelFreeFlyer())
+    data = model.createData()
+    name = robot.frame_names[-1]
+    spec = [(name, 6)]
+    cms, cds = _pin_constraints(pin, model, spec, pin.LOCAL)
+    pin.initConstraintDynamics(model, data, cms, cds)
+    rng = np.random.default_rng(9)
+    q, v, tau = _random(pin, model, rng)
+    a, lam = num.contact_dynamics(q, v, tau, spec, reference="local")
+    ap = pin.constraintDynamics(model, data, q, v, tau, cms, cds, pin.ProximalSettings(1e-14, 0, 1))
+    assert _rel(a, ap) < TOL and _rel(lam, data.lambda_c) < TOL
