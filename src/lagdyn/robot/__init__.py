@@ -36,6 +36,7 @@ from ..recursive import proofs as proofs
 from ..recursive import regressor as regressor
 from ._checks import MAX_JOINTS
 from .builders import exact, exact_angle, from_dh, from_screws, make_chain
+from .loops import ClosedLoopSystem, close_loops
 from .system import RobotSystem
 from .urdf import from_urdf, transform_inertia
 
@@ -64,10 +65,12 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "MAX_JOINTS",
     "Chain",
+    "ClosedLoopSystem",
     "Link",
     "Program",
     "RobotSystem",
     "chain_of",
+    "close_loops",
     "exact",
     "exact_angle",
     "from_dh",

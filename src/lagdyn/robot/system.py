@@ -83,6 +83,10 @@ class RobotSystem(LagrangianSystem):
         self.chain = chain
         self.friction = friction
         self.closed_limit = closed_limit
+        #: Named frames (a URDF's links, those welded by fixed joints included, and joints):
+        #: name → (link index, R, p), the frame's placement in that link's frame (−1: the
+        #: world; ``None`` for the identity rotation and the zero offset).
+        self.frames: dict[str, tuple[int, Any, Any]] = {}
         q = _validate_coordinates(chain.q)
         self._q = q
         self.defaults = dict(chain.defaults)

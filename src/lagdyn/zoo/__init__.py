@@ -24,9 +24,10 @@ from typing import Any
 
 from ..errors import LagdynError
 from ..system import LagrangianSystem
-from . import bicycle, mechanisms, rolling
+from . import bicycle, legged, mechanisms, rolling
 from .arms import two_link_planar
 from .chains import n_link_pendulum, planar_arm
+from .parallel import five_bar
 from .pendulums import double_pendulum
 from .robots import panda, planar_3r, puma560, spatial_3r, ur5
 from .spatial import elastic_pendulum, spherical_pendulum
@@ -39,6 +40,8 @@ __all__ = [
     "constrained_names",
     "double_pendulum",
     "elastic_pendulum",
+    "five_bar",
+    "floating_names",
     "furuta_pendulum",
     "get",
     "mechanisms",
@@ -48,6 +51,7 @@ __all__ = [
     "planar_arm",
     "register",
     "register_constrained",
+    "register_floating",
     "spherical_pendulum",
     "summary",
     "two_link_planar",
@@ -98,9 +102,39 @@ def constrained_names() -> list[str]:
     --------
     >>> import lagdyn as ld
     >>> ld.zoo.constrained_names()[:2]
-    ['chaplygin_sleigh', 'rolling_disc']
+    ['chaplygin_sleigh', 'five_bar']
     """
     return sorted(_CONSTRAINED)
+
+
+#: Floating-base robots (:class:`~lagdyn.robot.floating.FloatingRobot`, not a
+#: LagrangianSystem either: nq ≠ nv): reached by :func:`get`, listed by
+#: :func:`floating_names`, kept out of :func:`names` and :func:`constrained_names`.
+_FLOATING: dict[str, tuple[Callable[..., Any], dict[str, Any], str]] = {}
+
+
+def register_floating(name: str, factory: Callable[..., Any], summary: str, **options: Any) -> None:
+    """Register a factory of a floating-base robot for :func:`get`.
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> "solo12" in ld.zoo.floating_names(), "solo12" in ld.zoo.names()
+    (True, False)
+    """
+    _FLOATING[name] = (factory, dict(options), summary)
+
+
+def floating_names() -> list[str]:
+    """The registered floating-base robots (see :func:`register_floating`), sorted.
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> ld.zoo.floating_names()
+    ['anymal', 'go1', 'solo12', 'talos_legs']
+    """
+    return sorted(_FLOATING)
 
 
 def names() -> list[str]:
@@ -221,9 +255,11 @@ def _did_you_mean(word: str, choices: Any) -> str:
 
 def _entry(name: str) -> tuple[Callable[..., LagrangianSystem], dict[str, Any], str]:
     try:
+        if name in _FLOATING:
+            return _FLOATING[name]
         return _REGISTRY[name] if name in _REGISTRY else _CONSTRAINED[name]
     except (KeyError, TypeError):
-        known = names() + constrained_names()
+        known = names() + constrained_names() + floating_names()
         hint = _did_you_mean(name, known) if isinstance(name, str) else ""
         raise LagdynError(
             f"unknown model {name!r}{hint}; known models: {', '.join(known)}"
@@ -299,3 +335,15 @@ register_constrained(
     bicycle.whipple_bicycle,
     "Whipple bicycle, benchmark parameters of Meijaard et al. 2007 (roll, steer; nonholonomic)",
 )
+register_constrained(
+    "five_bar",
+    five_bar,
+    "planar five-bar parallel robot from a URDF tree closed by one planar loop (2 DOF)",
+)
+for _name, _summary in (
+    ("solo12", "Solo12 quadruped, floating base (example-robot-data; feet FL/FR/HL/HR_FOOT)"),
+    ("go1", "Unitree Go1 quadruped, floating base (example-robot-data; feet *_foot)"),
+    ("anymal", "ANYmal B quadruped, floating base (example-robot-data; feet *_FOOT)"),
+    ("talos_legs", "Talos humanoid's legs, upper body locked (example-robot-data; soles)"),
+):
+    register_floating(_name, getattr(legged, _name), _summary)
