@@ -186,9 +186,14 @@ def _close(name: str, known: Any) -> str:
 
 
 def frame_placement(
-    robot: Any, name: str, *, frames: Mapping[str, Any] | None = None
+    robot: Any,
+    name: str,
+    *,
+    frames: Mapping[str, Any] | None = None,
+    q: Sequence[Any] | None = None,
 ) -> tuple[sp.ImmutableMatrix, sp.ImmutableMatrix]:
-    """World placement ``(R, p)`` of a named frame of a fixed-base robot, symbolic in q.
+    """World placement ``(R, p)`` of a named frame of a fixed-base robot, symbolic in q
+    (or at the values ``q``: numbers or expressions, one per coordinate).
 
     Raises
     ------
@@ -203,11 +208,15 @@ def frame_placement(
     >>> R, p = frame_placement(fb.robot, "left_tip")
     >>> p.subs({q: 0 for q in fb.robot.q}).T      # the apex (0, l1 + l2 sin 60°)
     Matrix([[0, 3/20 + sqrt(3)/10, 0]])
+    >>> frame_placement(fb.robot, "left_tip", q=[0, 0, 0, 0])[1].T
+    Matrix([[0, 3/20 + sqrt(3)/10, 0]])
     """
     table = _frame_table(robot, frames)
     if name not in table:
         raise LagdynError(f"frame {name!r} does not exist{_close(name, table)}")
-    return _placement(robot.chain.forward_kinematics(), table[name])
+    if q is not None and len(q) != robot.chain.n:
+        raise LagdynError(f"q has {len(q)} entries, the robot {robot.chain.n} coordinates")
+    return _placement(robot.chain.forward_kinematics(q), table[name])
 
 
 def _placement(fk: list[Any], entry: tuple[int, Any, Any]) -> tuple[Any, Any]:
