@@ -241,39 +241,6 @@ def test_four_bar_kanes_method_velocity_constraints_are_derivatives(four_bar) ->
 
 
 # ---------------------------------------------------------------------- nonholonomic
-def rolling_disc() -> me.KanesMethod:
-    """sympy's rolling disc with its no-slip velocity constraints (the documentation's)."""
-    q1, q2, q3, u1, u2, u3, u4, u5, u6 = me.dynamicsymbols("q1:4 u1:7")
-    r, m, g = sp.symbols("r m g")
-    N = me.ReferenceFrame("N")
-    Y = N.orientnew("Y", "Axis", [q1, N.z])
-    L = Y.orientnew("L", "Axis", [q2, Y.x])
-    R = L.orientnew("R", "Axis", [q3, L.y])
-    w_R_N_qd = R.ang_vel_in(N)
-    R.set_ang_vel(N, u1 * L.x + u2 * L.y + u3 * L.z)
-    C = me.Point("C")
-    C.set_vel(N, u4 * L.x + u5 * (Y.z ^ L.x) + u6 * Y.z)
-    Dmc = C.locatenew("Dmc", r * L.z)
-    Dmc.v2pt_theory(C, N, R)
-    inertia = me.inertia(L, m / 4 * r**2, m / 2 * r**2, m / 4 * r**2)
-    kd = [me.dot(R.ang_vel_in(N) - w_R_N_qd, uv) for uv in L]
-    f_c = [me.dot(C.vel(N), uv) for uv in L]
-    disc = me.RigidBody("disc", Dmc, R, m, (inertia, Dmc))
-    return me.KanesMethod(
-        N, q_ind=[q1, q2, q3], u_ind=[u1, u2, u3], kd_eqs=kd, u_dependent=[u4, u5, u6],
-        velocity_constraints=f_c, bodies=[disc], forcelist=[(Dmc, -m * g * Y.z)],
-    )  # fmt: skip
-
-
-def test_documentation_rolling_disc_speeds_without_coordinates_are_named() -> None:
-    # its body rates u1..u3 map back to q̇ (an invertible map), but u4..u6 set the contact
-    # point's velocity with no coordinate: a Lagrangian in q would be wrong, refused by name
-    with pytest.raises(
-        ld.LagdynError, match=r"u4\(t\), u5\(t\), u6\(t\) of the KanesMethod appear in no"
-    ):
-        ld.from_mechanics(rolling_disc())
-
-
 def rolling_disc_in_rates() -> tuple[me.KanesMethod, tuple, tuple]:
     """The rolling disc in Kane's method with speeds that are rates: u1..u3 = ψ̇, θ̇, φ̇
     independent, u4, u5 = ẋ, ẏ dependent through the no-slip constraints."""
@@ -900,58 +867,3 @@ def test_an_angular_velocity_that_is_not_the_rate_of_the_orientation_is_refused(
     km = me.KanesMethod(N, q, u, kd_eqs=kd, bodies=[body])
     with pytest.raises(ld.LagdynError, match="angular velocity of B in N .* is not the rate of"):
         ld.from_mechanics(km)
-
-
-def test_sympys_linearize_rolling_disc_is_refused_quickly_not_hung() -> None:
-    """sympy's own rolling disc of ``test_linearize.py`` (body-rate speeds u1..u3 and
-    centre-velocity speeds u4..u6 in the disc frame, q6 dependent, three velocity
-    constraints): the speed map's entries are ratios of trig polynomials; ``sp.expand`` of
-    them ran for more than ten minutes. Now the map is expanded by symengine over one
-    denominator and the too-large kinetic energy is a named error within seconds."""
-    import signal
-
-    t, r, m, g = sp.symbols("t r m g")
-    q1, q2, q3, q4, q5, q6 = q = me.dynamicsymbols("q1:7")
-    qd = [qi.diff(t) for qi in q]
-    u1, u2, u3, u4, u5, u6 = me.dynamicsymbols("u1:7")
-    N = me.ReferenceFrame("N")
-    NO = me.Point("NO")
-    A = N.orientnew("A", "Axis", [q1, N.z])
-    B = A.orientnew("B", "Axis", [q2, A.x])
-    C = B.orientnew("C", "Axis", [q3, B.y])
-    CO = NO.locatenew("CO", q4 * N.x + q5 * N.y + q6 * N.z)
-    w_c_n_qd, w_b_n_qd = C.ang_vel_in(N), B.ang_vel_in(N)
-    C.set_ang_vel(N, u1 * B.x + u2 * B.y + u3 * B.z)
-    v_co_n_qd = CO.pos_from(NO).dt(N)
-    CO.set_vel(N, u4 * C.x + u5 * C.y + u6 * C.z)
-    P = CO.locatenew("P", r * B.z)
-    P.v2pt_theory(CO, N, C)
-    f_c = sp.Matrix([q6 - me.dot(CO.pos_from(P), N.z)])
-    f_v = sp.Matrix([me.dot(P.vel(N), uv) for uv in C])
-    kindiffs = sp.Matrix(
-        [me.dot(w_c_n_qd - C.ang_vel_in(N), uv) for uv in B]
-        + [me.dot(v_co_n_qd - CO.vel(N), uv) for uv in N]
-    )
-    qdots = sp.solve(kindiffs, qd)
-    B.set_ang_vel(N, w_b_n_qd.subs(qdots))
-    C.set_ang_acc(N, C.ang_vel_in(N).dt(B) + me.cross(B.ang_vel_in(N), C.ang_vel_in(N)))
-    disc = me.RigidBody(
-        "Disc", CO, C, m, (me.inertia(C, m * r**2 / 4, m * r**2 / 2, m * r**2 / 4), CO)
-    )
-    km = me.KanesMethod(
-        N, [q1, q2, q3, q4, q5], [u1, u2, u3], kd_eqs=kindiffs, q_dependent=[q6],
-        configuration_constraints=f_c, u_dependent=[u4, u5, u6], velocity_constraints=f_v,
-    )  # fmt: skip
-    km.kanes_equations([disc], [(CO, m * g * A.z)])
-
-    def hung(*_: object) -> None:
-        raise AssertionError("from_mechanics ran for more than 120 s on sympy's rolling disc")
-
-    previous = signal.signal(signal.SIGALRM, hung)
-    signal.alarm(120)
-    try:
-        with pytest.raises(ld.LagdynError, match="general map u = K"):
-            ld.from_mechanics(km)
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)

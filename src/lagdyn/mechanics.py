@@ -500,16 +500,17 @@ def _build(model: _Model) -> LagrangianSystem | ConstrainedSystem:
     sub.update(dict.fromkeys(model.u_aux, sp.S.Zero))
     reading = _Reading(model, q, qd, sub)
     reading.check_rates = general
-    nonholonomic = [reading.kinematic(c, "a nonholonomic constraint") for c in model.nonholonomic]
-    if model.velocity:
-        velocity = [reading.kinematic(c, "a velocity constraint") for c in model.velocity]
-        nonholonomic += _nonholonomic_rows(model, q, [*velocity], nonholonomic)
     if model.lagrangian is not None:
         L = reading.kinematic(model.lagrangian, "the Lagrangian")
     else:
-        L = reading.kinetic_energy()
+        L = reading.kinetic_energy()  # may add the coordinates of rolling contacts to q
     V = reading.kinematic(model.potential, "the potential energy")
     V_loads, Q = reading.load_terms()
+    nonholonomic = [reading.kinematic(c, "a nonholonomic constraint") for c in model.nonholonomic]
+    nonholonomic += reading.contact_constraints()
+    if model.velocity:
+        velocity = [reading.kinematic(c, "a velocity constraint") for c in model.velocity]
+        nonholonomic += _nonholonomic_rows(model, q, [*velocity], nonholonomic)
     Q = _inputs_as_parameters(Q, q)
     L = L - V - V_loads
     holonomic = [reading.kinematic(c, "a holonomic constraint") for c in model.holonomic]
@@ -574,6 +575,17 @@ def _speed_map(model: _Model, q: list[sp.Expr], qd: list[sp.Expr]) -> dict[sp.Ex
             f"from_mechanics(): the {model.kind} has generalized speeds {names} but no "
             "kinematic differential equations relating them to the rates of its coordinates"
         )
+    solved = _speeds_fixed_by_constraints(model, kdes, speeds, q)
+    speeds = [s for s in speeds if s not in solved]
+    inner = _rates_map(model, kdes, speeds, q, qd) if speeds else {}
+    return {**inner, **{s: e.xreplace(inner) for s, e in solved.items()}}
+
+
+def _rates_map(
+    model: _Model, kdes: list[sp.Expr], speeds: list[sp.Expr], q: list[sp.Expr], qd: list[sp.Expr]
+) -> dict[sp.Expr, sp.Expr]:
+    """{u_j: (K q̇ + k)_j} for speeds that all appear in the kinematic differential
+    equations: row by row when u = ±q̇, else :func:`_linear_speed_map`."""
     out: dict[sp.Expr, sp.Expr] = {}
     used: set[sp.Expr] = set()
     for row in kdes:  # the common case, row by row: u = ±q̇
@@ -586,6 +598,47 @@ def _speed_map(model: _Model, q: list[sp.Expr], qd: list[sp.Expr]) -> dict[sp.Ex
     if len(out) == len(kdes) and all(s in out for s in speeds):
         return out
     return _linear_speed_map(model, kdes, speeds, q, qd)
+
+
+def _speeds_fixed_by_constraints(
+    model: _Model, kdes: list[sp.Expr], speeds: list[sp.Expr], q: list[sp.Expr]
+) -> dict[sp.Expr, sp.Expr]:
+    """{u_f: expression in the other speeds}: the speeds that appear in no kinematic
+    differential equation (the velocity of a rolling contact point set from speeds without
+    coordinates: sympy's rolling disc with constraint forces) solved from as many of the
+    model's velocity constraints, which are then consumed (the rest are kept, the solved
+    speeds replaced in them). Empty when there are no such speeds; a named error when the
+    velocity constraints do not determine them."""
+    free = [s for s in speeds if not any(row.has(s) for row in kdes)]
+    if not free:
+        return {}
+    rows = [sp.sympify(c) for c in model.velocity]
+    involved = [i for i, c in enumerate(rows) if c.has(*free)]
+    if not involved:
+        raise LagdynError(_free_speeds_message(model, free))
+    A = sp.Matrix([[rows[i].diff(s) for s in free] for i in involved])
+    if A.has(*speeds, *(qi.diff(t) for qi in q)):
+        raise LagdynError(
+            f"from_mechanics(): the velocity constraints of the {model.kind} that hold the "
+            f"speeds {', '.join(map(str, free))} are not linear in them"
+        )
+    pick: list[int] = []
+    for i in range(len(involved)):  # rows that raise the rank, in order
+        if _generic_rank(A.extract([*pick, i], list(range(len(free)))), q) > len(pick):
+            pick.append(i)
+        if len(pick) == len(free):
+            break
+    if len(pick) < len(free):
+        raise LagdynError(_free_speeds_message(model, free, constrained=True))
+    chosen = [involved[i] for i in pick]
+    Af = A.extract(pick, list(range(len(free))))
+    rest = sp.Matrix([rows[i] for i in chosen]).xreplace(dict.fromkeys(free, 0))
+    values = -Af.inv() * rest if all(e.is_number for e in Af) else -Af.LUsolve(rest)
+    solved = {s: _tidy_entry(v) for s, v in zip(free, values, strict=True)}
+    model.velocity = [
+        _tidy_entry(c.xreplace(solved)) for i, c in enumerate(rows) if i not in chosen
+    ]
+    return solved
 
 
 def _linear_speed_map(
@@ -614,10 +667,7 @@ def _linear_speed_map(
             f"({shown}) do not determine its speeds {', '.join(map(str, speeds))} one each "
             f"({len(kdes)} equations for {len(speeds)} speeds, or dependent in the speeds)"
         )
-    if all(e.is_number for e in Ku):
-        K, k = -Ku.inv() * Kq, -Ku.inv() * rest
-    else:
-        K, k = -Ku.LUsolve(Kq), -Ku.LUsolve(rest)
+    K, k = _solve_speeds(Ku, Kq, rest, q)
     own = {s for s in model.u}
     full = sp.Matrix.vstack(K, *(sp.Matrix([[int(r == c) for c in qd]]) for r in qd if r in own))
     rank = _generic_rank(full, q)
@@ -637,6 +687,74 @@ def _linear_speed_map(
     }
 
 
+def _solve_speeds(
+    Ku: sp.Matrix, Kq: sp.Matrix, rest: sp.Matrix, q: list[sp.Expr]
+) -> tuple[sp.Matrix, sp.Matrix]:
+    """(K, k) = (−Ku⁻¹ Kq, −Ku⁻¹ rest) with Ku square, solved block by block.
+
+    The equations split into the connected blocks of Ku's nonzero pattern (equations and
+    speeds that share entries): a constant block is inverted exactly, a rotation block
+    (speeds that are the components of a velocity in a rotated frame: BᵀB = I, proved in
+    canonical trigonometric form) by its transpose, and only the remaining blocks by LU.
+    LU on a rotation matrix gives ratios of trig polynomials that expand to thousands of
+    terms (sympy's test_linearize rolling disc); the transpose is a product of sines and
+    cosines. Only Ku is inverted: the speeds are written in the rates, u = K q̇ + k, never
+    the rates in the speeds."""
+    n = Ku.rows
+    K = sp.zeros(n, Kq.cols)
+    k = sp.zeros(n, 1)
+    for rows, cols in _blocks(Ku):
+        B = Ku.extract(rows, cols)
+        Kq_b, rest_b = Kq.extract(rows, list(range(Kq.cols))), rest.extract(rows, [0])
+        if all(e.is_number for e in B):
+            inv = B.inv()
+            solved, offset = -inv * Kq_b, -inv * rest_b
+        elif _is_orthogonal(B, q):
+            solved, offset = -B.T * Kq_b, -B.T * rest_b
+        else:
+            solved, offset = -B.LUsolve(Kq_b), -B.LUsolve(rest_b)
+        for i, c in enumerate(cols):
+            K[c, :] = solved[i, :]
+            k[c] = offset[i]
+    return K, k
+
+
+def _blocks(Ku: sp.Matrix) -> list[tuple[list[int], list[int]]]:
+    """The connected blocks (rows, columns) of a square matrix's nonzero pattern, each
+    square; one block (the whole matrix) when they are not."""
+    n = Ku.rows
+    parent = list(range(2 * n))  # rows 0..n-1, columns n..2n-1
+
+    def find(a: int) -> int:
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    for i in range(n):
+        for j in range(n):
+            if Ku[i, j] != 0:
+                parent[find(i)] = find(n + j)
+    groups: dict[int, tuple[list[int], list[int]]] = {}
+    for a in range(2 * n):
+        rows, cols = groups.setdefault(find(a), ([], []))
+        (rows if a < n else cols).append(a % n)
+    blocks = list(groups.values())
+    if any(len(rows) != len(cols) for rows, cols in blocks):
+        return [(list(range(n)), list(range(n)))]
+    return blocks
+
+
+def _is_orthogonal(B: sp.Matrix, q: list[sp.Expr]) -> bool:
+    """Whether BᵀB = I identically (proved in canonical trigonometric form)."""
+    if B.rows < 2:
+        return False
+    forward, _ = _convert.substitution(q, [qi.diff(t) for qi in q], *_convert.state_symbols(len(q)))
+    residual = [_convert.to_plain(e, forward) for e in (B.T * B - sp.eye(B.rows))]
+    plain_q = [forward[qi] for qi in q]
+    return decide_zero(residual, plain_q, simplify=False) is True
+
+
 def _tidy_entry(entry: sp.Expr) -> sp.Expr:
     """An entry of the solved speed map, made compact where that is cheap: the entries of
     ``Ku⁻¹ Kq`` for speeds in rotated frames are ratios of trig polynomials that
@@ -647,7 +765,10 @@ def _tidy_entry(entry: sp.Expr) -> sp.Expr:
     num, den = sp.fraction(sp.together(entry))
     num = sp.sympify(se.expand(se.sympify(num)))
     den = sp.sympify(se.expand(se.sympify(den)))
-    return num / den
+    # symengine drops assumptions: the model's own symbols and functions are put back
+    back: dict[sp.Expr, sp.Expr] = {sp.Symbol(s.name): s for s in entry.free_symbols}
+    back.update({sp.Function(f.func.__name__)(*f.args): f for f in entry.atoms(AppliedUndef)})
+    return (num / den).xreplace(back)
 
 
 def _generic_rank(matrix: sp.Matrix, q: list[sp.Expr]) -> int:
@@ -676,17 +797,25 @@ def _generic_rank(matrix: sp.Matrix, q: list[sp.Expr]) -> int:
     return best
 
 
-def _free_speeds_message(model: _Model, free: list[sp.Expr]) -> str:
+def _free_speeds_message(model: _Model, free: list[sp.Expr], constrained: bool = False) -> str:
     names = ", ".join(map(str, free))
+    held = (
+        "and the velocity constraints do not determine them (fewer independent rows in "
+        "them than such speeds)"
+        if constrained
+        else "and no velocity constraint holds them"
+    )
     return (
         f"from_mechanics(): the speed{'s' if len(free) > 1 else ''} {names} of the "
         f"{model.kind} appear{'' if len(free) > 1 else 's'} in no kinematic differential "
-        "equation: not rates of coordinates, but velocities set without coordinates (such as "
-        "the velocity of a rolling contact point set from the no-slip conditions); lagdyn "
-        "reads the kinetic energy from velocities that are the time derivatives of positions "
-        "in q, and a Lagrangian in q built from such velocities would give wrong dynamics. "
-        "Give the moving point coordinates (e.g. x, y of the contact, with u = ẋ, ẏ) and "
-        "write the no-slip conditions as velocity constraints in them (docs/mechanics.md)"
+        f"equation {held}: they are degrees of freedom with no coordinate (a point's "
+        "velocity set from free speeds, such as a sliding contact's). lagdyn's velocities "
+        "are the rates of coordinates, so it cannot integrate such a speed into a position. "
+        "Give the moving point coordinates (e.g. x, y of the contact, with kinematic "
+        "differential equations u = ẋ, ẏ), or set its velocity to zero for a rolling "
+        "contact (set_vel(N, 0), or the no-slip conditions as velocity constraints that "
+        "determine these speeds): lagdyn then adds the contact's coordinates itself "
+        "(docs/mechanics.md)"
     )
 
 
@@ -782,6 +911,8 @@ class _Reading:
         #: under a general speed map, point velocities are checked against positions
         self.check_rates = False
         self._velocities: dict[Any, sp.Matrix] = {}
+        #: rolling contacts: point → (its coordinates per axis or None, v_C, first point)
+        self._contacts: dict[Any, tuple[list[Any], sp.Matrix, Any]] = {}
 
     def kinematic(self, expr: Any, what: str) -> Any:
         """``expr`` with the speeds replaced by rates; functions of t other than q refused."""
@@ -793,16 +924,132 @@ class _Reading:
 
     def velocity(self, point: Any) -> sp.Matrix:
         """The velocity of ``point`` in the inertial frame, in its axes (ValueError from sympy
-        when it is not defined); under a speed map other than u = ±q̇, checked to be the
-        time derivative of the point's position from a fixed point, when one is known."""
+        when it is not defined), checked to be the time derivative of the point's position
+        from a fixed point when one is known (:meth:`_located`)."""
         found = self._velocities.get(point)
         if found is None:
             v = point.vel(self.N).to_matrix(self.N)
-            found = self.kinematic(v, f"the velocity of {point}")
-            if self.check_rates:
-                self._check_rate_of_position(point, found)
+            found = self._located(point, self.kinematic(v, f"the velocity of {point}"))
             self._velocities[point] = found
         return found
+
+    def _origins(self, point: Any) -> Iterable[Any]:
+        """Points to measure ``point`` from: the given fixed ones, then any point connected
+        to it (through set_pos/locatenew) whose velocity in the frame is zero once the
+        speeds are written in the rates."""
+        yield from self.model.origins
+        seen = {point}
+        todo = deque([point])
+        while todo:
+            p = todo.popleft()
+            vel = p._vel_dict.get(self.N)
+            if vel is not None and (
+                vel == 0 or all(e.xreplace(self.sub) == 0 for m, _ in vel.args for e in m)
+            ):
+                yield p
+            for other in p._pos_dict:
+                if other not in seen:
+                    seen.add(other)
+                    todo.append(other)
+
+    def _located(self, point: Any, velocity: sp.Matrix) -> sp.Matrix:
+        """The velocity to build the kinetic energy from: ``velocity`` when it is the time
+        derivative of the point's position r(q, t) from a fixed point (under a general
+        speed map, that derivative itself, compact where the speeds' map is not);
+        ``velocity`` too when no position is known.
+
+        A point measured from a point of zero velocity C whose velocity is not the rate of
+        its position is read as a rolling contact: C is the contact point of the body
+        (zero velocity) whose location in the plane moves, with the velocity
+        v_C = v − dr/dt (linear in the rates). C's location gets coordinates, one per axis
+        in which v_C is not identically zero, with the velocity constraints ẋ_C = v_C, and
+        the point's velocity is ẋ_C + dr/dt: a Lagrangian velocity that equals the model's
+        on every admissible motion. Any other velocity that is not the rate of its
+        position is refused by name: a Lagrangian in q built from it would be wrong."""
+        for origin in self._origins(point):
+            try:
+                r = point.pos_from(origin).to_matrix(self.N)
+            except ValueError:
+                continue
+            if r.atoms(sp.Derivative):
+                return velocity  # a position in rates: nothing to compare with
+            rate = sp.diff(r, t)
+            pairs = list(zip(velocity, r, strict=True))
+            if all(_is_rate_of(v, x, self.q, self.qd) for v, x in pairs) or _vanishes_at_random(
+                [v - x for v, x in zip(velocity, rate, strict=True)], self.q, self.qd
+            ):
+                return rate if self.check_rates else velocity
+            drift = sp.Matrix([_tidy_entry(v - x) for v, x in zip(velocity, rate, strict=True)])
+            still = drift.xreplace(dict.fromkeys(self.qd, 0))
+            fixed = origin in self.model.origins
+            if not fixed and _vanishes_at_random(list(still), self.q, self.qd):
+                return self._contact(origin, drift, point) + rate
+            why = (
+                f"{origin} is a fixed point"
+                if fixed
+                else f"the difference, {list(drift)}, does not vanish at rest"
+            )
+            raise LagdynError(
+                f"from_mechanics(): the velocity of {point} in {self.N} ({list(velocity)} in "
+                f"its axes, the speeds of the {self.model.kind} written in the rates) is not "
+                f"the time derivative of its position from {origin}, nor that of a rolling "
+                f"contact at {origin} ({why}): it is set by speeds that are not the rates of "
+                "its coordinates; lagdyn "
+                "reads the kinetic energy of velocities that are rates of positions in q, so "
+                "a Lagrangian from this one would give wrong dynamics; give the point "
+                "coordinates and write the conditions on its velocity as velocity constraints"
+            )
+        return velocity
+
+    def _contact(self, origin: Any, drift: sp.Matrix, point: Any) -> sp.Matrix:
+        """The rate of the location of the rolling contact ``origin`` (its new coordinates'
+        rates, 0 in the axes it does not move along), recording it the first time; the
+        same contact seen from another point must move with the same velocity."""
+        known = self._contacts.get(origin)
+        if known is not None:
+            coords, moving, first = known
+            if not _vanishes_at_random(list(drift - moving), self.q, self.qd):
+                raise LagdynError(
+                    f"from_mechanics(): {first} and {point} are both measured from {origin}, "
+                    f"whose velocity is zero, but their velocities give two different "
+                    f"velocities of the location of {origin} ({list(moving)} and "
+                    f"{list(drift)} in the axes of {self.N}): {origin} is neither a fixed "
+                    "point nor the rolling contact of one rigid body; give it coordinates"
+                )
+        else:
+            taken = {str(qi.func) for qi in self.q} | {
+                s.name for e in drift for s in e.free_symbols
+            }
+            coords = []
+            for axis, entry in zip("xyz", drift, strict=True):
+                if _is_rate_of(entry, sp.S.Zero, self.q, self.qd):
+                    coords.append(None)
+                    continue
+                name = f"{origin.name}_{axis}"
+                while name in taken:
+                    name += "_"
+                taken.add(name)
+                coordinate = sp.Function(name)(t)  # as dynamicsymbols makes it
+                coords.append(coordinate)
+                self.q.append(coordinate)
+                self.qd.append(coordinate.diff(t))
+            self._contacts[origin] = (coords, drift, point)
+        return sp.Matrix([0 if c is None else c.diff(t) for c in coords])
+
+    def contact_position(self, origin: Any) -> sp.Matrix | None:
+        """The location of a rolling contact (its coordinates), None for other points."""
+        known = self._contacts.get(origin)
+        if known is None:
+            return None
+        return sp.Matrix([0 if c is None else c for c in known[0]])
+
+    def contact_constraints(self) -> list[sp.Expr]:
+        """ẋ_C − v_C = 0 for each coordinate of each rolling contact (the no-slip
+        conditions, in the rates)."""
+        rows = []
+        for coords, drift, _ in self._contacts.values():
+            rows += [c.diff(t) - v for c, v in zip(coords, drift, strict=True) if c is not None]
+        return rows
 
     def check_angular_velocity(self, frame: Any, omega: sp.Matrix) -> None:
         """Refuse an angular velocity (in the inertial frame's axes) that is not the one of
@@ -827,32 +1074,6 @@ class _Reading:
                 "orientation, so a Lagrangian from this one would give wrong dynamics"
             )
 
-    def _check_rate_of_position(self, point: Any, velocity: sp.Matrix) -> None:
-        """Refuse a velocity that is not dr/dt of the position r(q, t) from a fixed point
-        (velocities set from speeds without coordinates: a Lagrangian in q would be wrong)."""
-        for origin in _origins(point, self.model):
-            try:
-                r = point.pos_from(origin).to_matrix(self.N)
-            except ValueError:
-                continue
-            if r.atoms(sp.Derivative):
-                return  # a position in rates: nothing to compare with
-            pairs = list(zip(velocity, r, strict=True))
-            if not all(_is_rate_of(v, x, self.q, self.qd) for v, x in pairs) and not (
-                _vanishes_at_random([v - sp.diff(x, t) for v, x in pairs], self.q, self.qd)
-            ):
-                raise LagdynError(
-                    f"from_mechanics(): the velocity of {point} in {self.N} ({list(velocity)} "
-                    f"in its axes, the speeds of the {self.model.kind} written in the rates) "
-                    f"is not the time derivative of its position from {origin}: it is set by "
-                    "speeds that are not the rates of its coordinates (as a rolling contact "
-                    "point's is); lagdyn reads the kinetic energy of velocities that are rates "
-                    "of positions in q, so a Lagrangian from this one would give wrong "
-                    "dynamics; give the point coordinates and write the no-slip conditions as "
-                    "velocity constraints"
-                )
-            return
-
     def kinetic_energy(self) -> sp.Expr:
         """T = Σ ½ m v·v + ½ ω·I·ω (sympy's ``kinetic_energy``): v in the inertial frame's
         axes, ω and I in the body's own axes (compact entries, no cross-frame products)."""
@@ -873,6 +1094,8 @@ class _Reading:
                         w_N = B.ang_vel_in(self.N).to_matrix(self.N).xreplace(self.sub)
                         self.check_angular_velocity(B, w_N)
                     T += _dot(w, body.central_inertia.to_matrix(B) * w) / 2
+            except LagdynError:
+                raise
             except ValueError as exc:
                 raise LagdynError(
                     f"from_mechanics(): the kinetic energy of {body.name} in {self.N} is not "
@@ -920,13 +1143,16 @@ class _Reading:
         """The position r(q) of ``point`` from a fixed point, when the constant ``force``
         there provably has the potential −force·r (force·v = d(force·r)/dt identically);
         else None, and the force stays a generalized force."""
-        for origin in _origins(point, self.model):
+        for origin in self._origins(point):
             try:
                 r = point.pos_from(origin).to_matrix(self.N)
             except ValueError:
                 continue  # not connected to this one
             if _explicit_time(r, self.q) or r.atoms(sp.Derivative):
                 return None  # a moving origin, a prescribed motion
+            contact = self.contact_position(origin)
+            if contact is not None:
+                r = r + contact
             if _is_rate_of(_dot(force, velocity), _dot(force, r), self.q, self.qd):
                 return r
             return None
@@ -1020,24 +1246,6 @@ def _is_rate_of(power: sp.Expr, work: sp.Expr, q: list[sp.Expr], qd: list[sp.Exp
 def _explicit_time(expr: Any, q: list[sp.Expr]) -> bool:
     """Whether ``expr`` depends on t other than through the coordinates q(t)."""
     return bool(expr.xreplace({qi: sp.Dummy() for qi in q}).has(t))
-
-
-def _origins(point: Any, model: _Model) -> Iterable[Any]:
-    """Fixed points to measure ``point`` from: the given ones, then any point connected to it
-    (through set_pos/locatenew) whose velocity in the frame is set to zero."""
-    N = model.frame
-    yield from model.origins
-    seen = {point}
-    todo = deque([point])
-    while todo:
-        p = todo.popleft()
-        vel = p._vel_dict.get(N)
-        if vel is not None and vel == 0:
-            yield p
-        for other in p._pos_dict:
-            if other not in seen:
-                seen.add(other)
-                todo.append(other)
 
 
 def _inputs_as_parameters(Q: list[sp.Expr], q: list[sp.Expr]) -> list[sp.Expr]:
