@@ -126,3 +126,10 @@ def test_feet_are_the_files_frames(name: str) -> None:
         placed = data.oMf[model.getFrameId(foot)]
         assert np.allclose(np.array(p, dtype=float).ravel(), placed.translation)
         assert np.allclose(np.array(R, dtype=float), placed.rotation)
+
+
+def test_the_command_line_refuses_floating_robots(capsys: pytest.CaptureFixture[str]) -> None:
+    from lagdyn.cli import main
+
+    assert main(["derive", "solo12"]) == 2
+    assert "solo12 is a floating-base robot" in capsys.readouterr().err

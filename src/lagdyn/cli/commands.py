@@ -216,6 +216,11 @@ def _model(args: argparse.Namespace) -> tuple[str, Callable[[], LagrangianSystem
                 f"{args.model} is a constrained model (ld.ConstrainedSystem), which the "
                 f"command line does not take; use it from Python: ld.zoo.get({args.model!r})"
             )
+        if args.model in zoo.floating_names():
+            raise _UsageError(
+                f"{args.model} is a floating-base robot (ld.robot.FloatingRobot), which the "
+                f"command line does not take; use it from Python: ld.zoo.get({args.model!r})"
+            )
         return args.model, lambda: zoo.get(args.model, **options)
     if args.file:
         return Path(args.file).stem, lambda: _from_file(args.file)
