@@ -28,13 +28,28 @@ Generalized speeds: lagdyn's velocities are the rates q̇, so the speeds u of a 
 are written in the rates: kinematic differential equations affine in u and q̇ give u = K(q,
 t) q̇ + k(q, t) (u = ±q̇ up to order, the default of every sympy joint, is read row by row),
 and K must be invertible at random states (else the equations are refused by name: the rates
-could not be recovered from the speeds). The returned system is in q̇, so it holds where K
-is singular too (Euler-angle rates at gimbal lock). Under a map other than u = ±q̇, the
-velocity of every point read is checked to be the time derivative of its position from a
-fixed point (when one is known); speeds that appear in no kinematic differential equation (a
-rolling contact point's velocity set without coordinates: sympy's documentation disc) and
-velocities that are not rates of positions are refused by name, since a Lagrangian in q
-built from them would give wrong dynamics. Auxiliary speeds are set to zero, as
+could not be recovered from the speeds). Only the coefficients of the speeds are inverted,
+block by block: a rotation block (speeds that are a velocity's components in a rotated
+frame) by its transpose, so the map stays a product of sines and cosines. The returned
+system is in q̇, so it holds where K is singular too (Euler-angle rates at gimbal lock).
+
+The velocity of every point read is checked to be the time derivative of its position from
+a fixed point, when one is known (under a map other than u = ±q̇ that derivative is then
+used, compact where the map is not). **Rolling contacts**: a body measured from a point C
+of zero velocity (``C.set_vel(N, 0)``, or speeds held at zero by auxiliary speeds or by
+velocity constraints), whose velocity is not the rate of its position from C, rolls on C:
+C is the body's contact point, at rest, whose location moves with v_C = v − dr/dt (linear
+in the rates). lagdyn gives C's location coordinates named after it, ``C_x``, ``C_y``
+(``C_z``), in the inertial frame's axes along which v_C is not identically zero, appended
+after the model's coordinates, with the no-slip conditions ẋ_C = v_C as velocity
+constraints, and builds the kinetic energy from ẋ_C + dr/dt, which equals the model's
+velocity on every admissible motion: sympy's documentation rolling disc reads as the
+five-coordinate disc with two no-slip constraints, whose reduced equations are Kane's.
+Speeds that appear in no kinematic differential equation are solved from as many velocity
+constraints (which are consumed). Speeds that nothing determines (a freely sliding
+contact's), contacts whose velocity two points disagree on, and other velocities that are
+not rates of positions are refused by name, since a Lagrangian in q built from them would
+give wrong dynamics. Auxiliary speeds are set to zero, as
 ``KanesMethod`` does for the equations of motion. Velocity constraints that are not the time
 derivatives of the holonomic constraints (nonholonomic constraints: the rolling disc), and
 the nonholonomic constraints of a ``LagrangesMethod`` or ``System``, become the
@@ -174,15 +189,18 @@ def from_mechanics(
     -------
     LagrangianSystem or ConstrainedSystem
         A :class:`~lagdyn.ConstrainedSystem` over the system of all coordinates when the
-        model has holonomic constraints, else a :class:`~lagdyn.LagrangianSystem`.
+        model has holonomic or velocity constraints (a body rolling on a contact point of
+        zero velocity adds the contact's coordinates and its no-slip constraints), else a
+        :class:`~lagdyn.LagrangianSystem`.
 
     Raises
     ------
     LagdynError
         Not a mechanics model; a model without bodies; kinematic differential equations
         that are not linear in the speeds and rates or whose map K is not invertible; speeds
-        in no kinematic differential equation, or a point velocity that is not the rate of
-        its position (velocities set without coordinates, as rolling contacts'); a velocity
+        in no kinematic differential equation that no velocity constraint determines, or a
+        point velocity that is neither the rate of its position nor that of a body rolling
+        on a point of zero velocity (velocities set without coordinates); a velocity
         that depends on a function of time that is not a coordinate (prescribed motion) or
         is not defined; a negative mass; parameter names
         that are not identifiers or that lagdyn reserves.
