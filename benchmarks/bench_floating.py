@@ -1,7 +1,10 @@
 """Floating-base quadrupeds (issue 26): generated C, one call, against Pinocchio's free flyer.
 
 Usage: ``python benchmarks/bench_floating.py [--robot solo12|go1|both] [--cse]
-[--forward aba|crba] [--kernels M,bias,forward_dynamics]``.
+[--forward aba|crba] [--kernels M,bias,forward_dynamics]``; ``--contacts [--batch 4096]``:
+only forward dynamics with four point contacts on the feet for a batch of states in one call
+(the fused generated kernel, and the numpy KKT path) against ``pin.constraintDynamics`` in a
+Python loop, per-state cost printed (the issue's target: ≥ 10×).
 
 For each robot (example-robot-data, numeric parameters, g = 9.81): the build time of the
 chain (``from_urdf``), of the programs (``floating_program``: M, C, g, h, inverse and forward
@@ -286,6 +289,79 @@ def bench(name, *, cse=True, forward="aba", kernels=None, with_cpp=True):
         )
 
 
+FEET = ("FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT")
+
+
+def bench_contacts(name="solo12", batch=4096, rounds=5):
+    """Forward dynamics with four point contacts for ``batch`` states in one call (the
+    fused generated kernel of ``model.contacts(..., fused=True)``, and the numpy KKT path)
+    against ``pin.constraintDynamics`` called in a Python loop (issue 26 target: ≥ 10×)."""
+    import pinocchio as pin
+
+    path = urdf_path(*ROBOTS[name])
+    start = time.perf_counter()
+    robot = ld.robot.from_urdf(path, base="floating", parameters="numeric")
+    num = robot.lambdify({"g": 9.81}, kernels=["M", "bias"], backend="c", cache=False)
+    t_model = time.perf_counter() - start
+    feet = [f for f in FEET if f in robot.frames] or list(robot.frame_names[-4:])
+    fused = num.contacts([(f, 3) for f in feet], fused=True)
+    model = pin.buildModelFromUrdf(str(path), pin.JointModelFreeFlyer())
+    data = model.createData()
+    rng = np.random.default_rng(0)
+    Q = np.stack(
+        [
+            pin.randomConfiguration(model, -np.ones(model.nq), np.ones(model.nq))
+            for _ in range(batch)
+        ]
+    )
+    V, T = rng.normal(size=(batch, model.nv)), rng.normal(size=(batch, model.nv))
+    start = time.perf_counter()
+    fused.dynamics(Q[:1], V[:1], T[:1])  # builds the fused kernel (program + compile)
+    t_fused = time.perf_counter() - start
+    print(
+        f"{name}, {len(feet)} point contacts, {batch} states: build M, h {t_model:.1f} s, "
+        f"fused contact kernel {t_fused:.1f} s (total {t_model + t_fused:.1f} s, target < 30 s)"
+    )
+    plain = num.contacts([(f, 3) for f in feet])
+    plain.dynamics(Q[:1], V[:1], T[:1])
+    kind = pin.ContactType.CONTACT_3D
+    cms = []
+    for f in feet:
+        fr = model.frames[model.getFrameId(f)]
+        cms.append(
+            pin.RigidConstraintModel(
+                kind, model, fr.parentJoint, fr.placement, pin.LOCAL_WORLD_ALIGNED
+            )
+        )
+    cms = pin.StdVec_RigidConstraintModel(cms)
+    cds = pin.StdVec_RigidConstraintData([c.createData() for c in cms])
+    pin.initConstraintDynamics(model, data, cms, cds)
+    prox = pin.ProximalSettings(1e-14, 0.0, 1)
+
+    def pin_loop():
+        A = np.empty((batch, model.nv))
+        L = np.empty((batch, 3 * len(feet)))
+        for k in range(batch):
+            A[k] = pin.constraintDynamics(model, data, Q[k], V[k], T[k], cms, cds, prox)
+            L[k] = data.lambda_c
+        return A, L
+
+    A_pin, L_pin = pin_loop()
+    A, L = fused.dynamics(Q, V, T)
+    err = max(
+        float(np.max(np.abs(A - A_pin)) / np.max(np.abs(A_pin))),
+        float(np.max(np.abs(L - L_pin)) / np.max(np.abs(L_pin))),
+    )
+    t_pin = _min_us(pin_loop, 1, rounds) / batch
+    t_fused = _min_us(partial(fused.dynamics, Q, V, T), 1, rounds) / batch
+    t_plain = _min_us(partial(plain.dynamics, Q, V, T), 1, rounds) / batch
+    print(f"  {'':34} {'µs per state':>13} {'× Pinocchio loop':>17}")
+    print(f"  {'pin.constraintDynamics, Python loop':34} {t_pin:13.2f} {1.0:17.1f}")
+    print(f"  {'lagdyn fused kernel, one call':34} {t_fused:13.2f} {t_pin / t_fused:17.1f}")
+    print(f"  {'lagdyn numpy KKT (M, h, J_c kernels)':34} {t_plain:13.2f} {t_pin / t_plain:17.1f}")
+    print(f"  max relative difference to Pinocchio (v̇, λ): {err:.1e}; target ≥ 10×")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--robot", choices=("solo12", "go1", "both"), default="solo12")
@@ -296,8 +372,18 @@ def main(argv=None):
         "--kernels",
         help="comma-separated kernels to build (default all), e.g. M,bias,forward_dynamics",
     )
+    parser.add_argument(
+        "--contacts",
+        action="store_true",
+        help="only the batched forward dynamics with four point contacts (4,096 states)",
+    )
+    parser.add_argument("--batch", type=int, default=4096, help="states of --contacts")
     args = parser.parse_args(argv)
     names = ("solo12", "go1") if args.robot == "both" else (args.robot,)
+    if args.contacts:
+        for name in names:
+            bench_contacts(name, args.batch)
+        return
     for name in names:
         kernels = args.kernels.split(",") if args.kernels else None
         bench(name, cse=args.cse, forward=args.forward, kernels=kernels, with_cpp=not args.no_cpp)

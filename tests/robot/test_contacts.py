@@ -297,3 +297,22 @@ def test_toy_against_pinocchio_impulse_and_local_surface(pin):
     a, lam = num.contact_dynamics(q, v, tau, spec, reference="local")
     ap = pin.constraintDynamics(model, data, q, v, tau, cms, cds, pin.ProximalSettings(1e-14, 0, 1))
     assert _rel(a, ap) < TOL and _rel(lam, data.lambda_c) < TOL
+
+
+def test_fused_kernel_equals_the_numpy_path(toy):
+    """model.contacts(..., fused=True): one generated kernel (M, h, J_c, J̇_c v, LDLᵀ of the
+    KKT matrix) gives the numpy path's v̇ and λ, in both reference frames; a redundant set
+    falls back to the numpy path and its named error."""
+    robot, num = toy
+    rng = np.random.default_rng(4)
+    q = integrate(robot.neutral(), rng.normal(size=(5, 9)) * 0.5)
+    v, tau = rng.normal(size=(5, 9)), rng.normal(size=(5, 9))
+    for ref in ("local_world_aligned", "local"):
+        spec = [("thigh_l", 6), ("shank_r", 3)]
+        a, lam = num.contact_dynamics(q, v, tau, spec, reference=ref)
+        fused = num.contacts(spec, reference=ref, fused=True)
+        b, mu = fused.dynamics(q, v, tau)
+        assert _rel(b, a) < TOL and _rel(mu, lam) < TOL
+        assert _rel(fused.dynamics(q[3], v[3], tau[3])[1], lam[3]) < TOL
+    with pytest.raises(ConstraintError, match="redundant contacts"):
+        num.contacts([("shank_r", 6), ("shank_r", 3)], fused=True).dynamics(q, v, tau)

@@ -57,7 +57,7 @@ from .chain import _EYE, _ZERO3, Mat
 from .floating import FloatingChain, _bind, _rotation
 from .program import _finish_outputs
 
-__all__ = ["FRAME_KERNELS", "Frame", "frames_program"]
+__all__ = ["FRAME_KERNELS", "Frame", "contact_program", "frames_program"]
 
 #: The kernels of :func:`frames_program`.
 FRAME_KERNELS = ("frame_placement", "frame_jacobian", "frame_drift")
@@ -343,4 +343,164 @@ def frames_program(
     }
     for k, exprs in outs.items():
         prog.kernels[k] = Kernel(k, _INPUTS[k], prune(body, [], exprs), exprs, shapes[k])
+    return prog
+
+
+def _contact_rows(tree: _Tree, f: Frame, dim: int, local: bool) -> tuple[list[list[sp.Expr]], Vec]:
+    """One contact's rows of J_c and of J̇_c v (see :mod:`lagdyn.robot.contacts`)."""
+    b = tree.b
+    Rf, _ = tree.placement(f)
+    J = tree.jacobian(f)
+    d = tree.drift(f)
+    lin, ang = d[:3], d[3:]
+    if dim == 6:  # the spatial acceleration: p̈ − ω × ṗ
+        w, _ = tree.velocity(f.body)
+        N = tree.fc.nv
+        v = tree.v
+        pd = [sp.Add(*(J[r][c] * v[c] for c in range(N))) for r in range(3)]
+        lin = b.vec(_add(lin, _scale(-1, _cross(w, pd))))
+    rows = J[:dim]
+    drift = list(lin) + (list(ang) if dim == 6 else [])
+    if local:  # Rᵀ on each block of three
+        N = tree.fc.nv
+        out_rows: list[list[sp.Expr]] = []
+        out_drift: Vec = []
+        for k in range(0, dim, 3):
+            blk = rows[k : k + 3]
+            for r in range(3):
+                out_rows.append(
+                    [b.let(sp.Add(*(Rf[s][r] * blk[s][c] for s in range(3)))) for c in range(N)]
+                )
+            out_drift += b.vec(
+                [sp.Add(*(Rf[s][r] * drift[k + s] for s in range(3))) for r in range(3)]
+            )
+        return out_rows, out_drift
+    return [list(r) for r in rows], drift
+
+
+def _ldlt(b: _Builder, K: list[list[sp.Expr]], rhs: Vec, split: int) -> tuple[Vec, Vec]:
+    """K x = rhs by an unrolled LDLᵀ (symmetric K, no pivoting, structural zeros kept):
+    W = L D is kept beside L, so each update term costs one product. Also returns, for
+    the pivots from ``split`` on, d_j / s_j: the pivot over its value after the first
+    ``split`` eliminations only (in (0, 1] for a definite trailing block; near 0 for a row
+    that depends on the rows before it)."""
+    n = len(K)
+    L: list[list[sp.Expr]] = [[sp.Integer(0)] * n for _ in range(n)]
+    W: list[list[sp.Expr]] = [[sp.Integer(0)] * n for _ in range(n)]
+    Dinv: Vec = [sp.Integer(0)] * n
+    ratios: Vec = []
+    for j in range(n):
+        first = b.let(K[j][j] - sp.Add(*(W[j][k] * L[j][k] for k in range(min(j, split)))))
+        d = b.let(first - sp.Add(*(W[j][k] * L[j][k] for k in range(split, j))))
+        if j >= split:
+            ratios.append(b.let(d / first))
+        Dinv[j] = b.let(1 / d)
+        for i in range(j + 1, n):
+            W[i][j] = b.let(K[i][j] - sp.Add(*(W[i][k] * L[j][k] for k in range(j))))
+            L[i][j] = b.let(W[i][j] * Dinv[j])
+    y: Vec = [sp.Integer(0)] * n
+    for i in range(n):
+        y[i] = b.let(rhs[i] - sp.Add(*(L[i][k] * y[k] for k in range(i))))
+    x: Vec = [sp.Integer(0)] * n
+    for i in range(n - 1, -1, -1):
+        x[i] = b.let(y[i] * Dinv[i] - sp.Add(*(L[k][i] * x[k] for k in range(i + 1, n))))
+    return x, ratios
+
+
+def contact_program(
+    fc: FloatingChain,
+    contacts: Sequence[tuple[Frame, int]],
+    params: Mapping[Any, float] | None = None,
+    *,
+    reference: str = "local_world_aligned",
+    friction: bool = False,
+    cse: bool = False,
+) -> CodegenProgram:
+    r"""One kernel ``contact_dynamics`` (inputs q, v, τ): ``[v̇; λ; ρ]`` of the contact KKT
+    system ``[[M, −J_cᵀ], [J_c, 0]] [v̇; λ] = [τ − h; −J̇_c v]`` as straight-line code.
+
+    M (CRBA), h (RNEA), the contact rows and their drift (as :class:`Contacts
+    <lagdyn.robot.contacts.Contacts>` defines them, without Baumgarte terms) and one
+    unrolled LDLᵀ of the symmetric ``[[M, J_cᵀ], [J_c, 0]]`` (joint friction in h with
+    ``friction``) in the order: the joints
+    leaves first, the base, then the multipliers — the Schur complement ordering, so the
+    pivots are those of M and then of −J_c M⁻¹ J_cᵀ (no fill across the legs before the
+    base); structural zeros stay zero. A rank-deficient J_c gives a zero pivot (non-finite
+    outputs), which the numeric wrapper reports.
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> from lagdyn.recursive.kinematics import contact_program
+    >>> from lagdyn.robot.floating import EXAMPLE_URDF
+    >>> robot = ld.robot.from_urdf(EXAMPLE_URDF, base="floating", parameters="numeric")
+    >>> prog = contact_program(robot.base, [(robot.frames["shank_r"], 3)], {"g": 9.81})
+    >>> prog.kernels["contact_dynamics"].shape
+    (15,)
+    """
+    from .floating import _Floating
+
+    if reference not in ("local_world_aligned", "local"):
+        raise LagdynError(f"reference must be 'local_world_aligned' or 'local', got {reference!r}")
+    contacts = list(contacts)
+    if not contacts:
+        raise LagdynError("contact_program needs at least one contact")
+    frames = [f for f, _ in contacts]
+    check_frames(fc, frames)
+    frames = _in_joint_frames(fc, frames)
+    fc = _bind(fc, params)
+    nq, N = fc.nq, fc.nv
+    code = {k: code_symbols(k, nq) for k in ("q", "qd", "qdd", "tau")}
+    code["params"] = ()
+    b = _Builder("w")
+    F = _Floating(fc, b, code)
+    M = F.mass_matrix()
+    h = list(F.rnea(True, False, True))
+    if friction:  # the joints' viscous and Coulomb friction, in h as in floating_program
+        vj = code["qd"][6:N]
+        for i, link in enumerate(fc.chain.links):
+            h[6 + i] = h[6 + i] + link.viscous * vj[i] + link.coulomb * sp.sign(vj[i])
+    tree = _Tree(fc, b, code["q"], code["qd"])
+    rows: list[list[sp.Expr]] = []
+    gamma: Vec = []
+    for f, (_, dim) in zip(frames, contacts):
+        r, d = _contact_rows(tree, f, dim, reference == "local")
+        rows += r
+        gamma += [-x for x in d]
+    m = len(rows)
+    tau = code["tau"]
+    rhs = [b.let(tau[k] - h[k]) for k in range(N)] + gamma
+    # order: joints leaves first (reverse index), the base (5 … 0), then the multipliers
+    order = list(range(N - 1, -1, -1)) + list(range(N, N + m))
+
+    def K(i: int, j: int) -> sp.Expr:
+        if i < N and j < N:
+            return M[i][j]
+        if i >= N and j >= N:
+            return sp.Integer(0)
+        return rows[i - N][j] if i >= N else rows[j - N][i]
+
+    Kp = [[K(i, j) for j in order] for i in order]
+    x, ratios = _ldlt(b, Kp, [rhs[i] for i in order], N)
+    sol: list[sp.Expr] = [sp.Integer(0)] * (N + m)
+    for k, i in enumerate(order):
+        sol[i] = x[k]
+    out = sol[:N] + [-lam for lam in sol[N:]] + ratios  # the symmetric system's unknown is −λ
+    body, outs = _finish_outputs({"contact_dynamics": out}, b.body, cse)
+    prog = CodegenProgram(
+        n=nq,
+        vectors=code,
+        t=sp.Symbol("t", real=True),
+        coordinate_names=tuple(
+            ["x", "y", "z", "qx", "qy", "qz", "qw"] + [str(s) for s in fc.chain.joint_names]
+        ),
+    )
+    exprs = outs["contact_dynamics"]
+    prog.kernels["contact_dynamics"] = Kernel(
+        "contact_dynamics",
+        ("q", "qd", "tau", "params"),
+        prune(body, [], exprs),
+        exprs,
+        (N + 2 * m,),
+    )
     return prog

@@ -115,10 +115,17 @@ class FrameKernels:
     (2, 6, 9)
     """
 
-    def __init__(self, model: Any, names: Sequence[str]) -> None:
+    def __init__(
+        self,
+        model: Any,
+        names: Sequence[str],
+        *,
+        contacts: Sequence[tuple[str, int]] | None = None,
+        reference: str = "local_world_aligned",
+    ) -> None:
         from ..numeric import backends
         from ..recursive.floating import floating_key
-        from ..recursive.kinematics import frames_program
+        from ..recursive.kinematics import contact_program, frames_program
 
         robot = model.robot
         self.names = tuple(names)
@@ -126,6 +133,7 @@ class FrameKernels:
         self.index: dict[str, int] = {}
         frames: list[Any] = []
         seen: dict[Any, int] = {}
+        fused = contacts is not None
         for name in self.names:
             f = robot.frame(name)
             where = (f.body, tuple(f.rotation), tuple(f.position))
@@ -139,10 +147,20 @@ class FrameKernels:
         extra = "frames-1|" + "|".join(
             f"{f.name}:{f.body}:{list(f.rotation)}:{list(f.position)}" for f in frames
         )
-        key = floating_key(robot.base, values, be.name, "frames", False, extra)
+        friction = bool(robot.friction)
+        pairs = [(robot.frame(n), d) for n, d in (contacts or ())]
+        if fused:
+            extra = f"contact-1|{reference}|" + "|".join(
+                f"{f.name}:{d}:{f.body}:{list(f.rotation)}:{list(f.position)}" for f, d in pairs
+            )
+        key = floating_key(robot.base, values, be.name, "frames", friction, extra)
         base = robot.base
 
         def make() -> Any:
+            if fused:
+                return contact_program(
+                    base, pairs, values, reference=reference, friction=friction, cse=True
+                )
             return frames_program(base, frames, values)
 
         opts = dict(model.build_options)
@@ -156,14 +174,19 @@ class FrameKernels:
             "frame_placement": (F, 12),
             "frame_jacobian": (6 * F, nv),
             "frame_drift": (F, 6),
+            "contact_dynamics": (nv + 2 * sum(d for _, d in contacts or ()),),
         }
 
-    def _run(self, name: str, q: np.ndarray, v: np.ndarray | None = None) -> np.ndarray:
+    def _run(
+        self, name: str, q: np.ndarray, v: np.ndarray | None = None, x: np.ndarray | None = None
+    ) -> np.ndarray:
         nq = self.nq
         args = [q]
-        if v is not None:
-            pad = np.zeros((*v.shape[:-1], nq))
-            pad[..., : self.nv] = v
+        for a in (v, x):
+            if a is None:
+                break
+            pad = np.zeros((*a.shape[:-1], nq))
+            pad[..., : self.nv] = a
             args.append(pad)
         batch = np.broadcast_shapes(*(a.shape[:-1] for a in args))
         B = math.prod(batch)
@@ -315,6 +338,7 @@ class Contacts:
         contacts: Any,
         *,
         reference: str = "local_world_aligned",
+        fused: bool = False,
     ) -> None:
         _check_reference(reference)
         if reference == "world":
@@ -330,6 +354,8 @@ class Contacts:
         self._index = self.frames.index
         self.nv = model.nv
         self.m = sum(d for _, d in self.contacts)
+        self.fused = bool(fused)
+        self._fused: FrameKernels | None = None
 
     def __repr__(self) -> str:
         inner = ", ".join(f"{n!r}: {d}" for n, d in self.contacts)
@@ -517,6 +543,8 @@ class Contacts:
         qa = model._q(q)
         va = _real("v", v, self.nv)
         ta = _real("tau", tau, self.nv)
+        if self.fused and method == "kkt" and baumgarte is None:
+            return self._fused_dynamics(qa, va, ta)
         M = model.M(qa)
         h = model.nonlinear_effects(qa, va)
         Jc, drift, R, p = self._rows(qa, va)
@@ -542,6 +570,36 @@ class Contacts:
         if method != "lstsq":
             _check_rank(Jc, self, qa)
         return _solve(M, Jc, f, gamma, method, stiffness, tol, max_iter)
+
+    def _fused_dynamics(
+        self, q: np.ndarray, v: np.ndarray, tau: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The KKT solve in one generated kernel; states whose result is not finite (a
+        zero pivot: redundant contacts, or a non-finite input) go through the numpy path,
+        which names the redundant rows."""
+        if self._fused is None:
+            self._fused = FrameKernels(
+                self.model, [], contacts=self.contacts, reference=self.reference
+            )
+        out = self._fused._run("contact_dynamics", q, v, tau)
+        n, m = self.nv, self.m
+        # the multipliers' pivots relative to their diagonal before the other multipliers
+        # were eliminated: a collapse is a (nearly) dependent row, as _check_rank's test
+        ratio = out[..., n + m :]
+        bad = ~(np.isfinite(out).all(axis=-1) & (np.min(ratio, axis=-1) > 1e-12))
+        out = out[..., : n + m]
+        if bad.any():
+            shape = out.shape[:-1]
+            qb = np.broadcast_to(q, (*shape, self.model.nq))[bad]
+            vb = np.broadcast_to(v, (*shape, self.nv))[bad]
+            tb = np.broadcast_to(tau, (*shape, self.nv))[bad]
+            fused, self.fused = self.fused, False
+            try:
+                a, lam = self.dynamics(qb, vb, tb)
+            finally:
+                self.fused = fused
+            out[bad] = np.concatenate([a, lam], axis=-1)
+        return out[..., : self.nv], out[..., self.nv :]
 
     def impulse(
         self, q: Any, v_minus: Any, *, restitution: float = 0.0, method: str = "kkt"

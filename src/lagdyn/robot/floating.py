@@ -665,9 +665,19 @@ class FloatingModel:
         vel = np.einsum("...ij,...j->...i", fk.jacobian(qa)[..., k, :, :], va)
         return classical_in(D, vel, R[..., k, :, :], p[..., k, :], reference)
 
-    def contacts(self, contacts: Sequence[Any], *, reference: str = "local_world_aligned") -> Any:
+    def contacts(
+        self,
+        contacts: Sequence[Any],
+        *,
+        reference: str = "local_world_aligned",
+        fused: bool = False,
+    ) -> Any:
         """Point and surface contacts on named frames: a
         :class:`~lagdyn.robot.contacts.Contacts` (its generated module built once per set).
+
+        With ``fused``, :meth:`~lagdyn.robot.contacts.Contacts.dynamics` (method ``"kkt"``,
+        no Baumgarte) runs as one generated kernel — M, h, J_c, J̇_c v and an unrolled
+        LDLᵀ of the KKT matrix — built (compiled) on its first call: for large batches.
 
         Examples
         --------
@@ -679,9 +689,9 @@ class FloatingModel:
         """
         from .contacts import Contacts, _parse_contacts
 
-        key = (_parse_contacts(self.robot, contacts), reference)
+        key = (_parse_contacts(self.robot, contacts), reference, bool(fused))
         if key not in self._contacts:
-            self._contacts[key] = Contacts(self, contacts, reference=reference)
+            self._contacts[key] = Contacts(self, contacts, reference=reference, fused=fused)
         return self._contacts[key]
 
     def contact_dynamics(
