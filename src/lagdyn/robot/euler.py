@@ -40,9 +40,10 @@ from dataclasses import replace
 from typing import Any
 
 from ..errors import LagdynError, ShapeError
-from ..recursive.chain import Link
-from .builders import make_chain
+from ..recursive.chain import _EYE, _ZERO3, Link
+from ..recursive.kinematics import Frame
 from ._frames import frame_entry
+from .builders import make_chain
 from .system import RobotSystem, build
 
 __all__ = ["check_chart", "euler_chart", "from_floating", "to_floating", "velocity_map"]
@@ -114,10 +115,12 @@ def euler_chart(robot: Any) -> RobotSystem:
         names=names + list(base.chain.joint_names),
     )
     system = build(chain, friction=robot.friction)
-    system.frames = {name: (5, None, None)}
+    system.frames = {name: Frame(name, 5)}
     for key, value in dict(getattr(robot, "frames", {}) or {}).items():
         b, R, p = frame_entry(value)
-        system.frames[key] = (b + 6 if b >= 0 else 5, R, p)
+        system.frames[key] = Frame(
+            key, b + 6 if b >= 0 else 5, _EYE if R is None else R, _ZERO3 if p is None else p
+        )
     return system
 
 

@@ -84,9 +84,9 @@ class RobotSystem(LagrangianSystem):
         self.friction = friction
         self.closed_limit = closed_limit
         #: Named frames (a URDF's links, those welded by fixed joints included, and joints):
-        #: name → (link index, R, p), the frame's placement in that link's frame (−1: the
-        #: world; ``None`` for the identity rotation and the zero offset).
-        self.frames: dict[str, tuple[int, Any, Any]] = {}
+        #: name → :class:`~lagdyn.recursive.kinematics.Frame` (its link, −1 the world, and
+        #: its placement in that link's frame).
+        self.frames: dict[str, Any] = {}
         q = _validate_coordinates(chain.q)
         self._q = q
         self.defaults = dict(chain.defaults)

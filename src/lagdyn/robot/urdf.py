@@ -51,6 +51,7 @@ from ..codegen.binding import check_value
 from ..errors import LagdynError, SingularMassMatrixError
 from ..recursive.chain import Link, inertia_about_origin, standard_parameters, symbolic_inertia
 from ..recursive.floating import FloatingChain
+from ..recursive.kinematics import Frame
 from ._checks import MAX_JOINTS, check_count, inertia_complaint, user_stacklevel
 from .builders import exact, exact_angle, make_chain
 from .floating import FloatingRobot
@@ -861,16 +862,19 @@ def from_urdf(
     )
 
 
-def _frames(body_of: dict[str, Any], joints: list[ET.Element]) -> dict[str, tuple[int, Any, Any]]:
-    """A fixed-base chain's frames: every link's (moving body, R, p in that body's frame;
-    ``None`` for the identity and zero; body −1 the world), and every joint's, its child's."""
-    frames: dict[str, Any] = {
-        k: (b, *(None if x is None else _sympy_matrix(x) for x in (R, p)))
+def _frames(body_of: dict[str, Any], joints: list[ET.Element]) -> dict[str, Frame]:
+    """A fixed-base chain's frames: every link's (its moving body, −1 the world, and its
+    placement there), and every joint's, its child link's."""
+    frames = {
+        k: Frame(
+            k, b, _EYE if R is None else _sympy_matrix(R), _ZERO3 if p is None else _sympy_matrix(p)
+        )
         for k, (b, R, p, _) in body_of.items()
     }
     for j in joints:
-        child = str(j.find("child").get("link"))  # type: ignore[union-attr]
-        frames.setdefault(str(j.get("name")), frames[child])
+        child = frames[str(j.find("child").get("link"))]  # type: ignore[union-attr]
+        name = str(j.get("name"))
+        frames.setdefault(name, Frame(name, child.body, child.rotation, child.position))
     return frames
 
 
