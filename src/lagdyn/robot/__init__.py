@@ -36,6 +36,7 @@ from ..recursive import proofs as proofs
 from ..recursive import regressor as regressor
 from ._checks import MAX_JOINTS
 from .builders import exact, exact_angle, from_dh, from_screws, make_chain
+from .euler import euler_chart
 from .loops import ClosedLoopSystem, close_loops
 from .system import RobotSystem
 from .urdf import from_urdf, transform_inertia
@@ -71,6 +72,7 @@ __all__ = [
     "RobotSystem",
     "chain_of",
     "close_loops",
+    "euler_chart",
     "exact",
     "exact_angle",
     "from_dh",

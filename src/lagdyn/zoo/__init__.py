@@ -4,7 +4,10 @@ Every factory returns a :class:`lagdyn.LagrangianSystem` whose ``defaults`` hold
 numeric parameter values. The registry maps names to factories for the CLI.
 Constrained mechanisms (Cartesian pendulum, ambient double pendulum, four-bar,
 slider–crank) live in :mod:`lagdyn.zoo.mechanisms` and return
-:class:`~lagdyn.ConstrainedSystem` objects.
+:class:`~lagdyn.ConstrainedSystem` objects. Models that are not LagrangianSystems are
+registered apart and reached by :func:`get` all the same: constrained ones (rolling disc,
+bicycle, five-bar: :func:`constrained_names`) and floating-base robots (Solo12, Go1,
+ANYmal, Talos legs from example-robot-data: :func:`floating_names`).
 
 Examples
 --------
