@@ -240,8 +240,11 @@ def test_documentation_disc_gets_its_contact_coordinates_and_no_slip_constraints
 
 @pytest.mark.parametrize("contact", ["zero", "auxiliary", "dependent"])
 def test_documentation_discs_reduced_equations_are_kanes_exactly(contact, doc_disc) -> None:
-    km, cs, _ = doc_disc if contact == "zero" else (documentation_disc(contact), None, 0)
-    cs = cs or ld.from_mechanics(km)
+    if contact == "zero":
+        km, cs, _ = doc_disc
+    else:
+        km = documentation_disc(contact)
+        cs = ld.from_mechanics(km)
     assert [str(c) for c in cs.system.q][3:] == ["C_x(t)", "C_y(t)"]
     assert reduced_equations_agree(km, cs, list(km.q)[:3])
 
@@ -291,7 +294,7 @@ def test_a_freely_sliding_contact_is_refused_by_name() -> None:
     assert "Give the moving point coordinates" in message
 
 
-def wheel_points(second: float):
+def wheel_points(second: float, name: str = "C"):
     """A wheel of radius r rolling along N.x, its angle q (u = q̇): the centre P measured
     from the contact C (zero velocity) with v2pt_theory, and a particle Q held at 2r above
     C (on a bracket carried by the axle), moving with ``second`` times the centre's velocity."""
@@ -299,7 +302,7 @@ def wheel_points(second: float):
     r, m = sp.symbols("r m", positive=True)
     N = me.ReferenceFrame("N")
     A = N.orientnew("A", "Axis", (q, N.z))
-    C = me.Point("C")
+    C = me.Point(name)
     C.set_vel(N, 0)
     P = C.locatenew("P", r * N.y)
     P.v2pt_theory(C, N, A)  # −r q̇ N.x
@@ -328,6 +331,16 @@ def test_two_points_disagreeing_on_the_contacts_velocity_are_refused() -> None:
     bodies, N, q = wheel_points(-1.0)  # Q moves backwards: C's location cannot move so
     with pytest.raises(ld.LagdynError, match="two different velocities of the location of C"):
         ld.from_mechanics(bodies=bodies, frame=N, q=q)
+
+
+@pytest.mark.parametrize(
+    ("name", "coordinate"), [("contact point", "contact_point_x"), ("1", "contact_1_x")]
+)
+def test_contact_coordinates_are_named_as_identifiers(name, coordinate) -> None:
+    bodies, N, q = wheel_points(1.0, name)
+    with pytest.warns(ld.LagdynWarning, match="exact differential"):
+        cs = ld.from_mechanics(bodies=bodies, frame=N, q=q)
+    assert str(cs.system.q[1]) == f"{coordinate}(t)"
 
 
 # ---------------------------------------------------------------------- test_linearize's disc

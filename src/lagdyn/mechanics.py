@@ -89,6 +89,7 @@ Examples
 from __future__ import annotations
 
 import random
+import re
 import warnings
 from collections import deque
 from collections.abc import Iterable, Sequence
@@ -1043,7 +1044,8 @@ class _Reading:
                 if _is_rate_of(entry, sp.S.Zero, self.q, self.qd):
                     coords.append(None)
                     continue
-                name = f"{origin.name}_{axis}"
+                stem = re.sub(r"\W", "_", origin.name)
+                name = f"{stem if stem[:1].isalpha() else 'contact_' + stem}_{axis}"
                 while name in taken:
                     name += "_"
                 taken.add(name)
