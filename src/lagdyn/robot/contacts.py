@@ -808,8 +808,3 @@ def _check_rank(J: np.ndarray, contacts: Contacts, q: np.ndarray) -> None:
         f"{'s' if len(rows) > 1 else ''} {named} of J_c depend on the others (J_c has rank "
         f"< {m}); use method='lstsq' for the minimum-norm contact forces"
     )
-
-
-def frames_of(robot: Any) -> Mapping[str, Any]:
-    """The robot's frames by name (``robot.frames``)."""
-    return robot.frames
