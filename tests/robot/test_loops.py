@@ -175,3 +175,64 @@ def test_close_loops_refuses_what_is_not_a_robot() -> None:
         ld.robot.close_loops("five_bar", [("a", "b")])
     with pytest.raises(LagdynError, match="without a chain"):
         ld.robot.close_loops(ld.zoo.double_pendulum(), [("a", "b")])
+
+
+def test_five_bar_forward_dynamics_against_sympy_kanes_method(
+    five_bar: ld.ConstrainedSystem,
+) -> None:
+    """Kane's method with dependent coordinates and speeds (sympy.physics.mechanics), the
+    motors' and elbows' torques applied as torques between the bodies: its accelerations on
+    the loop manifold equal the KKT solution of the URDF tree closed by close_loops."""
+    me = pytest.importorskip("sympy.physics.mechanics")
+    q, u = me.dynamicsymbols("k1:5"), me.dynamicsymbols("ku1:5")
+    T = sp.symbols("T1:5")
+    t = me.dynamicsymbols._t
+    d, l1, l2 = sp.Rational(1, 5), sp.Rational(3, 20), sp.Rational(1, 5)
+    mp, md, g = sp.Rational(1, 5), sp.Rational(3, 20), sp.Rational(981, 100)
+    N, O = me.ReferenceFrame("N"), me.Point("O")
+    O.set_vel(N, 0)
+    a1 = sp.pi / 2 + q[0]
+    a3 = sp.pi / 2 + q[2]
+    angles = (a1, a1 - sp.pi / 6 + q[1], a3, a3 + sp.pi / 6 + q[3])
+    F = [N.orientnew(f"F{i}", "Axis", [a, N.z]) for i, a in enumerate(angles)]
+    A1, A2 = O.locatenew("A1", -d / 2 * N.x), O.locatenew("A2", d / 2 * N.x)
+    B1, B2 = A1.locatenew("B1", l1 * F[0].x), A2.locatenew("B2", l1 * F[2].x)
+    E1, E2 = B1.locatenew("E1", l2 * F[1].x), B2.locatenew("E2", l2 * F[3].x)
+    bodies, loads = [], []
+    for i, (start, L, m) in enumerate([(A1, l1, mp), (B1, l2, md), (A2, l1, mp), (B2, l2, md)]):
+        G = start.locatenew(f"G{i}", L / 2 * F[i].x)
+        G.set_vel(N, G.pos_from(O).dt(N))
+        inertia = me.inertia(F[i], 0, m * L**2 / 12, m * L**2 / 12)
+        bodies.append(me.RigidBody(f"b{i}", G, F[i], m, (inertia, G)))
+        loads.append((G, -m * g * N.y))
+    loads += [
+        (F[0], (T[0] - T[1]) * N.z),
+        (F[1], T[1] * N.z),
+        (F[2], (T[2] - T[3]) * N.z),
+        (F[3], T[3] * N.z),
+    ]
+    loop = (E1.pos_from(O) - E2.pos_from(O)).to_matrix(N)[:2, :]
+    rates = {qi.diff(t): ui for qi, ui in zip(q, u)}
+    kane = me.KanesMethod(
+        N,
+        q_ind=[q[0], q[2]],
+        u_ind=[u[0], u[2]],
+        q_dependent=[q[1], q[3]],
+        u_dependent=[u[1], u[3]],
+        configuration_constraints=list(loop),
+        velocity_constraints=list(loop.diff(t).subs(rates)),
+        kd_eqs=[qi.diff(t) - ui for qi, ui in zip(q, u)],
+    )
+    kane.kanes_equations(bodies, loads)
+    full = sp.lambdify([q, u, T], [kane.mass_matrix_full, kane.forcing_full], modules="numpy")
+    closed = ld.robot.close_loops(five_bar.robot, five_bar.loops, q0=[0.3, -0.2, -0.25, 0.4])
+    qc = np.array(closed.q_closed)
+    J = np.array(sp.lambdify([five_bar.system.q], five_bar.J)(qc), dtype=float)
+    rng = np.random.default_rng(5)
+    for _ in range(3):
+        qd = np.linalg.svd(J)[2][2:].T @ rng.normal(size=2)  # on the velocity manifold
+        tau = rng.normal(size=4)
+        M, f = full(qc, qd, tau)
+        udot = np.linalg.solve(np.array(M, dtype=float), np.array(f, dtype=float).ravel())[4:]
+        qdd, _ = five_bar.solve(qc, qd, tau)
+        assert np.allclose(qdd, udot[[0, 2, 1, 3]], rtol=1e-9, atol=1e-9)  # u_ind, u_dep
