@@ -10,6 +10,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import lagdyn as ld
 from lagdyn.errors import LagdynError, ShapeError
@@ -149,3 +151,25 @@ def test_bad_input() -> None:
         from_floating([0, 0, 0, 0, 0, 0, 0])
     with pytest.raises(ShapeError, match="at least 7 entries"):
         from_floating([0, 0, 0, 1])
+
+
+_angle = st.floats(-3.1, 3.1, allow_nan=False)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.floats(-10, 10, allow_nan=False), min_size=3, max_size=3),
+    _angle,
+    st.floats(-1.5, 1.5, allow_nan=False),
+    _angle,
+    st.lists(st.floats(-5, 5, allow_nan=False), min_size=8, max_size=8),
+)
+def test_chart_round_trip(
+    position: list[float], yaw: float, pitch: float, roll: float, rates: list[float]
+) -> None:
+    q = np.array([*position, yaw, pitch, roll, 0.3, -0.2])
+    qf, v = to_floating(q, rates)
+    assert np.isclose(np.linalg.norm(qf[3:7]), 1.0)
+    back, qd = from_floating(qf, v)
+    assert np.allclose(back, q, atol=1e-9)
+    assert np.allclose(qd, rates, atol=1e-6 * (1 + np.abs(rates).max()))
