@@ -390,14 +390,25 @@ def test_linearize_disc_A_is_sympys_upright_solution(linearize_disc) -> None:
             [0, 0, 0, 0, 0, -2 * spin, 0, 0],
         ]
     )
+    # sympy's own precomputed KanesMethod.linearize result (its test asserts A == A_sol)
     assert np.abs(A - A_sol).max() < 1e-12
-    # and KanesMethod.linearize at the same point (its dependent speeds and accelerations
-    # from sympy's operating point)
-    q1, q2, q3, q4, q5, q6 = km.q
+
+
+def test_linearize_disc_in_a_steady_turn_at_a_lean_agrees_with_kanes(linearize_disc) -> None:
+    # sympy's operating point of test_linearize.py (u_op, ud_op as functions of q2, q̇1,
+    # q̇3) at a lean of 0.3 turning at q̇1 = 1.2, the spin q̇3 making it steady (u̇1 = 0)
+    km, cs, _ = linearize_disc
     u = km.u
-    uv = dict(zip(u, [0.0, spin, 0.0, -spin * np.cos(q3v), 0.0, -spin * np.sin(q3v)], strict=True))
+    lean, yaw, q1v, q3v = 0.3, 1.2, 0.4, 0.7
+    spin = -(4 * np.sin(lean) / 5 + np.sin(2 * lean) * yaw**2 / 2) / (6 * np.cos(lean) * yaw / 5)
+    s2, c2, s3, c3 = np.sin(lean), np.cos(lean), np.sin(q3v), np.cos(q3v)
+    w = s2 * yaw + spin
+    uv = dict(zip(u, [0.0, w, c2 * yaw, -w * c3, 0.0, -w * s3], strict=True))
     udv = {ui.diff(t): 0.0 for ui in u}
-    udv[u[3].diff(t)], udv[u[5].diff(t)] = spin**2 * np.sin(q3v), -(spin**2) * np.cos(q3v)
+    udv[u[3].diff(t)] = s2 * s3 * yaw * spin + s3 * spin**2
+    udv[u[5].diff(t)] = -(s2 * c3 * yaw * spin + c3 * spin**2)
+    q0 = [q1v, lean, q3v, 0.1, -0.2, -c2]
     op = [dict(zip(km.q, q0, strict=True)), uv, udv, {sp.Symbol(n): 1.0 for n in "mrg"}]
     A_kane, _, _ = km.linearize(A_and_B=True, op_point=op, linear_solver="LU")
+    A = lagdyn_A_in_kanes_states(cs, km, q0, [yaw, 0.0, spin], holonomic=1)
     assert np.abs(A - np.array(A_kane, dtype=float)).max() < 1e-10
