@@ -316,3 +316,34 @@ def test_fused_kernel_equals_the_numpy_path(toy):
         assert _rel(fused.dynamics(q[3], v[3], tau[3])[1], lam[3]) < TOL
     with pytest.raises(ConstraintError, match="redundant contacts"):
         num.contacts([("shank_r", 6), ("shank_r", 3)], fused=True).dynamics(q, v, tau)
+
+
+def test_fixed_base_frames_against_pinocchio(pin):
+    """FrameModel: the UR5 (fixed base, from example-robot-data) — every frame's placement,
+    Jacobian and classical acceleration in the three reference frames."""
+    from lagdyn.robot.contacts import FrameModel
+
+    path = str(robot_path("ur_description", "ur5_robot.urdf"))
+    arm = ld.robot.from_urdf(path, parameters="numeric")
+    fm = FrameModel(arm)
+    model = pin.buildModelFromUrdf(path)
+    data = model.createData()
+    rng = np.random.default_rng(8)
+    q = rng.uniform(-3, 3, model.nq)
+    v = rng.normal(size=model.nv)
+    pin.forwardKinematics(model, data, q, v, 0 * v)
+    pin.updateFramePlacements(model, data)
+    pin.computeJointJacobians(model, data, q)
+    names = [f.name for f in model.frames if f.name != "universe"]
+    assert set(names) <= set(fm.frame_names)
+    for frame in model.frames[1:]:
+        fid = model.getFrameId(frame.name, frame.type)
+        R, p = fm.frame_placement(q, frame.name)
+        assert _rel(R, data.oMf[fid].rotation) < TOL and _rel(p, data.oMf[fid].translation) < TOL
+        for ref, pref in _refs(pin).items():
+            J = fm.frame_jacobian(q, frame.name, ref)
+            assert _rel(J, pin.getFrameJacobian(model, data, fid, pref)) < TOL
+            acc = pin.getFrameClassicalAcceleration(model, data, fid, pref).vector
+            assert _rel(fm.frame_drift(q, v, frame.name, ref), acc) < TOL
+    with pytest.raises(LagdynError, match=r"no frame named 'tool1'.*closest: tool0"):
+        fm.frame_jacobian(q, "tool1")

@@ -19,6 +19,9 @@ IR (every backend):
     p̈ = J v̇ + J̇ v (``pin.getFrameClassicalAcceleration`` after ``pin.forwardKinematics(q,
     v, 0)`` in ``LOCAL_WORLD_ALIGNED``).
 
+A fixed-base chain (:func:`frames_program` given a ``Chain``) runs the same recursion from
+the world (body −1), with q and v the joint values and rates.
+
 The other reference frames of Pinocchio (``LOCAL``, ``WORLD``) follow from these by a
 rotation and a change of reference point (:mod:`lagdyn.robot.contacts`).
 
@@ -53,7 +56,7 @@ from ..codegen import Program as CodegenProgram
 from ..codegen.ir import code_symbols, prune
 from ..errors import LagdynError
 from .algebra import Vec, _add, _Builder, _cross, _kinematics, _mv, _scale
-from .chain import _EYE, _ZERO3, Mat
+from .chain import _EYE, _ZERO3, Chain, Mat
 from .floating import FloatingChain, _bind, _rotation
 from .program import _finish_outputs
 
@@ -112,9 +115,19 @@ def _exact(x: Any) -> sp.Expr:
 class _Tree:
     """World placements, velocities and accelerations (v̇ = 0) of the bodies, built once."""
 
-    def __init__(self, fc: FloatingChain, b: _Builder, q: Sequence[Any], v: Sequence[Any]) -> None:
+    def __init__(
+        self,
+        fc: FloatingChain,
+        b: _Builder,
+        q: Sequence[Any],
+        v: Sequence[Any],
+        fixed: bool = False,
+    ) -> None:
         self.fc, self.b, self.n = fc, b, fc.n
-        self.kin = _kinematics(fc.chain, b, q[7 : 7 + fc.n])
+        self.fixed = fixed  # a fixed base: body −1 is the world, q and v the joints only
+        self.off = 0 if fixed else 6  # joint i's entry of v
+        self.nv = fc.n if fixed else fc.nv
+        self.kin = _kinematics(fc.chain, b, q[0 : fc.n] if fixed else q[7 : 7 + fc.n])
         self.q, self.v = q, v
         self._R: dict[int, list[list[sp.Expr]]] = {}
         self._p: dict[int, Vec] = {}
@@ -135,7 +148,10 @@ class _Tree:
 
     def R(self, i: int) -> list[list[sp.Expr]]:
         if i not in self._R:
-            if i < 0:
+            if i < 0 and self.fixed:
+                one, zero = sp.Integer(1), sp.Integer(0)
+                self._R[i] = [[one if r == c else zero for c in range(3)] for r in range(3)]
+            elif i < 0:
                 self._R[i] = _rotation(self.b, self.q[3:7])
             else:
                 Rp, Rr = self.R(self.parent(i)), self.kin.R[i]
@@ -148,7 +164,7 @@ class _Tree:
     def p(self, i: int) -> Vec:
         if i not in self._p:
             if i < 0:
-                self._p[i] = list(self.q[0:3])
+                self._p[i] = [sp.Integer(0)] * 3 if self.fixed else list(self.q[0:3])
             else:
                 j = self.parent(i)
                 self._p[i] = self.b.vec(_add(self.p(j), _mv(self.R(j), self.kin.p[i])))
@@ -166,14 +182,16 @@ class _Tree:
         """(ω, velocity of the origin), world axes."""
         if i not in self._vel:
             b = self.b
-            if i < 0:
+            if i < 0 and self.fixed:
+                self._vel[i] = ([sp.Integer(0)] * 3, [sp.Integer(0)] * 3)
+            elif i < 0:
                 R = self.R(-1)
                 self._vel[i] = (b.vec(_mv(R, list(self.v[3:6]))), b.vec(_mv(R, list(self.v[0:3]))))
             else:
                 j = self.parent(i)
                 wp, vp = self.velocity(j)
                 s, u0 = self.axes(i)
-                qd = self.v[6 + i]
+                qd = self.v[self.off + i]
                 r = b.vec(_add(self.p(i), _scale(-1, self.p(j))))
                 w = b.vec(_add(wp, _scale(qd, s)))
                 vel = b.vec(_add(vp, _cross(wp, r), _scale(qd, u0)))
@@ -186,14 +204,14 @@ class _Tree:
             b = self.b
             if i < 0:
                 w, vel = self.velocity(-1)
-                self._acc[i] = ([sp.Integer(0)] * 3, b.vec(_cross(w, vel)))
+                self._acc[i] = ([sp.Integer(0)] * 3, b.vec(_cross(w, vel)))  # 0 when fixed
             else:
                 j = self.parent(i)
                 wp, _ = self.velocity(j)
                 dwp, ap = self.acceleration(j)
                 w, _ = self.velocity(i)
                 s, u0 = self.axes(i)
-                qd = self.v[6 + i]
+                qd = self.v[self.off + i]
                 u = b.vec(_scale(qd, u0))
                 r = b.vec(_add(self.p(i), _scale(-1, self.p(j))))
                 dw = b.vec(_add(dwp, _cross(wp, _scale(qd, s))))
@@ -214,12 +232,12 @@ class _Tree:
 
     def jacobian(self, f: Frame) -> list[list[sp.Expr]]:
         """6 × nv, rows (ṗ, ω) in world axes."""
-        b, N = self.b, self.fc.nv
+        b, N, off = self.b, self.nv, self.off
         _, pf = self.placement(f)
         J: list[list[sp.Expr]] = [[sp.Integer(0)] * N for _ in range(6)]
         R0, p0 = self.R(-1), self.p(-1)
         d0 = b.vec(_add(pf, _scale(-1, p0)))
-        for k in range(3):
+        for k in range(0 if self.fixed else 3):
             col = [R0[r][k] for r in range(3)]
             lin = b.vec(_cross(col, d0))
             for r in range(3):
@@ -231,8 +249,8 @@ class _Tree:
             d = _add(pf, _scale(-1, self.p(i)))
             lin = b.vec(_add(u, _cross(s, d)))
             for r in range(3):
-                J[r][6 + i] = lin[r]
-                J[3 + r][6 + i] = s[r]
+                J[r][off + i] = lin[r]
+                J[3 + r][off + i] = s[r]
         return J
 
     def drift(self, f: Frame) -> Vec:
@@ -274,7 +292,7 @@ def check_frames(fc: FloatingChain, frames: Sequence[Frame]) -> None:
 
 
 def frames_program(
-    fc: FloatingChain,
+    fc: FloatingChain | Chain,
     frames: Sequence[Frame],
     params: Mapping[Any, float] | None = None,
     *,
@@ -284,7 +302,9 @@ def frames_program(
 
     Kernels ``frame_placement`` (F × 12: R row-major, then p), ``frame_jacobian``
     (6F × nv, ``LOCAL_WORLD_ALIGNED`` rows ṗ, ω per frame) and ``frame_drift`` (F × 6: p̈,
-    ω̇ at v̇ = 0, world axes); see the module docstring. Every per-state vector has ``nq``
+    ω̇ at v̇ = 0, world axes); see the module docstring. Given a
+    :class:`~lagdyn.recursive.chain.Chain` instead of a floating chain, the base is fixed:
+    body −1 is the world, q and v are the joints' (n entries), the Jacobian 6F × n. Every per-state vector has ``nq``
     entries (``qd``: ``nv`` values, then one unused), as in
     :func:`~lagdyn.recursive.floating.floating_program`.
 
@@ -309,14 +329,17 @@ def frames_program(
     frames = list(frames)
     if not frames:
         raise LagdynError("frames_program needs at least one frame")
+    fixed = isinstance(fc, Chain)
+    if isinstance(fc, Chain):  # a fixed base: the world is body −1
+        fc = FloatingChain(fc)
     check_frames(fc, frames)
     frames = _in_joint_frames(fc, frames)
     fc = _bind(fc, params)
-    nq, nv, F = fc.nq, fc.nv, len(frames)
+    nq, nv, F = (fc.n, fc.n, len(frames)) if fixed else (fc.nq, fc.nv, len(frames))
     code = {k: code_symbols(k, nq) for k in ("q", "qd", "qdd", "tau")}
     code["params"] = ()
     b = _Builder("w")
-    tree = _Tree(fc, b, code["q"], code["qd"])
+    tree = _Tree(fc, b, code["q"], code["qd"], fixed)
     place: list[sp.Expr] = []
     jac: list[sp.Expr] = []
     drift: list[sp.Expr] = []
@@ -328,13 +351,12 @@ def frames_program(
         drift += tree.drift(f)
     outputs = {"frame_placement": place, "frame_jacobian": jac, "frame_drift": drift}
     body, outs = _finish_outputs(outputs, b.body, cse)
+    names = [str(s) for s in fc.chain.joint_names] or [f"q{i + 1}" for i in range(fc.n)]
     prog = CodegenProgram(
         n=nq,
         vectors=code,
         t=sp.Symbol("t", real=True),
-        coordinate_names=tuple(
-            ["x", "y", "z", "qx", "qy", "qz", "qw"] + [str(s) for s in fc.chain.joint_names]
-        ),
+        coordinate_names=tuple(names if fixed else ["x", "y", "z", "qx", "qy", "qz", "qw", *names]),
     )
     shapes = {
         "frame_placement": (F, 12),
@@ -355,14 +377,14 @@ def _contact_rows(tree: _Tree, f: Frame, dim: int, local: bool) -> tuple[list[li
     lin, ang = d[:3], d[3:]
     if dim == 6:  # the spatial acceleration: p̈ − ω × ṗ
         w, _ = tree.velocity(f.body)
-        N = tree.fc.nv
+        N = tree.nv
         v = tree.v
         pd = [sp.Add(*(J[r][c] * v[c] for c in range(N))) for r in range(3)]
         lin = b.vec(_add(lin, _scale(-1, _cross(w, pd))))
     rows = J[:dim]
     drift = list(lin) + (list(ang) if dim == 6 else [])
     if local:  # Rᵀ on each block of three
-        N = tree.fc.nv
+        N = tree.nv
         out_rows: list[list[sp.Expr]] = []
         out_drift: Vec = []
         for k in range(0, dim, 3):

@@ -51,7 +51,7 @@ import numpy as np
 
 from ..errors import ConstraintError, LagdynError, ShapeError
 
-__all__ = ["CONTACT_METHODS", "REFERENCES", "Contacts", "FrameKernels"]
+__all__ = ["CONTACT_METHODS", "REFERENCES", "Contacts", "FrameKernels", "FrameModel"]
 
 #: Pinocchio's reference frames, by the names used here.
 REFERENCES = ("local_world_aligned", "local", "world")
@@ -148,6 +148,9 @@ class FrameKernels:
             f"{f.name}:{f.body}:{list(f.rotation)}:{list(f.position)}" for f in frames
         )
         friction = bool(robot.friction)
+        fixed = bool(getattr(robot, "fixed", False))
+        if fixed:
+            extra = "fixed|" + extra
         pairs = [(robot.frame(n), d) for n, d in (contacts or ())]
         if fused:
             extra = f"contact-1|{reference}|" + "|".join(
@@ -161,7 +164,7 @@ class FrameKernels:
                 return contact_program(
                     base, pairs, values, reference=reference, friction=friction, cse=True
                 )
-            return frames_program(base, frames, values)
+            return frames_program(base.chain if fixed else base, frames, values)
 
         opts = dict(model.build_options)
         cache, cache_dir = opts.pop("cache", True), opts.pop("cache_dir", None)
@@ -808,3 +811,144 @@ def _check_rank(J: np.ndarray, contacts: Contacts, q: np.ndarray) -> None:
         f"{'s' if len(rows) > 1 else ''} {named} of J_c depend on the others (J_c has rank "
         f"< {m}); use method='lstsq' for the minimum-norm contact forces"
     )
+
+
+class _FixedRobot:
+    """What :class:`FrameKernels` reads of a robot, for a fixed-base :class:`RobotSystem`."""
+
+    fixed = True
+    friction = False
+
+    def __init__(self, system: Any) -> None:
+        from ..recursive.floating import FloatingChain
+
+        self.system = system
+        self.frames = dict(getattr(system, "frames", {}) or {})
+        self.nq = self.nv = int(system.n)
+        self.base = FloatingChain(system.chain)
+
+    def frame(self, name: str) -> Any:
+        hit = self.frames.get(name) if isinstance(name, str) else None
+        if hit is None:
+            raise unknown_frame(name, list(self.frames))
+        return hit
+
+
+class FrameModel:
+    """Generated frame kinematics of a fixed-base robot (a URDF arm): placements, Jacobians
+    (6 × n), velocities and drifts of every frame of ``system.frames``, as the methods of
+    the same names of :class:`~lagdyn.robot.floating.FloatingModel`.
+
+    Parameters
+    ----------
+    system : RobotSystem
+        From :func:`lagdyn.robot.from_urdf` (fixed base): its ``frames`` (links, the links
+        welded by fixed joints, joints; body −1 is the world).
+    params : mapping, optional
+        Parameter values; default ``system.defaults`` (every parameter needs one).
+    backend : {"numpy", "c", "numba", "jax"}
+    **options
+        ``cache``, ``cache_dir`` and the backend's options.
+
+    Examples
+    --------
+    >>> import numpy as np, lagdyn as ld
+    >>> from lagdyn.robot.contacts import FrameModel
+    >>> xml = '''<robot name="arm"><link name="base"/>
+    ...   <joint name="j1" type="revolute"><parent link="base"/><child link="l1"/>
+    ...     <axis xyz="0 0 1"/></joint>
+    ...   <link name="l1"><inertial><mass value="1"/>
+    ...     <inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial></link>
+    ...   <joint name="tip_joint" type="fixed"><parent link="l1"/><child link="tip"/>
+    ...     <origin xyz="0.5 0 0"/></joint><link name="tip"/></robot>'''
+    >>> arm = ld.robot.from_urdf(xml, parameters="numeric")
+    >>> fm = FrameModel(arm)
+    >>> R, p = fm.frame_placement([np.pi / 2], "tip")
+    >>> np.round(p, 12) + 0.0
+    array([0. , 0.5, 0. ])
+    >>> np.round(fm.frame_jacobian([np.pi / 2], "tip")[:, 0], 12) + 0.0   # ṗ = ω × r
+    array([-0.5,  0. ,  0. ,  0. ,  0. ,  1. ])
+    """
+
+    def __init__(
+        self,
+        system: Any,
+        params: Mapping[Any, float] | None = None,
+        *,
+        backend: str = "numpy",
+        cache: bool = True,
+        cache_dir: Any = None,
+        **options: Any,
+    ) -> None:
+        from ..numeric import backends
+
+        self.robot = _FixedRobot(system)
+        if not self.robot.frames:
+            raise LagdynError(
+                "this robot has no named frames (robot.frames is empty): build it with "
+                "ld.robot.from_urdf"
+            )
+        values: dict[Any, float] = dict(getattr(system, "defaults", {}) or {})
+        if params is not None:
+            given = {str(k) for k in params}
+            values = {k: v for k, v in values.items() if str(k) not in given}
+            values.update(params)
+        self.values = values
+        self.backend = backends.get(backend).name
+        self.build_options = dict(options, cache=cache, cache_dir=cache_dir)
+        self.nq = self.nv = self.robot.nv
+        self._all: FrameKernels | None = None
+
+    def _q(self, q: Any) -> np.ndarray:
+        return _real("q", q, self.nq)
+
+    def _frame(self, frame: str) -> tuple[FrameKernels, int]:
+        self.robot.frame(frame)
+        if self._all is None:
+            self._all = FrameKernels(self, list(self.robot.frames))
+        return self._all, self._all.index[frame]
+
+    @property
+    def frame_names(self) -> tuple[str, ...]:
+        """The frames' names."""
+        return tuple(self.robot.frames)
+
+    def frame_placement(self, q: Any, frame: str) -> tuple[np.ndarray, np.ndarray]:
+        """(R (..., 3, 3), p (..., 3)) of the frame in the world."""
+        fk, k = self._frame(frame)
+        R, p = fk.placement(self._q(q))
+        return R[..., k, :, :], p[..., k, :]
+
+    def frame_jacobian(
+        self, q: Any, frame: str, reference: str = "local_world_aligned"
+    ) -> np.ndarray:
+        """The frame Jacobian (..., 6, n), rows linear then angular, in ``reference``."""
+        _check_reference(reference)
+        fk, k = self._frame(frame)
+        qa = self._q(q)
+        J = fk.jacobian(qa)[..., k, :, :]
+        if reference == "local_world_aligned":
+            return J
+        R, p = fk.placement(qa)
+        return to_reference(J, R[..., k, :, :], p[..., k, :], reference)
+
+    def frame_velocity(
+        self, q: Any, v: Any, frame: str, reference: str = "local_world_aligned"
+    ) -> np.ndarray:
+        """J v (..., 6) in ``reference``."""
+        J = self.frame_jacobian(q, frame, reference)
+        return np.einsum("...ij,...j->...i", J, _real("v", v, self.nv))
+
+    def frame_drift(
+        self, q: Any, v: Any, frame: str, reference: str = "local_world_aligned"
+    ) -> np.ndarray:
+        """The classical acceleration at q̈ = 0 (..., 6): J̇ q̇, in ``reference``."""
+        _check_reference(reference)
+        fk, k = self._frame(frame)
+        qa, va = self._q(q), _real("v", v, self.nv)
+        D = fk.drift(qa, va)[..., k, :]
+        if reference == "local_world_aligned":
+            return D
+        R, p = fk.placement(qa)
+        vel = np.einsum("...ij,...j->...i", fk.jacobian(qa)[..., k, :, :], va)
+        return classical_in(D, vel, R[..., k, :, :], p[..., k, :], reference)
