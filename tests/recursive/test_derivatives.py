@@ -2,10 +2,12 @@
 
 ``forward_dynamics_derivatives`` against ``pin.computeABADerivatives`` and
 ``inverse_dynamics_derivatives`` against ``pin.computeRNEADerivatives`` on the same URDF
-(UR5, Panda with its fingers locked, the small tree of tests/data/rrp_tree.urdf) to 1e-9
-relative; the PUMA 560 (no URDF in example-robot-data) and a chain with friction against
-central differences; the recursive and closed routes agree; :func:`tangents` on a
-hand-written program.
+(UR5, Panda with its fingers locked, the small tree of tests/data/rrp_tree.urdf with its
+prismatic and fixed joints, and that tree with two roots) to 1e-9 relative, by both
+methods (the analytical derivatives and forward mode); the PUMA 560 (no URDF in
+example-robot-data) and a chain with friction against central differences; the pass of
+the analytical derivatives in other frames, armature, and parameters left symbolic until
+the call; the recursive and closed routes agree; :func:`tangents` on a hand-written program.
 """
 
 from __future__ import annotations
@@ -44,10 +46,12 @@ def central(f, x, h=1e-3):
     return np.stack(cols, axis=-1)
 
 
-def kernels(system):
+def kernels(system, method="analytical"):
     """The two derivative kernels as numpy functions (no joint CSE: the suite stays fast;
     the NumericModel path is tested on the 3-joint arms below)."""
-    prog = derivative_program(system, Binding(system.parameters, system.defaults), cse=False)
+    prog = derivative_program(
+        system, Binding(system.parameters, system.defaults), cse=False, method=method
+    )
     n = system.n
 
     def split(name):
@@ -61,10 +65,10 @@ def kernels(system):
 KEYS = {"forward_dynamics_derivatives": "tau", "inverse_dynamics_derivatives": "qdd"}
 
 
-def against_pinocchio(pin, model, system, seed, count=2):
+def against_pinocchio(pin, model, system, seed, count=2, method="analytical"):
     data = model.createData()
     assert model.nv == system.n
-    fd, inv = kernels(system)
+    fd, inv = kernels(system, method)
     rng = np.random.default_rng(seed)
     for _ in range(count):
         q, v, a, u = (rng.uniform(-2, 2, system.n) for _ in range(4))
@@ -83,17 +87,37 @@ def against_pinocchio(pin, model, system, seed, count=2):
         close(M, rm)
 
 
-def test_tree_matches_pinocchio():
+METHODS = ("analytical", "forward")
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_tree_matches_pinocchio(method):
     pin = pytest.importorskip("pinocchio")
     model = pin.buildModelFromUrdf(str(TREE))
-    against_pinocchio(pin, model, ld.robot.from_urdf(TREE, parameters="numeric"), seed=1)
+    system = ld.robot.from_urdf(TREE, parameters="numeric")
+    against_pinocchio(pin, model, system, seed=1, method=method)
 
 
-def test_ur5_matches_pinocchio():
+def test_tree_with_two_roots_matches_pinocchio():
+    """Two joints on the base: the analytical pass works in the base frame (one root: in
+    the root's frame)."""
+    pin = pytest.importorskip("pinocchio")
+    xml = TREE.read_text().replace(
+        '<parent link="turret"/><child link="sensor"/>',
+        '<parent link="base"/><child link="sensor"/>',
+    )
+    system = ld.robot.from_urdf(xml, parameters="numeric")
+    assert system.chain.parents.count(-1) == 2
+    against_pinocchio(pin, pin.buildModelFromXML(xml), system, seed=11)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_ur5_matches_pinocchio(method):
     pin = pytest.importorskip("pinocchio")
     path = robot_path("ur_description", "ur5_robot.urdf")
     model = pin.buildModelFromUrdf(str(path))
-    against_pinocchio(pin, model, ld.robot.from_urdf(path, parameters="numeric"), seed=2)
+    system = ld.robot.from_urdf(path, parameters="numeric")
+    against_pinocchio(pin, model, system, seed=2, method=method)
 
 
 @pytest.mark.slow
@@ -109,9 +133,10 @@ def test_panda_matches_pinocchio_with_fingers_locked():
     against_pinocchio(pin, model, system, seed=3, count=1)
 
 
-def test_puma560_matches_finite_differences():
+@pytest.mark.parametrize("method", METHODS)
+def test_puma560_matches_finite_differences(method):
     puma = ld.zoo.get("puma560")
-    fd, inv = kernels(puma)
+    fd, inv = kernels(puma, method)
     forward = recursive.forward_dynamics(puma.chain).lambdify(puma.defaults)
     tau = recursive.rnea(puma.chain).lambdify(puma.defaults)
     mass = recursive.crba(puma.chain).lambdify(puma.defaults)
@@ -195,3 +220,85 @@ def test_linearize_a_chain_without_its_closed_form():
     close(A[4:, 4:], central(lambda x: forward(q=q0, qd=x, tau=tau0), qd0), 1e-8)
     close(B[4:], central(lambda x: forward(q=q0, qd=qd0, tau=x), tau0), 1e-8)
     np.testing.assert_array_equal(B[:4], 0)
+
+
+def _random_call(fd, inv, n, seed):
+    rng = np.random.default_rng(seed)
+    q, v, x = rng.uniform(-2, 2, (3, n))
+    return [*fd(q, v, x), *inv(q, v, x)]
+
+
+@pytest.fixture(scope="module")
+def puma_expected():
+    puma = ld.zoo.get("puma560")
+    return puma, _random_call(*kernels(puma), 6, seed=12)
+
+
+@pytest.mark.parametrize("ref", [-1, 2, 5])
+def test_analytical_pass_in_another_frame(monkeypatch, puma_expected, ref):
+    """The products of the analytical derivatives do not depend on the frame of the pass:
+    the base frame, and the frame of a middle or the last link (rotations composed towards
+    the base too) give what the root's frame gives (checked against finite differences
+    above)."""
+    from lagdyn.recursive import rnea_derivatives
+
+    puma, expected = puma_expected
+    monkeypatch.setattr(rnea_derivatives, "_reference", lambda chain: ref)
+    got = _random_call(*kernels(puma), 6, seed=12)
+    for a, b in zip(got, expected):
+        close(a, b, 1e-11)
+
+
+def test_armature_enters_M_and_the_forward_derivatives():
+    chain = ld.zoo.get("spatial_3r").chain
+    links = [replace(link, armature=sp.Rational(i + 1, 5)) for i, link in enumerate(chain.links)]
+    arm = ld.robot.RobotSystem(replace(chain, links=tuple(links)))
+    params = ld.zoo.get("spatial_3r").defaults
+    arm_params = {s: v for s, v in params.items() if s in arm.parameters}
+    fd, inv = kernels_with(arm, arm_params, "analytical")
+    fd_f, inv_f = kernels_with(arm, arm_params, "forward")
+    got, expected = _random_call(fd, inv, 3, 13), _random_call(fd_f, inv_f, 3, 13)
+    for a, b in zip(got, expected):
+        close(a, b, 1e-12)
+    plain = _random_call(*kernels_with(ld.zoo.get("spatial_3r"), params, "analytical"), 3, 13)
+    np.testing.assert_allclose(got[5] - plain[5], np.diag([0.2, 0.4, 0.6]), atol=1e-12)
+
+
+def kernels_with(system, params, method):
+    prog = derivative_program(system, Binding(system.parameters, params), cse=False, method=method)
+
+    def split(name, key):
+        f = batch_function(prog, name)
+        return lambda q, qd, x: tuple(np.split(f(q=q, qd=qd, **{key: x}), 3, axis=-1))
+
+    return (
+        split("forward_dynamics_derivatives", "tau"),
+        split("inverse_dynamics_derivatives", "qdd"),
+    )
+
+
+def test_parameters_bound_at_the_call():
+    """A 4-joint arm with symbolic inertial parameters: the kernels with half the
+    parameters left to the call (inputs of the program) equal those with all bound."""
+    table = [dict(a=1, alpha=sp.pi / 2 * (i % 2), d=sp.Rational(1, 10)) for i in range(4)]
+    arm = ld.robot.from_dh(table, parameters="symbolic")
+    values = {s: 0.5 + 0.1 * i for i, s in enumerate(arm.parameters)}
+    values.update({s: 9.81 for s in arm.parameters if s.name == "g"})
+    early = {s: v for i, (s, v) in enumerate(values.items()) if i % 2}
+    late = Binding(arm.parameters, early)
+    assert len(late.free) >= 10
+    partial = derivative_program(arm, late, cse=False)
+    full = derivative_program(arm, Binding(arm.parameters, values), cse=False)
+    rng = np.random.default_rng(14)
+    q, v, x = rng.uniform(-1, 1, (3, 4))
+    p = np.array([values[s] for s in late.free])
+    for name, key in KEYS.items():
+        a = batch_function(partial, name)(q=q, qd=v, params=p, **{key: x})
+        b = batch_function(full, name)(q=q, qd=v, **{key: x})
+        close(a, b, 1e-12)
+
+
+def test_unknown_method_is_refused():
+    arm = ld.zoo.get("planar_3r")
+    with pytest.raises(ld.LagdynError, match="unknown derivative method 'reverse'"):
+        derivative_program(arm, Binding(arm.parameters, arm.defaults), method="reverse")

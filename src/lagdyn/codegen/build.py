@@ -94,8 +94,8 @@ DERIVATIVE_KERNELS: dict[str, tuple[str, ...]] = {
     "forward_dynamics_derivatives": ("q", "qd", "tau", "params", "t"),
     "inverse_dynamics_derivatives": ("q", "qd", "qdd", "params", "t"),
 }
-#: Part of the cache key of the derivative kernels (bumped when they change shape).
-DERIVATIVES_VERSION = "1"
+#: Part of the cache key of the derivative kernels (bumped when the generated programs change).
+DERIVATIVES_VERSION = "2"
 
 
 def output_shape(name: str, n: int) -> tuple[int, ...]:

@@ -1,25 +1,35 @@
 r"""Derivatives of the dynamics of a chain as straight-line programs (for optimal control).
 
-Two kernels, generated from the recursive programs of :mod:`lagdyn.recursive` by
-forward-mode differentiation of the straight-line program (:func:`tangents`: every
-intermediate gets one tangent per direction it depends on — structural zeros are never
-formed, so a link's quantities carry tangents only for the joints between it and the base):
+Two kernels:
 
 ``inverse_dynamics_derivatives`` (inputs ``q, qd, qdd``), shape ``(n, 3n)``
     :math:`[\partial\tau/\partial q \mid \partial\tau/\partial\dot q \mid M]` of
     :math:`\tau = \mathrm{RNEA}(q, \dot q, \ddot q)` (friction included when the system has
-    it; the Coulomb term's derivative is 0 away from :math:`\dot q = 0`), M by CRBA.
+    it; the Coulomb term's derivative is 0 away from :math:`\dot q = 0`).
 ``forward_dynamics_derivatives`` (inputs ``q, qd, tau``), shape ``(n, 3n)``
     :math:`[\partial\ddot q/\partial q \mid \partial\ddot q/\partial\dot q \mid M^{-1}]`:
-    q̈ by CRBA + RNEA + an unrolled LDLᵀ factorization, then (Carpentier & Mansard 2018,
+    q̈ from M, h and an unrolled LDLᵀ factorization, then (Carpentier & Mansard 2018,
     eq. 9) :math:`\partial\ddot q/\partial x = -M^{-1}\,\partial\tau/\partial x` with the
     derivatives of RNEA taken at the acceleration q̈ (held fixed), and :math:`M^{-1}` from
     the same factorization.
 
-Forward mode was chosen over the analytical recursive derivatives of RNEA/ABA
-(Carpentier & Mansard, RSS 2018) because it needs nothing but the programs that are
-already verified against Pinocchio; :func:`derivative_sizes` measures the resulting
-programs (``benchmarks/bench_derivatives.py`` prints them).
+Two ways to differentiate RNEA (``method`` of :func:`derivative_program`,
+:data:`DERIVATIVE_METHODS`):
+
+``"analytical"`` (the default)
+    the recursive derivatives of Carpentier & Mansard (RSS 2018) in one fixed frame
+    (:mod:`lagdyn.recursive.rnea_derivatives`): one pass for the composites, then one
+    product of 6-vectors per entry. The forward-dynamics kernel takes M and h from the same
+    pass (q̈ = 0), solves for q̈ and adds its accelerations on.
+``"forward"``
+    forward-mode differentiation of the straight-line RNEA program (:func:`tangents`: every
+    intermediate gets one tangent per direction it depends on; structural zeros are never
+    formed), M by CRBA.
+
+The analytical programs are the smaller ones on every arm measured (operations after the
+joint CSE, ID / FD derivatives: UR5 2,381 / 3,828 against 3,533 / 4,959 by forward mode;
+Panda 4,456 / 6,713 against 11,947 / 14,499; PUMA 560 3,029 / 4,448 against 4,642 /
+6,099; ``derivative_sizes`` measures them).
 
 Examples
 --------
@@ -42,16 +52,24 @@ from ..codegen import Binding, Kernel, Program
 from ..codegen.build import DERIVATIVE_KERNELS, DERIVATIVES_VERSION
 from ..codegen.cache import cache_key
 from ..codegen.ir import prune
+from ..errors import LagdynError
 from .algebra import _Builder, _kinematics
 from .crba import _crba_into
 from .forward import _ldlt_solve
 from .program import _finish_outputs
 from .rnea import _rnea_into
+from .rnea_derivatives import _rnea_derivatives_into, _World
 from .route import _chain_parts, _check_symbols, _code_and_chain, _empty_program
+
+#: How :func:`derivative_program` differentiates RNEA: ``"analytical"`` (the recursive
+#: derivatives of Carpentier & Mansard, :mod:`lagdyn.recursive.rnea_derivatives`) or
+#: ``"forward"`` (forward-mode differentiation of the RNEA program, :func:`tangents`).
+DERIVATIVE_METHODS = ("analytical", "forward")
 
 __all__ = [
     "DERIVATIVES_VERSION",
     "DERIVATIVE_KERNELS",
+    "DERIVATIVE_METHODS",
     "derivative_plan",
     "derivative_program",
     "derivative_sizes",
@@ -180,7 +198,11 @@ def _named(b: _Builder, xs: Sequence[sp.Expr], prefix: str) -> list[sp.Symbol]:
 
 
 def _outputs(
-    system: Any, chain: Any, code: Mapping[str, Sequence[sp.Symbol]], wanted: Sequence[str]
+    system: Any,
+    chain: Any,
+    code: Mapping[str, Sequence[sp.Symbol]],
+    wanted: Sequence[str],
+    method: str = "analytical",
 ) -> tuple[_Builder, dict[str, list[sp.Expr]]]:
     """The builder and the flat outputs of the wanted derivative kernels."""
     n = chain.n
@@ -188,37 +210,53 @@ def _outputs(
     b = _Builder("w")
     kin = _kinematics(chain, b, q)
     friction: list[sp.Expr] = [sp.Integer(0)] * n
+    viscous: list[sp.Expr] | None = None
     if system.friction:
         friction = [
             link.viscous * qd[i] + link.coulomb * sp.sign(qd[i])
             for i, link in enumerate(chain.links)
         ]
+        viscous = [link.viscous for link in chain.links]
     seeds = {**{q[k]: k for k in range(n)}, **{qd[k]: n + k for k in range(n)}}
     zero = [sp.Integer(0)] * n
-    M = _crba_into(chain, b, kin)
     out: dict[str, list[sp.Expr]] = {}
-    if "inverse_dynamics_derivatives" in wanted:
-        tau, _ = _rnea_into(chain, b, kin, qd, code["qdd"], True)
+
+    def partials(qdd: Sequence[sp.Expr], held: set[sp.Basic]) -> tuple[Any, Any, Any]:
+        """(∂τ/∂q, ∂τ/∂q̇, M) at ``qdd`` (n × n each) by ``method``."""
+        if method == "analytical":
+            return _rnea_derivatives_into(chain, b, kin, qd, qdd, viscous)
+        tau, _ = _rnea_into(chain, b, kin, qd, qdd, True)
         tau = [b.let(tau[i] + friction[i]) for i in range(n)]
-        d = tangents(b, tau, seeds, 2 * n)
-        out["inverse_dynamics_derivatives"] = [
-            x for i in range(n) for x in (*d[i][:n], *d[i][n:], *M[i])
-        ]
+        d = tangents(b, tau, seeds, 2 * n, fixed=held)
+        return [r[:n] for r in d], [r[n:] for r in d], _crba_into(chain, b, kin)
+
+    if "inverse_dynamics_derivatives" in wanted:
+        dq, dv, M = partials(code["qdd"], set())
+        out["inverse_dynamics_derivatives"] = [x for i in range(n) for x in (*dq[i], *dv[i], *M[i])]
     if "forward_dynamics_derivatives" in wanted:
-        h, _ = _rnea_into(chain, b, kin, qd, zero, True)
+        if method == "analytical":
+            # one base-frame pass: M and h from it, q̈ solved, then the pass accelerated
+            world = _World(chain, b, kin, qd)
+            world.accelerate(zero)
+            M, h = world.M, world.bias()
+        else:
+            M = _crba_into(chain, b, kin)
+            h, _ = _rnea_into(chain, b, kin, qd, zero, True)
         rhs = [b.let(code["tau"][i] - h[i] - friction[i]) for i in range(n)]
         qdd = _named(b, _ldlt_solve(b, M, rhs), "qdd")
         # M⁻¹ by columns from the same factorization (the builder shares L and D)
         cols = [_ldlt_solve(b, M, [sp.Integer(int(i == j)) for i in range(n)]) for j in range(n)]
         Minv = [[cols[max(i, j)][min(i, j)] for j in range(n)] for i in range(n)]
-        tau2, _ = _rnea_into(chain, b, kin, qd, qdd, True)
-        tau2 = [b.let(tau2[i] + friction[i]) for i in range(n)]
-        d = tangents(b, tau2, seeds, 2 * n, fixed=set(qdd))
+        if method == "analytical":
+            world.accelerate(qdd)
+            dq, dv = world.partials(viscous)
+        else:
+            dq, dv, _ = partials(qdd, set(qdd))
         rows = []
         for i in range(n):
-            dq = [b.let(-sp.Add(*(Minv[i][k] * d[k][j] for k in range(n)))) for j in range(n)]
-            dv = [b.let(-sp.Add(*(Minv[i][k] * d[k][n + j] for k in range(n)))) for j in range(n)]
-            rows += [*dq, *dv, *Minv[i]]
+            rq = [b.let(-sp.Add(*(Minv[i][k] * dq[k][j] for k in range(n)))) for j in range(n)]
+            rv = [b.let(-sp.Add(*(Minv[i][k] * dv[k][j] for k in range(n)))) for j in range(n)]
+            rows += [*rq, *rv, *Minv[i]]
         out["forward_dynamics_derivatives"] = rows
     return b, out
 
@@ -229,12 +267,19 @@ def derivative_program(
     *,
     cse: bool = True,
     wanted: Sequence[str] | None = None,
+    method: str = "analytical",
 ) -> Program:
     """The derivative kernels of a robot chain (:data:`DERIVATIVE_KERNELS`), one program.
 
     Bound parameters are substituted into the chain before the programs are built (their
     zeros vanish); one joint ``sympy.cse`` runs over the whole program (``cse=False``
-    skips it). ``wanted`` restricts the kernels built (default both).
+    skips it). ``wanted`` restricts the kernels built (default both); ``method`` chooses
+    how RNEA is differentiated (:data:`DERIVATIVE_METHODS`).
+
+    Raises
+    ------
+    LagdynError
+        An unknown ``method``.
 
     Examples
     --------
@@ -249,7 +294,11 @@ def derivative_program(
     n = system.n
     code, chain = _code_and_chain(system, binding)
     names = list(DERIVATIVE_KERNELS) if wanted is None else list(wanted)
-    b, outputs = _outputs(system, chain, code, names)
+    if method not in DERIVATIVE_METHODS:
+        raise LagdynError(
+            f"unknown derivative method {method!r}; choose one of {DERIVATIVE_METHODS}"
+        )
+    b, outputs = _outputs(system, chain, code, names, method)
     body, outs = _finish_outputs(outputs, b.body, cse)
     prog = _empty_program(system, binding, code)
     known = {s for v in code.values() for s in v} | {s for s, _ in body}
@@ -286,8 +335,10 @@ def derivative_plan(
     return key, lambda: derivative_program(system, binding)
 
 
-def derivative_sizes(system: Any, params: Mapping[Any, float] | None = None) -> dict[str, int]:
-    """Operations (``count_ops`` after the joint CSE) of each derivative kernel.
+def derivative_sizes(
+    system: Any, params: Mapping[Any, float] | None = None, method: str = "analytical"
+) -> dict[str, int]:
+    """Operations (``count_ops`` after the joint CSE) of each derivative kernel by ``method``.
 
     Examples
     --------
@@ -298,7 +349,7 @@ def derivative_sizes(system: Any, params: Mapping[Any, float] | None = None) -> 
     >>> sorted(sizes), all(v > 0 for v in sizes.values())
     (['forward_dynamics_derivatives', 'inverse_dynamics_derivatives'], True)
     """
-    prog = derivative_program(system, Binding(system.parameters, params))
+    prog = derivative_program(system, Binding(system.parameters, params), method=method)
     out = {}
     for name, k in prog.kernels.items():
         exprs = [e for _, e in k.body] + list(k.outputs)
