@@ -355,9 +355,14 @@ def bench_contacts(name="solo12", batch=4096, rounds=5):
     t_pin = _min_us(pin_loop, 1, rounds) / batch
     t_fused = _min_us(partial(fused.dynamics, Q, V, T), 1, rounds) / batch
     t_plain = _min_us(partial(plain.dynamics, Q, V, T), 1, rounds) / batch
+    num2 = robot.lambdify({"g": 9.81}, kernels=["M", "bias"], backend="c", threads=2)
+    two = num2.contacts([(f, 3) for f in feet], fused=True)
+    two.dynamics(Q[:1], V[:1], T[:1])
+    t_two = _min_us(partial(two.dynamics, Q, V, T), 1, rounds) / batch
     print(f"  {'':34} {'µs per state':>13} {'× Pinocchio loop':>17}")
     print(f"  {'pin.constraintDynamics, Python loop':34} {t_pin:13.2f} {1.0:17.1f}")
     print(f"  {'lagdyn fused kernel, one call':34} {t_fused:13.2f} {t_pin / t_fused:17.1f}")
+    print(f"  {'lagdyn fused kernel, threads=2':34} {t_two:13.2f} {t_pin / t_two:17.1f}")
     print(f"  {'lagdyn numpy KKT (M, h, J_c kernels)':34} {t_plain:13.2f} {t_pin / t_plain:17.1f}")
     print(f"  max relative difference to Pinocchio (v̇, λ): {err:.1e}; target ≥ 10×")
 

@@ -153,7 +153,7 @@ class FrameKernels:
             extra = "fixed|" + extra
         pairs = [(robot.frame(n), d) for n, d in (contacts or ())]
         if fused:
-            extra = f"contact-1|{reference}|" + "|".join(
+            extra = f"contact-2|cse|{reference}|" + "|".join(
                 f"{f.name}:{d}:{f.body}:{list(f.rotation)}:{list(f.position)}" for f, d in pairs
             )
         key = floating_key(robot.base, values, be.name, "frames", friction, extra)
@@ -198,9 +198,21 @@ class FrameKernels:
             flat.append(np.zeros((B, nq)))
         shape = self._shapes[name]
         out = np.empty((B, *shape))
-        self._kernels.batch(
-            name, flat[0], flat[1], flat[2], np.zeros((1, 0)), np.zeros((1, 1)), out
-        )
+        p, t = np.zeros((1, 0)), np.zeros((1, 1))
+        threads = int(getattr(self._kernels, "threads", 1) or 1)
+        if threads > 1 and 1024 <= B < 16384:  # the C loop's own OpenMP starts at 16384
+            from concurrent.futures import ThreadPoolExecutor
+
+            cuts = [B * k // threads for k in range(threads + 1)]
+
+            def part(k: int) -> None:  # cffi calls C without the GIL
+                a, z = cuts[k], cuts[k + 1]
+                self._kernels.batch(name, flat[0][a:z], flat[1][a:z], flat[2][a:z], p, t, out[a:z])
+
+            with ThreadPoolExecutor(threads) as pool:
+                list(pool.map(part, range(threads)))
+        else:
+            self._kernels.batch(name, flat[0], flat[1], flat[2], p, t, out)
         return out.reshape((*batch, *shape))
 
     def placement(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
