@@ -304,9 +304,9 @@ def frames_program(
     (6F × nv, ``LOCAL_WORLD_ALIGNED`` rows ṗ, ω per frame) and ``frame_drift`` (F × 6: p̈,
     ω̇ at v̇ = 0, world axes); see the module docstring. Given a
     :class:`~lagdyn.recursive.chain.Chain` instead of a floating chain, the base is fixed:
-    body −1 is the world, q and v are the joints' (n entries), the Jacobian 6F × n. Every per-state vector has ``nq``
-    entries (``qd``: ``nv`` values, then one unused), as in
-    :func:`~lagdyn.recursive.floating.floating_program`.
+    body −1 is the world, q and v are the joints' (n entries), the Jacobian 6F × n. For a
+    floating base every per-state vector has ``nq`` entries (``qd``: ``nv`` values, then one
+    unused), as in :func:`~lagdyn.recursive.floating.floating_program`.
 
     Raises
     ------
@@ -368,36 +368,60 @@ def frames_program(
     return prog
 
 
-def _contact_rows(tree: _Tree, f: Frame, dim: int, local: bool) -> tuple[list[list[sp.Expr]], Vec]:
-    """One contact's rows of J_c and of J̇_c v (see :mod:`lagdyn.robot.contacts`)."""
-    b = tree.b
-    Rf, _ = tree.placement(f)
-    J = tree.jacobian(f)
-    d = tree.drift(f)
-    lin, ang = d[:3], d[3:]
-    if dim == 6:  # the spatial acceleration: p̈ − ω × ṗ
-        w, _ = tree.velocity(f.body)
-        N = tree.nv
-        v = tree.v
-        pd = [sp.Add(*(J[r][c] * v[c] for c in range(N))) for r in range(3)]
-        lin = b.vec(_add(lin, _scale(-1, _cross(w, pd))))
-    rows = J[:dim]
-    drift = list(lin) + (list(ang) if dim == 6 else [])
-    if local:  # Rᵀ on each block of three
-        N = tree.nv
-        out_rows: list[list[sp.Expr]] = []
-        out_drift: Vec = []
-        for k in range(0, dim, 3):
-            blk = rows[k : k + 3]
-            for r in range(3):
-                out_rows.append(
-                    [b.let(sp.Add(*(Rf[s][r] * blk[s][c] for s in range(3)))) for c in range(N)]
-                )
-            out_drift += b.vec(
-                [sp.Add(*(Rf[s][r] * drift[k + s] for s in range(3))) for r in range(3)]
+def _contact_rows_in_base(
+    rel: _Tree, f: Frame, dim: int, local: bool, v: Sequence[Any]
+) -> tuple[list[list[sp.Expr]], Vec, list[list[sp.Expr]] | None]:
+    """One contact's rows of J_c and J̇_c v in the *base* axes (or the frame's own with
+    ``local``), from the tree relative to the base (``rel``, a fixed-base tree): no world
+    rotation of any body. With r, ṙ, r̈ the frame origin's position, velocity and
+    acceleration (q̈ = 0) relative to the base in its axes, (v_b, ω) the base velocity:
+    ṗ = v_b + ω × r + ṙ, p̈ = ω × v_b + ω × (ω × r) + 2 ω × ṙ + r̈ (all in base axes), the
+    frame's angular velocity ω + ω_r and acceleration ω × ω_r + α_r. Returns the rows, the
+    drift and, for rows in base axes, the rotation that takes the multipliers to the
+    world-aligned ones (``None``: already in the frame's axes)."""
+    b, n = rel.b, rel.n
+    N = n + 6
+    Rr, r = rel.placement(f)
+    Jr = rel.jacobian(f)
+    dr = rel.drift(f)
+    vb, w, qd = list(v[0:3]), list(v[3:6]), list(v[6:N])
+    rd = b.vec([sp.Add(*(Jr[k][j] * qd[j] for j in range(n))) for k in range(3)])
+    one, zero = sp.Integer(1), sp.Integer(0)
+    # linear rows: [I | −[r]× | J_r]; angular rows: [0 | I | J_rω]
+    lin = [
+        [one if c == k else zero for c in range(3)]
+        + [[zero, r[2], -r[1]], [-r[2], zero, r[0]], [r[1], -r[0], zero]][k]
+        + [Jr[k][j] for j in range(n)]
+        for k in range(3)
+    ]
+    wr = _cross(w, r)
+    acc = b.vec(_add(_cross(w, vb), _cross(w, wr), _scale(2, _cross(w, rd)), dr[:3]))
+    rows = lin
+    drift: Vec = list(acc)
+    if dim == 6:
+        ang = [
+            [zero] * 3
+            + [one if c == k else zero for c in range(3)]
+            + [Jr[3 + k][j] for j in range(n)]
+            for k in range(3)
+        ]
+        wrel = b.vec([sp.Add(*(Jr[3 + k][j] * qd[j] for j in range(n))) for k in range(3)])
+        pdot = _add(vb, wr, rd)
+        spatial = b.vec(_add(acc, _scale(-1, _cross(_add(w, wrel), pdot))))
+        alpha = b.vec(_add(_cross(w, wrel), dr[3:6]))
+        rows, drift = lin + ang, list(spatial) + list(alpha)
+    if not local:
+        return [[b.let(x) for x in row] for row in rows], drift, None
+    out_rows: list[list[sp.Expr]] = []
+    out_drift: Vec = []
+    for k in range(0, dim, 3):  # R_rᵀ on each block of three
+        blk = rows[k : k + 3]
+        for c in range(3):
+            out_rows.append(
+                [b.let(sp.Add(*(Rr[s][c] * blk[s][j] for s in range(3)))) for j in range(N)]
             )
-        return out_rows, out_drift
-    return [list(r) for r in rows], drift
+        out_drift += b.vec([sp.Add(*(Rr[s][c] * drift[k + s] for s in range(3))) for c in range(3)])
+    return out_rows, out_drift, Rr
 
 
 def _ldlt(b: _Builder, K: list[list[sp.Expr]], rhs: Vec, split: int) -> tuple[Vec, Vec]:
@@ -442,7 +466,9 @@ def contact_program(
     system ``[[M, −J_cᵀ], [J_c, 0]] [v̇; λ] = [τ − h; −J̇_c v]`` as straight-line code.
 
     M (CRBA), h (RNEA), the contact rows and their drift (as :class:`Contacts
-    <lagdyn.robot.contacts.Contacts>` defines them, without Baumgarte terms) and one
+    <lagdyn.robot.contacts.Contacts>` defines them, without Baumgarte terms; computed from
+    the tree relative to the base, in the base's axes — no world rotation of any body —
+    and the multipliers turned to world axes at the end) and one
     unrolled LDLᵀ of the symmetric ``[[M, J_cᵀ], [J_c, 0]]`` (joint friction in h with
     ``friction``) in the order: the joints
     leaves first, the base, then the multipliers — the Schur complement ordering, so the
@@ -482,13 +508,16 @@ def contact_program(
         vj = code["qd"][6:N]
         for i, link in enumerate(fc.chain.links):
             h[6 + i] = h[6 + i] + link.viscous * vj[i] + link.coulomb * sp.sign(vj[i])
-    tree = _Tree(fc, b, code["q"], code["qd"])
+    # the contact rows in base axes (or the frames' own), from the tree relative to the base
+    rel = _Tree(fc, b, code["q"][7:], code["qd"][6:], fixed=True)
     rows: list[list[sp.Expr]] = []
     gamma: Vec = []
+    dims = []
     for f, (_, dim) in zip(frames, contacts):
-        r, d = _contact_rows(tree, f, dim, reference == "local")
+        r, d, _ = _contact_rows_in_base(rel, f, dim, reference == "local", code["qd"])
         rows += r
         gamma += [-x for x in d]
+        dims.append(dim)
     m = len(rows)
     tau = code["tau"]
     rhs = [b.let(tau[k] - h[k]) for k in range(N)] + gamma
@@ -507,7 +536,15 @@ def contact_program(
     sol: list[sp.Expr] = [sp.Integer(0)] * (N + m)
     for k, i in enumerate(order):
         sol[i] = x[k]
-    out = sol[:N] + [-lam for lam in sol[N:]] + ratios  # the symmetric system's unknown is −λ
+    lam = [-x for x in sol[N:]]  # the symmetric system's unknown is −λ
+    if reference == "local_world_aligned":  # base axes → world axes, R λ per block of three
+        R0 = F.rotation
+        lam = [
+            b.let(sp.Add(*(R0[r][s] * lam[k + s] for s in range(3))))
+            for k in range(0, m, 3)
+            for r in range(3)
+        ]
+    out = sol[:N] + lam + ratios
     body, outs = _finish_outputs({"contact_dynamics": out}, b.body, cse)
     prog = CodegenProgram(
         n=nq,

@@ -153,7 +153,7 @@ class FrameKernels:
             extra = "fixed|" + extra
         pairs = [(robot.frame(n), d) for n, d in (contacts or ())]
         if fused:
-            extra = f"contact-2|cse|{reference}|" + "|".join(
+            extra = f"contact-3|cse|base-axes|{reference}|" + "|".join(
                 f"{f.name}:{d}:{f.body}:{list(f.rotation)}:{list(f.position)}" for f, d in pairs
             )
         key = floating_key(robot.base, values, be.name, "frames", friction, extra)
