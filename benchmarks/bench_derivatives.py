@@ -3,11 +3,11 @@
 For the UR5 and the Panda (fingers locked), from the same URDF on both sides:
 
 * lagdyn's generated C (the exported C of :func:`lagdyn.codegen.c.export_files`) for
-  ``forward_dynamics_derivatives``, ``inverse_dynamics_derivatives`` (the recursive
-  route's programs differentiated in forward mode, :mod:`lagdyn.recursive.derivatives`)
-  and ``inverse_dynamics``, ``forward_dynamics``, ``M`` (the recursive programs), compiled
-  with gcc and the same flags as Pinocchio (``_pinocchio_cpp.FLAGS``) and called from
-  the same C++ timing loop;
+  ``forward_dynamics_derivatives``, ``inverse_dynamics_derivatives`` (the analytical
+  derivatives of RNEA, :mod:`lagdyn.recursive.rnea_derivatives`, the default of
+  :mod:`lagdyn.recursive.derivatives`) and ``inverse_dynamics``, ``forward_dynamics``,
+  ``M`` (the recursive programs), compiled with gcc and the same flags as Pinocchio
+  (``_pinocchio_cpp.FLAGS``) and called from the same C++ timing loop;
 * Pinocchio 4 instantiated from its headers with g++ (``_pinocchio_cpp``):
   ``computeABADerivatives``, ``computeRNEADerivatives``, ``rnea``, ``aba``, ``crba``.
 
@@ -16,7 +16,15 @@ computeABADerivatives, ID derivatives ≤ 0.3× computeRNEADerivatives, inverse 
 ≤ 0.5× rnea), the operation counts of the programs, the time to generate them, and the
 Panda's ``linearize`` (first call with the kernels cached, then per call).
 
-Usage: ``python benchmarks/bench_derivatives.py [--robot ur5|panda|both] [--iters N]``.
+``--rounds R`` times everything R times in the same program, interleaved (a ratio per
+round, then the median). ``--forward`` adds the derivative kernels by forward-mode
+differentiation (``method="forward"``, the route before the analytical one) to the same
+program; ``--fp-contract`` adds the analytical kernels compiled with
+``-ffp-contract=fast`` (fused multiply-adds: g++'s default for the C++ side, which
+lagdyn's ``-std=c99`` turns off).
+
+Usage: ``python benchmarks/bench_derivatives.py [--robot ur5|panda|both] [--iters N]
+[--rounds R] [--forward] [--fp-contract]``.
 """
 
 from __future__ import annotations
@@ -65,37 +73,40 @@ def _ops(kernel) -> int:
     )
 
 
-def _lagdyn_calls(prog_kernels: dict[str, object]) -> str:
-    """C++ TIME lines calling the exported lagdyn functions on the harness's states."""
-    third = {
-        "forward_dynamics_derivatives": "U",
-        "inverse_dynamics_derivatives": "A",
-        "inverse_dynamics": "A",
-        "forward_dynamics": "U",
-        "M": None,
-    }
-    lines = ["static double out[4096];"]
-    for name in PAIRS:
-        k = prog_kernels[name]
-        args = []
-        for vec in k.inputs:
-            if vec == "q":
-                args.append("QL[k].data()")
-            elif vec == "qd":
-                args.append("V[k].data()")
-            elif vec in ("qdd", "tau"):
-                args.append(f"{third[name]}[k].data()")
-            elif vec == "params":
-                args.append("nullptr")
-            elif vec == "t":
-                args.append("0.0")
-        lines.append(
-            f'TIME("lagdyn:{name}", (lagdyn_{name}({", ".join(args)}, out), sink += out[0]));'
-        )
-    return "\n".join(lines)
+#: The derivative kernels (timed for every variant).
+DERIVS = ("forward_dynamics_derivatives", "inverse_dynamics_derivatives")
+THIRD = {
+    "forward_dynamics_derivatives": "U",
+    "inverse_dynamics_derivatives": "A",
+    "inverse_dynamics": "A",
+    "forward_dynamics": "U",
+    "M": None,
+}
 
 
-def bench(name: str, iters: int) -> None:
+def _call(prefix: str, name: str, kernel) -> str:
+    """A C++ call of the exported ``prefix_name`` on the harness's state ``k``."""
+    args = []
+    for vec in kernel.inputs:
+        if vec == "q":
+            args.append("QL[k].data()")
+        elif vec == "qd":
+            args.append("V[k].data()")
+        elif vec in ("qdd", "tau"):
+            args.append(f"{THIRD[name]}[k].data()")
+        elif vec == "params":
+            args.append("nullptr")
+        elif vec == "t":
+            args.append("0.0")
+    return f"({prefix}_{name}({', '.join(args)}, out), sink += out[1])"
+
+
+def _decl(prefix: str, name: str, kernel) -> str:
+    args = ["double" if vec == "t" else "const double *" for vec in kernel.inputs]
+    return f'extern "C" void {prefix}_{name}({", ".join(args)}, double *);'
+
+
+def bench(name: str, iters: int, rounds: int, forward: bool, contract: bool) -> None:
     import pinocchio as pin
 
     (package, filename), locked = ROBOTS[name]
@@ -115,6 +126,18 @@ def bench(name: str, iters: int) -> None:
         f"(base programs {t2 - t1:.1f} s)"
     )
     print("  operations: " + ", ".join(f"{k} {_ops(v)}" for k, v in kernels.items()))
+    # (label, C prefix, program, kernels timed, extra gcc flags)
+    variants = [("lagdyn", "lagdyn", dprog, DERIVS, []), ("lagdyn", "lagdynb", base, (), [])]
+    if forward:
+        t3 = time.perf_counter()
+        fprog = derivative_program(arm, binding, method="forward")
+        print(
+            f"  forward mode: generated in {time.perf_counter() - t3:.1f} s; operations: "
+            + ", ".join(f"{k} {_ops(fprog.kernels[k])}" for k in DERIVS)
+        )
+        variants.append(("forward mode", "lagdynfm", fprog, DERIVS, []))
+    if contract:
+        variants.append(("-ffp-contract=fast", "lagdynfma", dprog, DERIVS, ["-ffp-contract=fast"]))
 
     model = pin.buildModelFromUrdf(str(path))
     if locked:
@@ -122,27 +145,22 @@ def bench(name: str, iters: int) -> None:
         model = pin.buildReducedModel(model, ids, pin.neutral(model))
     joint_nq = [model.joints[j].nq for j in range(1, model.njoints)]
 
-    # lagdyn's exported C: one file per program, compiled as C with the same flags
     with tempfile.TemporaryDirectory() as tmp:
-        objs = []
-        for label, prog in (("d", dprog), ("b", base)):
-            files = export_files(prog, "lagdyn")
-            stem = Path(tmp) / f"lagdyn_{label}"
-            src = files["lagdyn.c"].replace('#include "lagdyn.h"', f'#include "{stem}.h"')
-            Path(f"{stem}.h").write_text(files["lagdyn.h"])
+        objs, decls, calls = [], [], []
+        for label, prefix, prog, timed, extra in variants:
+            files = export_files(prog, prefix)
+            stem = Path(tmp) / prefix
+            src = files[f"{prefix}.c"].replace(f'#include "{prefix}.h"', f'#include "{stem}.h"')
+            Path(f"{stem}.h").write_text(files[f"{prefix}.h"])
             Path(f"{stem}.c").write_text(src)
             subprocess.run(
-                ["gcc", *pcpp.FLAGS, "-std=c99", "-c", f"{stem}.c", "-o", f"{stem}.o"],
+                ["gcc", *pcpp.FLAGS, *extra, "-std=c99", "-c", f"{stem}.c", "-o", f"{stem}.o"],
                 check=True,
             )
             objs.append(f"{stem}.o")
-        decls = []
-        for kname in PAIRS:
-            k = kernels[kname]
-            args = []
-            for vec in k.inputs:
-                args.append("double" if vec == "t" else "const double *")
-            decls.append(f'extern "C" void lagdyn_{kname}({", ".join(args)}, double *);')
+            for kname in timed or [k for k in PAIRS if k not in DERIVS]:
+                decls.append(_decl(prefix, kname, prog.kernels[kname]))
+                calls.append((f"{label}:{kname}", _call(prefix, kname, prog.kernels[kname])))
         # lagdyn's joint angles from Pinocchio's configurations ((cos, sin) of continuous joints)
         angles = [
             "std::vector<Eigen::VectorXd> QL(NS), U(NS);",
@@ -156,9 +174,11 @@ def bench(name: str, iters: int) -> None:
             else:
                 angles.append(f"  QL[k][{j}] = Q[k][iq]; iq += 1;")
         angles.append("}")
-        algos = [p for p, _ in PAIRS.values()]
         parts = pcpp.harness(model)
-        body = "\n".join(f'TIME("{a}", {parts["calls"][a]});' for a in algos)
+        body = ["static double out[4096];"]
+        for r in range(rounds):
+            body += [f'TIME("{a}#{r}", {parts["calls"][a]});' for a, _ in PAIRS.values()]
+            body += [f'TIME("{label}#{r}", {c});' for label, c in calls]
         src = (
             parts["includes"]
             + "#include <cmath>\n"
@@ -169,22 +189,38 @@ def bench(name: str, iters: int) -> None:
             + parts["states"]
             + "\n".join(angles)
             + "\n"
-            + body
-            + "\n"
-            + _lagdyn_calls(kernels)
+            + "\n".join(body)
             + '\nstd::printf("sink %f\\n", (double)sink);\nreturn 0;\n}\n'
         )
         t3 = time.perf_counter()
         times = pcpp.build_and_run(src, parts["model"], objs)
         print(f"  (C and C++ compiled and run in {time.perf_counter() - t3:.0f} s)")
-    print(f"  {'lagdyn kernel':30} {'lagdyn µs':>10} {'Pinocchio C++':>24} {'µs':>8} {'ratio':>7}")
+    labels = sorted({label for label, *_ in variants if label != "lagdyn"})
+    print(
+        f"  {'kernel':30} {'lagdyn µs':>10} {'Pinocchio C++':>24} {'µs':>8} "
+        f"{'ratio':>7} {'rounds':>22}"
+    )
     for kname, (pname, target) in PAIRS.items():
-        ours, theirs = times[f"lagdyn:{kname}"], times[pname]
-        ratio = ours / theirs
+        ours = [times[f"lagdyn:{kname}#{r}"] for r in range(rounds)]
+        theirs = [times[f"{pname}#{r}"] for r in range(rounds)]
+        ratios = [a / b for a, b in zip(ours, theirs)]
+        ratio = float(np.median(ratios))
         goal = ""
         if target is not None:
             goal = f"  target ≤ {target}: {'met' if ratio <= target else 'NOT met'}"
-        print(f"  {kname:30} {ours:10.3f} {pname:>24} {theirs:8.3f} {ratio:7.2f}{goal}")
+        each = " ".join(f"{x:.2f}" for x in ratios)
+        print(
+            f"  {kname:30} {np.median(ours):10.3f} {pname:>24} {np.median(theirs):8.3f} "
+            f"{ratio:7.2f} {each:>22}{goal}"
+        )
+        if kname in DERIVS:
+            for label in labels:
+                mine = [times[f"{label}:{kname}#{r}"] for r in range(rounds)]
+                rs = [a / b for a, b in zip(mine, theirs)]
+                print(
+                    f"    {label:28} {np.median(mine):10.3f} {'':>24} {'':>8} "
+                    f"{np.median(rs):7.2f} {' '.join(f'{x:.2f}' for x in rs):>22}"
+                )
 
 
 def panda_linearize() -> None:
@@ -206,10 +242,13 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--robot", choices=("ur5", "panda", "both"), default="both")
     parser.add_argument("--iters", type=int, default=20000)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--forward", action="store_true", help="also forward-mode kernels")
+    parser.add_argument("--fp-contract", action="store_true", help="also with -ffp-contract=fast")
     parser.add_argument("--no-linearize", action="store_true")
     args = parser.parse_args(argv)
     for name in ("ur5", "panda") if args.robot == "both" else (args.robot,):
-        bench(name, args.iters)
+        bench(name, args.iters, args.rounds, args.forward, args.fp_contract)
     if not args.no_linearize:
         panda_linearize()
 
