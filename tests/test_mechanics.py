@@ -867,3 +867,27 @@ def test_an_angular_velocity_that_is_not_the_rate_of_the_orientation_is_refused(
     km = me.KanesMethod(N, q, u, kd_eqs=kd, bodies=[body])
     with pytest.raises(ld.LagdynError, match="angular velocity of B in N .* is not the rate of"):
         ld.from_mechanics(km)
+
+
+def test_a_wrong_angular_velocity_is_refused_with_rate_speeds_too() -> None:
+    # u = q̇ (the identity map), but ω is set to the rates about the body's own axes, which is
+    # not the rate of a Body-XYZ orientation: Kane's equations use this ω as given, while a
+    # Lagrangian in q built from it would be a different system, so lagdyn must refuse it
+    q = me.dynamicsymbols("q1:4")
+    u = me.dynamicsymbols("u1:4")
+    m = sp.symbols("m", positive=True)
+    N = me.ReferenceFrame("N")
+    B = N.orientnew("B", "Body", q, "XYZ")
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    kd = [qi.diff(me.dynamicsymbols._t) - ui for qi, ui in zip(q, u, strict=True)]
+    B.set_ang_vel(N, u[0] * B.x + u[1] * B.y + u[2] * B.z)
+    body = me.RigidBody("b", O, B, m, (me.inertia(B, 1, 2, 3), O))
+    km = me.KanesMethod(N, q, u, kd_eqs=kd, bodies=[body])
+    with pytest.raises(ld.LagdynError, match="angular velocity of B in N .* is not the rate of"):
+        ld.from_mechanics(km)
+    # the same body with the angular velocity of its orientation is read
+    B2 = N.orientnew("B2", "Body", q, "XYZ")
+    body2 = me.RigidBody("b2", O, B2, m, (me.inertia(B2, 1, 2, 3), O))
+    km2 = me.KanesMethod(N, q, u, kd_eqs=kd, bodies=[body2])
+    assert ld.from_mechanics(km2).M.shape == (3, 3)

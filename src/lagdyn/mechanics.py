@@ -927,7 +927,7 @@ class _Reading:
         self.q = q
         self.qd = qd
         self.sub = sub
-        #: under a general speed map, point velocities are checked against positions
+        #: point velocities are checked against positions (every model; was: general maps)
         self.check_rates = False
         self._velocities: dict[Any, sp.Matrix] = {}
         #: rolling contacts: point → (its coordinates per axis or None, v_C, first point)
@@ -1110,9 +1110,10 @@ class _Reading:
                     B = body.frame
                     w = body.frame.ang_vel_in(self.N).to_matrix(B)
                     w = self.kinematic(w, f"the angular velocity of {body.name}")
-                    if self.check_rates:
-                        w_N = B.ang_vel_in(self.N).to_matrix(self.N).xreplace(self.sub)
-                        self.check_angular_velocity(B, w_N)
+                    # every model, as for point velocities: a Lagrangian in q built from an
+                    # angular velocity that is not the orientation's rate would be wrong
+                    w_N = B.ang_vel_in(self.N).to_matrix(self.N).xreplace(self.sub)
+                    self.check_angular_velocity(B, w_N)
                     T += _dot(w, body.central_inertia.to_matrix(B) * w) / 2
             except LagdynError:
                 raise
