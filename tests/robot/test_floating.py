@@ -162,7 +162,42 @@ def test_skew_symmetry_is_exact(toy, monkeypatch):
         return rfloating.Program(prog.name, prog.inputs, prog.body, tuple(outs), prog.shape)
 
     monkeypatch.setattr(rfloating, "program", tampered)
-    assert rfloating.is_skew_symmetric(toy.base, points=1, seed=3) is False
+    assert rfloating.is_skew_symmetric(toy.base, method="sampled", points=1, seed=3) is False
+    assert rfloating.decide_skew(toy.base) is False
+
+
+def test_skew_symmetry_is_decided_on_the_programs(toy):
+    """The exact decision (expansion on the torus, no sampling): True for the toy with
+    numbers and with symbolic parameters (for every value of them), and a proof that the
+    mass matrix never reads the base pose; a wrong C is refuted (previous test)."""
+    assert toy.is_skew_symmetric() is True
+    sym = ld.robot.from_urdf(TOY, base="floating")
+    assert sym.parameters  # symbolic masses and inertias
+    assert sym.is_skew_symmetric() is True
+    assert sym.is_mass_matrix_pose_independent() is True
+    with pytest.raises(ld.LagdynError, match="method must be"):
+        rfloating.is_skew_symmetric(toy.base, method="closed")
+
+
+def test_skew_decision_is_undecided_with_a_constant_angle_and_a_wrong_c(toy, monkeypatch):
+    # a URDF rpy of 0.1 puts cos(1/10) in the programs: only that point of its circle is
+    # meant, so a residual that is nonzero elsewhere on the circle decides nothing
+    from lagdyn.robot.floating import EXAMPLE_URDF
+
+    robot = ld.robot.from_urdf(EXAMPLE_URDF, base="floating")
+    assert robot.is_skew_symmetric() is True
+    real = rfloating.program
+
+    def tampered(fc, name, **kw):
+        prog = real(fc, name, **kw)
+        if name != "C":
+            return prog
+        outs = list(prog.outputs)
+        outs[1] += prog.inputs["qd"][0]  # C[0, 1] += v_0: C + Cᵀ no longer Ṁ
+        return rfloating.Program(prog.name, prog.inputs, prog.body, tuple(outs), prog.shape)
+
+    monkeypatch.setattr(rfloating, "program", tampered)
+    assert rfloating.decide_skew(robot.base) is None
 
 
 def test_tumbling_robot_keeps_its_energy(toy_num, toy):
@@ -362,6 +397,16 @@ def test_solo12_against_pinocchio(pin):
     kernels = ["M", "bias", "forward_dynamics"]
     num = robot.lambdify({"g": 9.81}, kernels=kernels, cse=False)
     _check(pin, model, num, count=2, seed=1, kernels=kernels)
+
+
+def test_solo12_skew_symmetry_is_decided_exactly(pin):
+    """Solo12 with its own numbers (exact rationals from the URDF) and with symbolic
+    inertial parameters: Ṁ − 2C skew decided on the programs (about 1–2 s each)."""
+    path = _erd("solo_description", "solo12.urdf")
+    assert ld.robot.from_urdf(path, base="floating", parameters="numeric").is_skew_symmetric()
+    symbolic = ld.robot.from_urdf(path, base="floating")
+    assert len(symbolic.parameters) >= 100
+    assert symbolic.is_skew_symmetric() is True
 
 
 def test_go1_against_pinocchio(pin):

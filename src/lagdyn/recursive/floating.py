@@ -88,6 +88,7 @@ __all__ = [
     "FLOATING_KERNELS",
     "FLOATING_VERSION",
     "FloatingChain",
+    "decide_skew",
     "floating_key",
     "floating_program",
     "is_skew_symmetric",
@@ -724,7 +725,142 @@ def floating_key(
     return h.hexdigest()
 
 
-def is_skew_symmetric(fc: FloatingChain, *, points: int = 3, seed: int | None = None) -> bool:
+def is_skew_symmetric(
+    fc: FloatingChain, *, method: str = "exact", points: int = 3, seed: int | None = None
+) -> bool | None:
+    r"""Is :math:`\dot M - 2C` skew-symmetric? Decided on the programs (``method="exact"``).
+
+    ``method="exact"`` (the default, :func:`decide_skew`) expands the CRBA and Coriolis
+    programs on the torus of the joint angles and decides the identity
+    :math:`\dot M = C + C^T`: ``True`` and ``False`` are proofs; ``None`` where exact
+    arithmetic does not apply (floating-point or algebraically special constants in the
+    programs). ``method="sampled"`` evaluates it in rationals at ``points`` random points
+    (below); ``False`` is certain, ``True`` holds at every point drawn.
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> from lagdyn.recursive.floating import is_skew_symmetric
+    >>> from lagdyn.robot.floating import EXAMPLE_URDF
+    >>> xml = EXAMPLE_URDF.replace('rpy="0.1 0 0"', 'rpy="0 0 0"')
+    >>> is_skew_symmetric(ld.robot.from_urdf(xml, base="floating").base)
+    True
+    """
+    if method == "exact":
+        return decide_skew(fc)
+    if method != "sampled":
+        raise LagdynError(f"method must be 'exact' or 'sampled', got {method!r}")
+    return _sampled_skew(fc, points=points, seed=seed)
+
+
+def decide_skew(fc: FloatingChain) -> bool | None:
+    r"""Decide :math:`\dot M = C + C^T` for a floating base exactly, on the programs.
+
+    M (CRBA) and C (the Christoffel-consistent Coriolis matrix) read the joint values and
+    the velocities v only, never the base pose (checked: a program that reads the base
+    configuration gives ``None``). Every joint angle becomes a point (cᵢ, sᵢ) of the unit
+    circle, every velocity, parameter and prismatic joint a symbol; each statement of the
+    programs is expanded and reduced with sᵢ² = 1 − cᵢ² (the unique normal form of
+    :class:`lagdyn.recursive.proofs._Torus`), and :math:`\dot M` is taken on the
+    expanded entries by the chain rule (ċᵢ = −sᵢ v₆₊ᵢ, ṡᵢ = cᵢ v₆₊ᵢ). A zero normal form of
+    every residual is a proof (``True``); a nonzero one is a counterexample on the torus
+    (``False``), unless the programs hold constant angles (a URDF ``rpy`` such as 0.1,
+    where only that point of the circle is meant) or floats: then ``None``.
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> from lagdyn.recursive.floating import decide_skew
+    >>> from lagdyn.robot.floating import EXAMPLE_URDF
+    >>> robot = ld.robot.from_urdf(EXAMPLE_URDF.replace('rpy="0.1 0 0"', 'rpy="0 0 0"'),
+    ...                            base="floating")
+    >>> decide_skew(robot.base)
+    True
+    """
+    import symengine as se
+
+    from .proofs import _number, _run, _Torus, _UnsupportedError
+
+    M, C = program(fc, "M"), program(fc, "C")
+    ins = M.inputs
+    N = fc.nv
+    base_pose = set(ins["q"][:7])
+    circles: list[tuple[sp.Basic, sp.Basic, sp.Basic | None]] = []
+    prismatic: list[tuple[sp.Basic, sp.Basic]] = []
+    for j, link in enumerate(fc.chain.links):
+        q, rate = ins["q"][7 + j], ins["qd"][6 + j]
+        if link.joint == "revolute":
+            circles.append((sp.cos(q), sp.sin(q), rate))
+        else:
+            prismatic.append((q, rate))
+    known = {x for syms in ins.values() for x in syms}
+    angles: set[sp.Basic] = set()
+    params: set[sp.Basic] = set()
+    floats = False
+    for prog in (M, C):
+        known |= {x for x, _ in prog.body}
+        for e in [e for _, e in prog.body] + list(prog.outputs):
+            if e.free_symbols & base_pose:
+                return None
+            for a in sp.preorder_traversal(e):
+                if a.is_Float:
+                    floats = True
+                elif a.is_Symbol:
+                    params.add(a)
+                elif isinstance(a, (sp.cos, sp.sin)) and not a.args[0].free_symbols:
+                    angles.add(a.args[0])
+    if floats:
+        return None
+    circles += [(sp.cos(a), sp.sin(a), None) for a in sorted(angles, key=str)]
+    marks = [(se.Symbol(f"_ldtc{k}"), se.Symbol(f"_ldts{k}")) for k in range(len(circles))]
+    dom = _Torus(marks)
+    env: dict[sp.Basic, Any] = {x: se.Symbol(x.name) for x in params - known}
+    for (c, s_, _), (cs, ss) in zip(circles, marks):
+        env[c], env[s_] = cs, ss
+    for q, _ in prismatic:
+        env[q] = se.Symbol(q.name)
+    v = [se.Symbol(x.name) for x in ins["qd"]]
+    env.update(zip(ins["qd"], v))
+    moving = [(cs, ss, env[rate]) for (_, _, rate), (cs, ss) in zip(circles, marks) if rate]
+    slides = [(env[q], env[rate]) for q, rate in prismatic]
+
+    def rate_of(value: Any) -> Any:
+        terms = []
+        for cs, ss, w in moving:
+            terms.append(dom.mul([w, cs, value.diff(ss)]))
+            terms.append(dom.mul([se.Integer(-1), w, ss, value.diff(cs)]))
+        terms += [dom.mul([w, value.diff(q)]) for q, w in slides]
+        return dom.add(terms)
+
+    try:
+        for prog in (M, C):
+            for e in [e for _, e in prog.body] + list(prog.outputs):
+                for a in sp.preorder_traversal(e):
+                    if a.is_Number:
+                        _number(a)  # refuses what exact arithmetic cannot take
+        dM = [rate_of(x) for x in _run(M, env, dom)]
+        Cv = _run(C, env, dom)
+        zero = all(
+            dom.is_zero(
+                dom.add(
+                    [
+                        dM[i * N + j],
+                        dom.mul([se.Integer(-1), Cv[i * N + j]]),
+                        dom.mul([se.Integer(-1), Cv[j * N + i]]),
+                    ]
+                )
+            )
+            for i in range(N)
+            for j in range(i, N)
+        )
+    except _UnsupportedError:
+        return None
+    if zero:
+        return True
+    return None if angles else False
+
+
+def _sampled_skew(fc: FloatingChain, *, points: int = 3, seed: int | None = None) -> bool:
     r"""Decide :math:`\dot M - 2C` skew-symmetric on the programs, in exact arithmetic.
 
     :math:`\dot M = \sum_j \partial M/\partial q_j\,\dot q_j` (M reads the joints only) is
@@ -749,7 +885,7 @@ def is_skew_symmetric(fc: FloatingChain, *, points: int = 3, seed: int | None = 
     >>> from lagdyn.recursive.floating import is_skew_symmetric
     >>> from lagdyn.robot.floating import EXAMPLE_URDF
     >>> xml = EXAMPLE_URDF.replace('rpy="0.1 0 0"', 'rpy="0 0 0"')
-    >>> is_skew_symmetric(ld.robot.from_urdf(xml, base="floating").base, points=1)
+    >>> _sampled_skew(ld.robot.from_urdf(xml, base="floating").base, points=1)
     True
     """
     import random

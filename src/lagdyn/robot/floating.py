@@ -168,6 +168,46 @@ class FloatingRobot:
         """Every symbolic parameter (base, links, gravity), sorted by name."""
         return self.base.parameters
 
+    def is_skew_symmetric(self) -> bool | None:
+        r"""Is :math:`\dot M - 2C` skew-symmetric in v? Decided exactly on the programs.
+
+        The CRBA and Coriolis programs are expanded on the torus of the joint angles (no
+        closed form is built): ``True`` and ``False`` are proofs, ``None`` means exact
+        arithmetic does not apply (see :func:`lagdyn.recursive.floating.decide_skew`).
+        With symbolic parameters it holds for every value of them.
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> from lagdyn.robot.floating import EXAMPLE_URDF
+        >>> ld.robot.from_urdf(EXAMPLE_URDF, base="floating").is_skew_symmetric()
+        True
+        """
+        from ..recursive.floating import decide_skew
+
+        return decide_skew(self.base)
+
+    def is_mass_matrix_pose_independent(self) -> bool:
+        """Does M (its base block included) read the joint values only, never the base pose?
+
+        Decided on the CRBA program: ``True`` when no statement of it reads the base
+        position or quaternion, which proves that M — and so its 6 × 6 base block, the
+        composite inertia of the robot in base axes — is the same at every base pose.
+
+        Examples
+        --------
+        >>> import lagdyn as ld
+        >>> from lagdyn.robot.floating import EXAMPLE_URDF
+        >>> ld.robot.from_urdf(EXAMPLE_URDF, base="floating").is_mass_matrix_pose_independent()
+        True
+        """
+        from ..recursive.floating import program
+
+        prog = program(self.base, "M")
+        pose = set(prog.inputs["q"][:7])
+        exprs = [e for _, e in prog.body] + list(prog.outputs)
+        return not any(e.free_symbols & pose for e in exprs)
+
     @property
     def frame_names(self) -> tuple[str, ...]:
         """The names of the frames (the URDF's links and joints, the base).
