@@ -360,6 +360,11 @@ class PrinterMixin:
         return f"({self._one}/({prod}))"
 
 
+def code_name(s: Any) -> str:
+    """``str(s)`` of a code symbol (a plain Symbol's name without building a printer)."""
+    return str(s.name) if type(s) is sp.Symbol else str(s)
+
+
 def kernel_args(kernel: Kernel) -> list[str]:
     """Argument names of an exported function (``p`` for ``params``)."""
     return [ARG[i] for i in kernel.inputs]

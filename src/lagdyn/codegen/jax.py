@@ -11,7 +11,7 @@ from __future__ import annotations
 import sympy as sp
 from sympy.printing.numpy import JaxPrinter as _SympyJaxPrinter
 
-from .common import PrinterMixin, describe, header_lines, kernel_args, reads
+from .common import PrinterMixin, code_name, describe, header_lines, kernel_args, reads
 from .ir import CODEGEN_VERSION, Kernel, Program
 from .python import slot_symbols
 
@@ -71,7 +71,7 @@ def runtime_source(program: Program, key: str) -> str:
     ]
     for name, k in program.kernels.items():
         lines += ["", f"def {name}_x(x):", *_packed_reads(program, k)]
-        lines += [f"    {s} = {pr.doprint(e)}" for s, e in k.body]
+        lines += [f"    {code_name(s)} = {pr.doprint(e)}" for s, e in k.body]
         outs = [f"{pr.doprint(e)} + zero" for e in k.outputs]
         lines.append(f"    return jax.numpy.stack([{', '.join(outs)}])")
     lines.append("")

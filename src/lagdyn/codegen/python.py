@@ -23,7 +23,7 @@ from sympy.printing.numpy import NumPyPrinter
 from sympy.printing.pycode import PythonCodePrinter
 
 from ..errors import LagdynError
-from .common import PrinterMixin, flat_index
+from .common import PrinterMixin, code_name, flat_index
 from .ir import CODEGEN_VERSION, Kernel, Program
 
 __all__ = ["BatchPrinter", "ScalarPrinter", "batch_function", "runtime_source", "slot_symbols"]
@@ -136,7 +136,7 @@ def runtime_source(program: Program, key: str, *, single: bool = True) -> str:
         slots = slot_symbols(program, k)
         if single:
             ins = ", ".join([*(str(s) for _, syms in slots for s in syms), "t"])
-            body = [f"    {s} = {sp_.doprint(e)}" for s, e in k.body]
+            body = [f"    {code_name(s)} = {sp_.doprint(e)}" for s, e in k.body]
             # constant outputs print as floats, so one state never comes back as an int array
             printed = [
                 repr(float(e)) if sp.sympify(e).is_number else sp_.doprint(e) for e in k.outputs
@@ -165,7 +165,7 @@ def runtime_source(program: Program, key: str, *, single: bool = True) -> str:
             for i, s in enumerate(syms)
             if s in used
         ]
-        batch += [f"    {s} = {bp.doprint(e)}" for s, e in k.body]
+        batch += [f"    {code_name(s)} = {bp.doprint(e)}" for s, e in k.body]
         for idx, e in enumerate(k.outputs):
             target = "..." if not k.shape else flat_index(k.shape, idx)
             batch.append(f"    out[{target}] = {bp.doprint(e)}")
