@@ -8,7 +8,7 @@ Two kernels:
     it; the Coulomb term's derivative is 0 away from :math:`\dot q = 0`).
 ``forward_dynamics_derivatives`` (inputs ``q, qd, tau``), shape ``(n, 3n)``
     :math:`[\partial\ddot q/\partial q \mid \partial\ddot q/\partial\dot q \mid M^{-1}]`:
-    q̈ from M, h and an unrolled LDLᵀ factorization, then (Carpentier & Mansard 2018,
+    q̈ from M, h and an unrolled factorization of M, then (Carpentier & Mansard 2018,
     eq. 9) :math:`\partial\ddot q/\partial x = -M^{-1}\,\partial\tau/\partial x` with the
     derivatives of RNEA taken at the acceleration q̈ (held fixed), and :math:`M^{-1}` from
     the same factorization.
@@ -20,15 +20,16 @@ Two ways to differentiate RNEA (``method`` of :func:`derivative_program`,
     the recursive derivatives of Carpentier & Mansard (RSS 2018) in one fixed frame
     (:mod:`lagdyn.recursive.rnea_derivatives`): one pass for the composites, then one
     product of 6-vectors per entry. The forward-dynamics kernel takes M and h from the same
-    pass (q̈ = 0), solves for q̈ and adds its accelerations on.
+    pass (q̈ = 0), solves for q̈ by Featherstone's LᵀDL factorization (:func:`_ltdl`: no
+    fill-in across branches) and adds its accelerations on.
 ``"forward"``
     forward-mode differentiation of the straight-line RNEA program (:func:`tangents`: every
     intermediate gets one tangent per direction it depends on; structural zeros are never
     formed), M by CRBA.
 
 The analytical programs are the smaller ones on every arm measured (operations after the
-joint CSE, ID / FD derivatives: UR5 2,381 / 3,828 against 3,533 / 4,959 by forward mode;
-Panda 4,456 / 6,713 against 11,947 / 14,499; PUMA 560 3,029 / 4,448 against 4,642 /
+joint CSE, ID / FD derivatives: UR5 2,381 / 3,691 against 3,533 / 4,959 by forward mode;
+Panda 4,456 / 6,497 against 11,947 / 14,499; PUMA 560 3,029 / 4,312 against 4,642 /
 6,099; ``derivative_sizes`` measures them).
 
 Examples
@@ -243,9 +244,20 @@ def _outputs(
             M = _crba_into(chain, b, kin)
             h, _ = _rnea_into(chain, b, kin, qd, zero, True)
         rhs = [b.let(code["tau"][i] - h[i] - friction[i]) for i in range(n)]
-        qdd = _named(b, _ldlt_solve(b, M, rhs), "qdd")
-        # M⁻¹ by columns from the same factorization (the builder shares L and D)
-        cols = [_ldlt_solve(b, M, [sp.Integer(int(i == j)) for i in range(n)]) for j in range(n)]
+        if method == "analytical":
+            # M = Lᵀ D L with L shaped like the tree (no fill-in across branches)
+            L, Dinv = _ltdl(b, chain.parents, M)
+            qdd = _named(b, _ltdl_solve(b, chain.parents, L, Dinv, rhs), "qdd")
+            cols = [
+                _ltdl_solve(b, chain.parents, L, Dinv, [sp.Integer(int(i == j)) for i in range(n)])
+                for j in range(n)
+            ]
+        else:
+            qdd = _named(b, _ldlt_solve(b, M, rhs), "qdd")
+            # M⁻¹ by columns from the same factorization (the builder shares L and D)
+            cols = [
+                _ldlt_solve(b, M, [sp.Integer(int(i == j)) for i in range(n)]) for j in range(n)
+            ]
         Minv = [[cols[max(i, j)][min(i, j)] for j in range(n)] for i in range(n)]
         if method == "analytical":
             world.accelerate(qdd)
@@ -259,6 +271,60 @@ def _outputs(
             rows += [*rq, *rv, *Minv[i]]
         out["forward_dynamics_derivatives"] = rows
     return b, out
+
+
+def _ltdl(
+    b: _Builder, parents: Sequence[int], M: list[list[sp.Expr]]
+) -> tuple[dict[tuple[int, int], sp.Expr], list[sp.Expr]]:
+    """Featherstone's LᵀDL factorization of a tree's mass matrix, unrolled on ``b``.
+
+    ``M = Lᵀ D L`` with L unit lower triangular and ``L[k, i]`` nonzero only for ``i`` an
+    ancestor of ``k`` (the sparsity of M: no fill-in). Returns those entries by ``(k, i)``
+    and ``1/D``.
+    """
+    n = len(M)
+    A = {(i, j): M[i][j] for i in range(n) for j in range(i + 1)}
+    Dinv: list[sp.Expr] = [sp.Integer(0)] * n
+    L: dict[tuple[int, int], sp.Expr] = {}
+    for k in range(n - 1, -1, -1):
+        Dinv[k] = b.let(1 / A[(k, k)])
+        i = parents[k]
+        while i >= 0:
+            a = b.let(A[(k, i)] * Dinv[k])
+            j = i
+            while j >= 0:
+                A[(i, j)] = b.let(A[(i, j)] - a * A[(k, j)])
+                j = parents[j]
+            L[(k, i)] = a
+            i = parents[i]
+    return L, Dinv
+
+
+def _ltdl_solve(
+    b: _Builder,
+    parents: Sequence[int],
+    L: dict[tuple[int, int], sp.Expr],
+    Dinv: Sequence[sp.Expr],
+    rhs: Sequence[sp.Expr],
+) -> list[sp.Expr]:
+    """``x`` with ``Lᵀ D L x = rhs`` (:func:`_ltdl`), structural zeros kept."""
+    n = len(rhs)
+    x = list(rhs)
+    for i in range(n - 1, -1, -1):  # L⁻ᵀ
+        x[i] = b.let(x[i])
+        j = parents[i]
+        while j >= 0:
+            x[j] = x[j] - L[(i, j)] * x[i]
+            j = parents[j]
+    x = [b.let(x[i] * Dinv[i]) for i in range(n)]
+    for i in range(n):  # L⁻¹
+        j = parents[i]
+        acc = x[i]
+        while j >= 0:
+            acc -= L[(i, j)] * x[j]
+            j = parents[j]
+        x[i] = b.let(acc)
+    return x
 
 
 def derivative_program(

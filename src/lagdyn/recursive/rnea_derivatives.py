@@ -4,11 +4,17 @@ r"""The analytical derivatives of RNEA (Carpentier & Mansard, RSS 2018), world f
 at ``(q, q̇, q̈)`` as intermediates of a :class:`~lagdyn.recursive.algebra._Builder`: one
 forward pass, one backward pass of composites, then one product of 6-vectors per entry
 (O(n²), no transport of a derivative through the chain). Spatial vectors are pairs of
-3-vectors in Plücker coordinates of the base frame at its origin: a motion ``(ω, v)``, a
-force ``(n, f)``; an inertia ``(m, h, I)`` (first moment, rotational inertia about the
-origin).
+3-vectors in Plücker coordinates of one frame at its origin: a motion ``(ω, v)``, a force
+``(n, f)``; an inertia ``(m, h, I)`` (first moment, rotational inertia about the origin).
+Carpentier and Mansard (and Pinocchio) take the base frame; every quantity below is a
+product of 6-vectors, which no change of frame alters, so the pass takes the frame of a
+root link (:func:`_reference`), where that joint's angle drops out of its whole subtree
+(only gravity is rotated; for the UR5 this makes the ID derivatives 2,381 operations
+instead of 3,840).
 
-Per body k (``λ(k)`` its parent; ``S_k`` its joint's unit twist; ``I_k`` its inertia):
+Per body k (``λ(k)`` its parent; ``S_k`` its joint's unit twist; ``I_k`` its inertia; the
+derivation needs an inertial frame, the root's frame serves because each formula is a
+relation between 6-vectors that holds in any frame):
 
 - ``v_k = v_λ + S_k q̇_k``, ``ν_k = v_λ × S_k`` (= ``Ṡ_k``),
   ``a_k = a_λ + S_k q̈_k + ν_k q̇_k`` (``a_base = −g``),
@@ -330,10 +336,14 @@ class _World:
 
 
 def _reference(chain: Chain) -> int:
-    """The link whose frame the pass works in: the root when it is the only one, else the
-    base (-1)."""
+    """The link whose frame the pass works in: the root with the largest subtree (its
+    joint's angle then leaves the pass for all of that subtree)."""
+    size = [1] * chain.n
+    for k in range(chain.n - 1, -1, -1):
+        if chain.links[k].parent >= 0:
+            size[chain.links[k].parent] += size[k]
     roots = [i for i, link in enumerate(chain.links) if link.parent < 0]
-    return roots[0] if len(roots) == 1 else -1
+    return max(roots, key=lambda i: (size[i], -i))
 
 
 def _frames(
