@@ -526,13 +526,16 @@ class FloatingModel:
         (``pin.computeCentroidalMapTimeVariation(...) @ v``)."""
         return self._run("centroidal_bias", q, v)
 
-    def step(self, q: Any, v: Any, tau: Any, dt: float) -> tuple[np.ndarray, np.ndarray]:
+    def step(
+        self, q: Any, v: Any, tau: Any, dt: float, *, t: float = 0.0
+    ) -> tuple[np.ndarray, np.ndarray]:
         r"""One step of the classical Runge–Kutta method on the configuration manifold.
 
         Runge–Kutta–Munthe-Kaas (RK4 in the exponential coordinates θ of
         :math:`q(t) = q \oplus θ`, with :math:`\dot θ = \mathrm{dexp}^{-1}_θ(v)` truncated
         after :math:`\tfrac1{12}[θ, [θ, v]]`): fourth order, the quaternion of unit norm
-        at every stage, no chart singularity. ``tau`` is held over the step. Returns
+        at every stage, no chart singularity. ``tau`` is held over the step, or is a
+        callable ``tau(t, q, v)`` evaluated at each stage (times from ``t``). Returns
         ``(q_next, v_next)``.
 
         Examples
@@ -545,19 +548,21 @@ class FloatingModel:
         >>> round(float(q[2]), 6), round(float(v[2]), 6)     # ½ g t², g t
         (-0.04905, -0.981)
         """
-        tau = _real("tau", tau, self.nv)
         v0 = _real("v", v, self.nv)
         q0 = _real("q", q, self.nq)
+        law = tau if callable(tau) else None
+        held = None if callable(tau) else _real("tau", tau, self.nv)
 
-        def f(qs: np.ndarray, vs: np.ndarray) -> np.ndarray:
-            return self.forward_dynamics(qs, vs, tau)
+        def f(s: float, qs: np.ndarray, vs: np.ndarray) -> np.ndarray:
+            u = held if law is None else _real("tau(t, q, v)", law(s, qs, vs), self.nv)
+            return self.forward_dynamics(qs, vs, u)
 
-        kq, kv = [v0], [f(q0, v0)]
+        kq, kv = [v0], [f(t, q0, v0)]
         for c in (0.5, 0.5, 1.0):
             theta = c * dt * kq[-1]
             vs = v0 + c * dt * kv[-1]
             kq.append(_dexpinv(theta, vs))
-            kv.append(f(integrate(q0, theta), vs))
+            kv.append(f(t + c * dt, integrate(q0, theta), vs))
         theta = (kq[0] + 2 * kq[1] + 2 * kq[2] + kq[3]) / 6
         dv = (kv[0] + 2 * kv[1] + 2 * kv[2] + kv[3]) / 6
         return integrate(q0, theta, dt), v0 + dt * dv

@@ -12,6 +12,7 @@ Examples
 from __future__ import annotations
 
 import inspect
+import sys
 import time
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol, runtime_checkable
@@ -20,7 +21,16 @@ import numpy as np
 
 from ..codegen.binding import real_array
 from ..errors import LagdynError, ShapeError
-from .integrators import Actuation, check_energy, check_grid, initial_state, integrate
+from .integrators import (
+    MAX_STEPS,
+    Actuation,
+    Progress,
+    check_energy,
+    check_finite,
+    check_grid,
+    initial_state,
+    integrate,
+)
 from .result import SimulationResult
 
 __all__ = ["DynamicsModel", "simulate"]
@@ -54,8 +64,15 @@ class DynamicsModel(Protocol):
         """E of shape ``(...)``."""
 
 
+def _is_floating(num: Any) -> bool:
+    """A floating-base numeric model (nq ≠ nv, a manifold step): duck-typed, since the
+    simulation layer sits below ``robot/``."""
+    return all(hasattr(num, a) for a in ("nq", "nv", "step", "integrate", "energy"))
+
+
 def _as_model(model: Any, params: Mapping[Any, float] | None) -> Any:
-    if hasattr(model, "forward_dynamics") and hasattr(model, "energy") and hasattr(model, "n"):
+    numeric = hasattr(model, "forward_dynamics") and hasattr(model, "energy")
+    if numeric and (hasattr(model, "n") or _is_floating(model)):
         if params is not None:
             raise LagdynError(
                 "params= applies to a LagrangianSystem; this model is already numeric "
@@ -195,6 +212,19 @@ def simulate(
     """
     started = time.perf_counter()
     num = _as_model(model, params)
+    if _is_floating(num):
+        return _simulate_floating(
+            num,
+            x0,
+            t,
+            tau=tau,
+            method=method,
+            substeps=substeps,
+            dt=dt,
+            phi=phi,
+            progress=progress,
+            started=started,
+        )
     n = int(num.n)
     x = initial_state(x0, n)
     grid = check_grid(t, dt, x.size)  # the states' size bounded before anything runs
@@ -265,6 +295,128 @@ def simulate(
         method=method,
         names=_names(num, n),
         steps=int(steps),
+        wall_time=time.perf_counter() - started,
+    )
+
+
+def _simulate_floating(
+    num: Any,
+    x0: Any,
+    t: Any,
+    *,
+    tau: Any,
+    method: str,
+    substeps: int,
+    dt: float | None,
+    phi: Callable[[np.ndarray], Any] | None,
+    progress: bool | None,
+    started: float,
+) -> SimulationResult:
+    r""":func:`simulate` for a floating base: RK4 on the configuration manifold.
+
+    ``x0 = [q, v]`` of shape ``(..., nq + nv)`` (q with the base quaternion, v the base
+    twist in the base frame and the joint rates); each step is the model's
+    Runge–Kutta–Munthe-Kaas ``step`` (q moves by ``q ⊕ θ``, the quaternion stays of unit
+    norm), τ of shape ``(..., nv)`` is constant, over time or a feedback ``tau(t, q, v)``
+    evaluated at every stage. The result holds ``q (..., n_t, nq)`` and ``qd = v
+    (..., n_t, nv)``; the energy balance is checked as for any model (the power is vᵀτ).
+
+    Examples
+    --------
+    >>> import numpy as np, lagdyn as ld
+    >>> from lagdyn.robot.floating import EXAMPLE_URDF
+    >>> robot = ld.robot.from_urdf(EXAMPLE_URDF, base="floating", parameters="numeric")
+    >>> num = robot.lambdify({"g": 9.81}, kernels=["forward_dynamics", "energy"])
+    >>> x0 = np.concatenate([robot.neutral(), np.zeros(9)])
+    >>> res = ld.simulate(num, x0, 0.2, dt=0.01)
+    >>> res.q.shape, res.qd.shape, round(float(res.q[-1, 2]), 4)     # falls ½ g t²
+    ((21, 10), (21, 9), -0.1962)
+    """
+    if method != "rk4":
+        raise LagdynError(
+            f"simulate: a floating base is integrated on its configuration manifold by "
+            f"method='rk4' (Runge–Kutta–Munthe-Kaas, the quaternion kept of unit norm); "
+            f"got method={method!r}"
+        )
+    if not isinstance(substeps, int) or substeps < 1:
+        raise LagdynError(f"substeps must be a positive integer, got {substeps!r}")
+    nq, nv = int(num.nq), int(num.nv)
+    x = real_array("x0", x0)
+    if x.dtype.kind not in "fiu" or x.ndim == 0 or x.shape[-1] != nq + nv:
+        raise ShapeError(
+            f"x0 has shape {x.shape}; expected (..., nq + nv) = (..., {nq + nv}) holding "
+            f"[q, v] with q = base position, quaternion x y z w, joints ({nq}) and v = base "
+            f"linear and angular velocity in the base frame, joint rates ({nv})"
+        )
+    x = np.array(x, dtype=float)
+    if not np.all(np.isfinite(x)):
+        raise LagdynError("x0 contains NaN or infinite values")
+    grid = check_grid(t, dt, x.size)
+    batch = tuple(x.shape[:-1])
+    tau_src = Actuation(tau, grid, nv, batch)
+    q, v = x[..., :nq].copy(), x[..., nq:].copy()
+    qs = np.empty((grid.shape[0], *q.shape))
+    vs = np.empty((grid.shape[0], *v.shape))
+    qs[0], vs[0] = q, v
+    total = (grid.shape[0] - 1) * substeps
+    if total > MAX_STEPS:
+        raise LagdynError(
+            f"simulate: {grid.shape[0] - 1} grid intervals × {substeps} substeps are {total} "
+            f"steps, above the limit of {MAX_STEPS} (lagdyn.simulation.MAX_STEPS): take "
+            "fewer substeps, or simulate in pieces"
+        )
+    if progress is None:
+        progress = total > 10_000 and sys.stderr.isatty()
+    bar = Progress(total, bool(progress), "lagdyn rk4 (floating base)")
+    done = 0
+    try:
+        for k in range(grid.shape[0] - 1):
+            t0 = float(grid[k])
+            h = (float(grid[k + 1]) - t0) / substeps
+            for s_ in range(substeps):
+                q, v = num.step(q, v, tau_src, h, t=t0 + s_ * h)
+            check_finite(q, v, t0, float(grid[k + 1]), substeps)
+            qs[k + 1], vs[k + 1] = q, v
+            done += substeps
+            bar.update(done)
+    finally:
+        bar.close()
+    energy = np.asarray(num.energy(qs, vs), dtype=float)
+    kinetic = energy - np.asarray(num.energy(qs, np.zeros_like(vs)), dtype=float)
+    taus = np.empty_like(vs)
+    for k, tk in enumerate(grid):
+        taus[k] = tau_src(float(tk), qs[k], vs[k])
+    work = None if tau_src.is_zero else _work(grid, vs, taus, None)
+    check_energy(method, energy, kinetic, work, grid, substeps)
+    phis = None
+    if phi is not None:
+        phis = real_array("phi(q)", phi(qs)).astype(float)
+        if phis.ndim == qs.ndim - 1:
+            phis = phis[..., None]
+    lead = qs.ndim - 2
+
+    def batch_first(a: np.ndarray, trailing: int) -> np.ndarray:
+        return np.moveaxis(a, 0, a.ndim - 1 - trailing) if lead else a
+
+    joints = tuple(getattr(getattr(num, "robot", None), "joint_names", ())) or tuple(
+        f"q{i}" for i in range(nq - 7)
+    )
+    return SimulationResult(
+        t=grid,
+        q=batch_first(qs, 1),
+        qd=batch_first(vs, 1),
+        energy=np.moveaxis(energy, 0, -1) if lead else energy,
+        kinetic=np.moveaxis(kinetic, 0, -1) if lead else kinetic,
+        tau=batch_first(taus, 1),
+        phi=None if phis is None else batch_first(phis, 1),
+        method=method,
+        names=("base_x", "base_y", "base_z", "quat_x", "quat_y", "quat_z", "quat_w", *joints),
+        velocity_names=(
+            *(f"base_v{a}" for a in "xyz"),
+            *(f"base_w{a}" for a in "xyz"),
+            *(f"{j}_d" for j in joints),
+        ),
+        steps=(grid.shape[0] - 1) * substeps,
         wall_time=time.perf_counter() - started,
     )
 

@@ -147,12 +147,13 @@ class Actuation:
         if arr.dtype.kind not in "fiu":
             raise ShapeError(f"tau(t, q, qd) returned a non-real value of dtype {arr.dtype}")
         arr = arr.astype(float, copy=False)
-        if arr.ndim == 0 or arr.shape[-1] != self.n or not broadcasts(arr.shape, q.shape):
+        shape = (*q.shape[:-1], self.n)  # q.shape, or (..., nv) for a floating base
+        if arr.ndim == 0 or arr.shape[-1] != self.n or not broadcasts(arr.shape, shape):
             raise ShapeError(
                 f"tau(t, q, qd) returned shape {arr.shape}; expected (..., {self.n}) "
-                f"broadcasting to the state shape {q.shape}"
+                f"broadcasting to the state shape {shape}"
             )
-        return np.broadcast_to(arr, q.shape)
+        return np.broadcast_to(arr, shape)
 
     def _interp(self, time: float) -> np.ndarray:
         assert self.series is not None

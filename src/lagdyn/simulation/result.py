@@ -134,6 +134,9 @@ class SimulationResult:
     steps: int = 0
     wall_time: float = 0.0
     Q: np.ndarray | None = None
+    #: names of the velocity coordinates when they are not the rates of ``names`` (a
+    #: floating base: q holds a quaternion, qd the base twist in the base frame)
+    velocity_names: tuple[str, ...] = ()
 
     def __repr__(self) -> str:
         return (
@@ -242,6 +245,7 @@ class SimulationResult:
             names=self.names,
             steps=self.steps,
             wall_time=self.wall_time,
+            velocity_names=self.velocity_names,
         )
 
     def report(self) -> SimulationReport:
@@ -295,18 +299,21 @@ class SimulationResult:
         if self.batch_shape:
             cols["member"] = np.repeat(np.arange(members), n_t)
         cols["t"] = np.tile(self.t, members)
+        nv = int(self.qd.shape[-1])
+        rates = self.velocity_names if self.velocity_names else tuple(f"{x}_d" for x in self.names)
+        forces_of = self.velocity_names if self.velocity_names else self.names
         q = self.q.reshape(members * n_t, n)
-        qd = self.qd.reshape(members * n_t, n)
-        tau = self.tau.reshape(members * n_t, n)
+        qd = self.qd.reshape(members * n_t, nv)
+        tau = self.tau.reshape(members * n_t, nv)
         for i, name in enumerate(self.names):
             cols[name] = q[:, i]
-        for i, name in enumerate(self.names):
-            cols[f"{name}_d"] = qd[:, i]
-        for i, name in enumerate(self.names):
+        for i, name in enumerate(rates):
+            cols[name] = qd[:, i]
+        for i, name in enumerate(forces_of):
             cols[f"tau_{name}"] = tau[:, i]
         if self.Q is not None:
-            forces = self.Q.reshape(members * n_t, n)
-            for i, name in enumerate(self.names):
+            forces = self.Q.reshape(members * n_t, nv)
+            for i, name in enumerate(forces_of):
                 cols[f"Q_{name}"] = forces[:, i]
         cols["energy"] = self.energy.reshape(-1)
         cols["passivity_residual"] = self.passivity_residual.reshape(-1)
