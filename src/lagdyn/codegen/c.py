@@ -14,11 +14,19 @@ from string import Template
 import sympy as sp
 from sympy.printing.c import C99CodePrinter
 
+from ..errors import LagdynError
 from .common import PrinterMixin, describe, header_lines, kernel_args, prod, reads
 from .ir import HEADER, Kernel, Program
 from .python import slot_symbols
 
-__all__ = ["RUNTIME_VERSION", "CPrinter", "export_files", "runtime_source"]
+__all__ = [
+    "RUNTIME_VERSION",
+    "SOA_LANES",
+    "CPrinter",
+    "export_files",
+    "runtime_source",
+    "soa_functions",
+]
 
 #: Bumped whenever the runtime module's C changes for the same program (part of the C
 #: backend's cache key, so that a cached module built from older C is not loaded).
@@ -204,12 +212,82 @@ def _state_body(program: Program, k: Kernel, pr: CPrinter) -> list[str]:
     return out
 
 
-def runtime_source(program: Program, key: str, *, simd: bool) -> tuple[str, str]:
+#: States per block of the struct-of-arrays entry (:func:`soa_functions`).
+SOA_LANES = 8
+
+
+def soa_functions(program: Program, k: Kernel, pr: CPrinter) -> tuple[list[str], str]:
+    """Opt-in batch entry of one kernel that evaluates blocks of states in vector lanes.
+
+    ``ld_<name>_soa(N, q, qd, x, out)`` takes the arrays of the batched entry (one state a
+    row, every slot the kernel reads given in full: ``n`` values a state; ``out``:
+    ``size`` a state) and evaluates :data:`SOA_LANES` states at a time: each block is
+    copied into local columns (struct of arrays; a last partial block repeats its first
+    state), the per-state body, forced inline, runs in an ``omp simd`` loop over the block
+    with unit-stride loads and stores, and the results are copied back. A large body in
+    the row-per-state loop is not vectorized by the compiler; this one is, and the copies
+    stay in L1. Kernels that read ``params`` or ``t`` are refused. Returns the C lines
+    and the cffi ``cdef`` line.
+    """
+    slots = slot_symbols(program, k)
+    used = k.used_symbols()
+    if any(s in used for s in slots[3][1]) or program.t in used:
+        raise LagdynError(f"kernel {k.name!r} reads params or t: no struct-of-arrays entry")
+    n, L, size = program.n, SOA_LANES, prod(k.shape)
+    x = slots[2][0]
+    read = [slot for slot, syms in slots[:3] if any(s in used for s in syms)]
+    lines = [
+        f"LD_INLINE void {k.name}_soa_state(const double *q, const double *qd, "
+        f"const double *{x}, double *out) {{"
+    ]
+    lines += [
+        f"    const double {s} = {slot}[{i * L}];"
+        for slot, syms in slots[:3]
+        for i, s in enumerate(syms)
+        if s in used
+    ]
+    lines.append(f"    (void)q; (void)qd; (void){x};")
+    lines += [f"    const double {s} = {pr.doprint(e)};" for s, e in k.body]
+    lines += [f"    out[{i * L}] = {pr.doprint(e)};" for i, e in enumerate(k.outputs)]
+    sig = (
+        f"void ld_{k.name}_soa(long N, const double *q, const double *qd, const double *{x}, "
+        "double *out)"
+    )
+    local = {slot: f"b_{slot} + j" if slot in read else "0" for slot, _ in slots[:3]}
+    lines += [
+        "}",
+        sig + " {",
+        *(f"    double b_{slot}[{n * L}];" for slot in read),
+        f"    double b_out[{size * L}];",
+        f"    for (long k0 = 0; k0 < N; k0 += {L}) {{",
+        f"        const long w = N - k0 < {L} ? N - k0 : {L};",
+        f"        for (long j = 0; j < {L}; ++j) {{",
+        "            const long s = k0 + (j < w ? j : 0);",
+        f"            for (long i = 0; i < {n}; ++i) {{",
+        *(f"                b_{slot}[i * {L} + j] = {slot}[s * {n} + i];" for slot in read),
+        "            }",
+        "        }",
+        "#pragma omp simd",
+        f"        for (long j = 0; j < {L}; ++j)",
+        f"            {k.name}_soa_state({local['q']}, {local['qd']}, {local[x]}, b_out + j);",
+        "        for (long j = 0; j < w; ++j)",
+        f"            for (long i = 0; i < {size}; ++i)",
+        f"                out[(k0 + j) * {size} + i] = b_out[i * {L} + j];",
+        "    }",
+        "}",
+    ]
+    return lines, sig + ";"
+
+
+def runtime_source(
+    program: Program, key: str, *, simd: bool, soa: tuple[str, ...] = ()
+) -> tuple[str, str]:
     """C99 source of the runtime module (unsealed) and its cffi ``cdef``.
 
     The batched loop reads ``q`` and ``qd`` densely (row stride n, a compile-time
     constant, which lets gcc vectorize it); the third vector, ``params`` and ``t``
-    carry a row stride (0 when broadcast).
+    carry a row stride (0 when broadcast). The kernels named in ``soa`` also get the
+    struct-of-arrays entry of :func:`soa_functions` (opt-in; nothing else changes).
 
     Examples
     --------
@@ -244,6 +322,9 @@ def runtime_source(program: Program, key: str, *, simd: bool) -> tuple[str, str]
             "#pragma omp declare simd notinbranch",
             "double cos(double);",
         ]
+    unknown = sorted(set(soa) - set(program.kernels))
+    if unknown:
+        raise LagdynError(f"soa names kernels the program does not have: {', '.join(unknown)}")
     cdef = []
     for name, k in program.kernels.items():
         slots = slot_symbols(program, k)
@@ -271,6 +352,10 @@ def runtime_source(program: Program, key: str, *, simd: bool) -> tuple[str, str]
         )
         src.append(_KERNEL.substitute(fields))
         cdef.append(_CDEF.substitute(fields))
+        if name in soa:
+            lines, sig = soa_functions(program, k, pr)
+            src += lines
+            cdef.append(sig)
     if not program.vector("params"):  # one-state CPython entry points
         src.append(_FAST_PRELUDE.substitute(n=n))
         entries = []

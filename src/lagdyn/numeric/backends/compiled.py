@@ -195,6 +195,33 @@ class CKernels(Kernels):
             self.threads,
         )
 
+    @property
+    def soa_names(self) -> frozenset[str]:
+        """The kernels with a struct-of-arrays entry (the backend's ``soa`` option)."""
+        return frozenset(k for k in self.kernel_names if hasattr(self.lib, f"ld_{k}_soa"))
+
+    def batch_soa(
+        self, name: str, q: np.ndarray, qd: np.ndarray, x: np.ndarray, out: np.ndarray
+    ) -> None:
+        """The kernel's struct-of-arrays entry (:func:`lagdyn.codegen.c.soa_functions`):
+        the states of ``q``, ``qd``, ``x`` (B, n) into ``out`` (B, size), all C-contiguous
+        float64, one state a row."""
+        B = out.shape[0]
+        for a in (q, qd, x, out):
+            if a.dtype != np.float64 or not a.flags.c_contiguous or a.shape[0] != B:
+                raise LagdynError(
+                    f"batch_soa: arrays must be C-contiguous float64 with {B} rows, got "
+                    f"{a.dtype} {a.shape}"
+                )
+        ffi = self.ffi
+        getattr(self.lib, f"ld_{name}_soa")(
+            B,
+            ffi.from_buffer("double[]", q),
+            ffi.from_buffer("double[]", qd),
+            ffi.from_buffer("double[]", x),
+            ffi.from_buffer("double[]", out, require_writable=True),
+        )
+
     def single_functions(self) -> dict[str, Callable[..., Any]]:
         return dict(self._single)
 
@@ -314,6 +341,9 @@ class CBackend(Backend):
         lose more to spin-waiting threads than they gain; ask for ``threads=2`` (or
         ``0`` for OpenMP's default, all cores or ``OMP_NUM_THREADS``) on an idle
         machine. Batches under 16384 states always run on one thread.
+    soa : tuple of str, optional
+        Kernels that also get a struct-of-arrays batch entry (opt-in, see
+        :func:`lagdyn.codegen.c.soa_functions`), called by :meth:`CKernels.batch_soa`.
 
     Examples
     --------
@@ -328,6 +358,7 @@ class CBackend(Backend):
         self, program: ProgramFactory, key: str, cache: DiskCache | None, **options: Any
     ) -> Kernels:
         threads = options.pop("threads", 1)
+        soa = tuple(options.pop("soa", ()))
         no_options(self.name, options)
         try:
             import cffi  # noqa: F401  (missing cffi fails early, before the cache)
@@ -337,6 +368,8 @@ class CBackend(Backend):
         if nthreads < 0:
             raise LagdynError(f"threads must be ≥ 0, got {threads!r}")
         fingerprint = f"{_toolchain_fingerprint()}|c-runtime-{ccode.RUNTIME_VERSION}"
+        if soa:
+            fingerprint += f"|soa-{ccode.SOA_LANES}:{','.join(soa)}"
         key = hashlib.sha256(f"{key}|{fingerprint}".encode()).hexdigest()
         modname = f"_lagdyn_c_{key[:24]}"
         suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
@@ -345,7 +378,7 @@ class CBackend(Backend):
             if hit is not None:
                 return CKernels(hit[0], hit[1], nthreads)
         cflags, lflags, simd = _probe_flags()
-        body, cdef = ccode.runtime_source(program(), key, simd=simd)
+        body, cdef = ccode.runtime_source(program(), key, simd=simd, soa=soa)
         source = seal(body, "//")
         with cache.build_dir() if cache is not None else build_directory() as tmp:
             built, data, seconds = _compile_module(
