@@ -11,12 +11,18 @@ q ⊕ v dt), the impact when the feet reach the ground (``contact_impulse``: pla
 feet stop, the impulse per foot printed; the kinetic energy lost is printed), and the
 stance after it (``contact_dynamics`` with Baumgarte stabilisation on the touchdown points)
 until the weight is carried again. With matplotlib, the base height and the total vertical
-contact force are drawn to ``quadruped_contacts.png`` in OUTDIR.
+contact force are drawn to ``quadruped_contacts.png`` in OUTDIR, and the drop is animated
+(side view: the base and each leg's hip, knee and foot from the generated frame
+placements, ``model.frame_placement``; a frame every 10 ms, 61 frames at 25 fps) to
+``quadruped_contacts.gif`` with matplotlib's pillow writer. An existing file of either name
+is left alone (nothing is overwritten).
 
 Usage: ``python examples/quadruped_contacts.py [OUTDIR]`` (default ``.``).
 """
 
+import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -75,6 +81,8 @@ dt, height = 5e-4, 0.05
 q, v = q0.copy(), np.zeros(solo.nv)
 q[2] += height
 t, log = 0.0, []
+every = 20  # a frame of the animation every 20 steps (10 ms)
+frames = [q.copy()]
 while True:  # flight: free-floating dynamics until a foot reaches the ground
     zf = min(num.frame_placement(q, f)[1][2] for f in FEET)
     if zf <= 0:
@@ -83,6 +91,8 @@ while True:  # flight: free-floating dynamics until a foot reaches the ground
     q = integrate(q, v, dt)
     t += dt
     log.append((t, q[2], 0.0))
+    if len(log) % every == 0:
+        frames.append(q.copy())
 vz = feet.jacobian(q) @ v
 print(f"touchdown after {t:.3f} s (free fall: {np.sqrt(2 * height / 9.81):.3f} s), feet at")
 print(f"  {np.round(vz[2::3], 4)} m/s (z); base at {v[2]:+.4f} m/s")
@@ -107,6 +117,8 @@ while t < stance:  # stance: four point contacts, Baumgarte on the touchdown poi
     t += dt
     fz.append(lam[2::3])
     log.append((t, q[2], lam[2::3].sum()))
+    if len(log) % every == 0:
+        frames.append(q.copy())
 fz = np.array(fz)
 drift = max(np.linalg.norm(num.frame_placement(q, f)[1] - p) for f, p in zip(FEET, anchors))
 print(
@@ -120,13 +132,23 @@ print(
 print(f"done in {time.perf_counter() - start:.1f} s")
 
 try:
-    import matplotlib.pyplot as plt
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import animation
+    from matplotlib.figure import Figure
+
+    from lagdyn.errors import LagdynError
+    from lagdyn.plot import save_figure
 except ImportError:
+    print("matplotlib is not installed: no plot, no animation")
     sys.exit(0)
+
 out = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(".")
 out.mkdir(parents=True, exist_ok=True)
 tt, zz, ff = np.array(log).T
-fig, (ax1, ax2) = plt.subplots(2, 1, sharex=True, figsize=(6, 5))
+fig = Figure(figsize=(6, 5))
+ax1, ax2 = fig.subplots(2, 1, sharex=True)
 ax1.plot(tt, zz, label="base height")
 ax1.axhline(q0[2], color="gray", ls=":", label="standing")
 ax1.set_ylabel("m")
@@ -139,5 +161,47 @@ ax2.set_ylim(0, 3 * mass * 9.81)
 ax2.legend()
 fig.suptitle("Solo12 dropped from 5 cm onto four point contacts")
 fig.tight_layout()
-fig.savefig(out / "quadruped_contacts.png", dpi=100)
-print("wrote", out / "quadruped_contacts.png")
+try:  # save_figure refuses to replace an existing file
+    print("wrote", save_figure(fig, out / "quadruped_contacts.png", dpi=100))
+except LagdynError as exc:
+    print(f"plot not written: {exc}")
+
+# --- the animation: side view (x, z) of the base and the legs ------------------------------
+LEGS = [[f"{leg}_{part}" for part in ("HFE", "KFE", "FOOT")] for leg in ("FL", "FR", "HL", "HR")]
+pts = np.array([[[num.frame_placement(qk, f)[1] for f in leg] for leg in LEGS] for qk in frames])
+gif = out / "quadruped_contacts.gif"
+if gif.exists() or gif.is_symlink():
+    print(f"animation not written: {gif} exists")
+    sys.exit(0)
+fig = Figure(figsize=(4, 2.6))
+ax = fig.add_axes((0.02, 0.02, 0.96, 0.86))
+ax.set_aspect("equal")
+ax.set_xlim(pts[..., 0].min() - 0.05, pts[..., 0].max() + 0.05)
+ax.set_ylim(-0.03, pts[..., 2].max() + 0.05)
+ax.set_xticks([])
+ax.set_yticks([])
+ax.axhline(0.0, color="0.5", lw=1.5)  # the ground
+fig.suptitle("Solo12 dropped from 5 cm (side view)", fontsize="medium")
+(body,) = ax.plot([], [], lw=4, color="0.2", solid_capstyle="round")
+legs = [
+    ax.plot([], [], "-o", lw=2, ms=3, color="C0" if leg[0][1] == "L" else "C1")[0] for leg in LEGS
+]
+clock = ax.text(0.02, 0.95, "", transform=ax.transAxes, fontsize="small", va="top")
+writer = animation.PillowWriter(fps=25)  # 10 ms a frame: slow motion, 0.4 × real time
+# drawn in a new temporary folder beside the target, then linked to it (os.link never
+# replaces a file that appeared meanwhile)
+with tempfile.TemporaryDirectory(prefix=".quadruped_contacts-", dir=out) as tmp:
+    drawn = Path(tmp) / gif.name
+    with writer.saving(fig, str(drawn), dpi=80):
+        for k, xyz in enumerate(pts):
+            hips = xyz[:, 0]  # the hip flexion joints: front left, front right, hind ...
+            body.set_data([hips[0, 0], hips[2, 0]], [hips[0, 2], hips[2, 2]])
+            for line, leg in zip(legs, xyz):
+                line.set_data(leg[:, 0], leg[:, 2])
+            clock.set_text(f"t = {k * every * dt:.2f} s")
+            writer.grab_frame()
+    try:
+        os.link(drawn, gif)
+        print(f"wrote {gif} ({len(pts)} frames, {gif.stat().st_size / 1e3:.0f} kB)")
+    except FileExistsError:
+        print(f"animation not written: {gif} exists")
