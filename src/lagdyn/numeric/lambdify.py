@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Any, Literal
@@ -21,6 +22,31 @@ __all__ = ["derivative_model", "derivative_plan", "lambdify", "plan_program"]
 log = logging.getLogger("lagdyn")
 
 BackendName = Literal["numpy", "c", "numba", "jax"]
+
+#: The last programs built in this process, by their backend-independent key: a model
+#: lambdified for a second backend (or again without the disk cache) reuses its program
+#: instead of deriving and CSE-ing it again. Programs are not changed after they are built.
+_PROGRAMS: OrderedDict[str, Program] = OrderedDict()
+_PROGRAMS_KEPT = 4
+
+
+def _remembered(key: str, make: Callable[[], Program]) -> Callable[[], Program]:
+    """``make``, its program kept in :data:`_PROGRAMS` under ``key``."""
+
+    def program() -> Program:
+        prog = _PROGRAMS.get(key)
+        if prog is None:
+            prog = make()
+            _PROGRAMS[key] = prog
+            while len(_PROGRAMS) > _PROGRAMS_KEPT:
+                _PROGRAMS.popitem(last=False)
+        else:
+            _PROGRAMS.move_to_end(key)
+        return prog
+
+    return program
+
+
 RouteName = Literal["recursive", "closed"]
 
 
@@ -107,6 +133,10 @@ def lambdify(
     be = backends.get(backend)
     chosen, key, program = plan_program(system, binding, be.name, route, forward)
     assert key is not None  # plan_program is keyed by default
+    # the program does not depend on the backend: the same key for every backend
+    memo_key = plan_program(system, binding, "", chosen, forward)[1]
+    assert memo_key is not None
+    program = _remembered(memo_key, program)
 
     disk = DiskCache(cache_dir) if cache else None
     # a cache hit needs no program: entries only exist for bindings that passed its checks
