@@ -287,7 +287,9 @@ def runtime_source(
     The batched loop reads ``q`` and ``qd`` densely (row stride n, a compile-time
     constant, which lets gcc vectorize it); the third vector, ``params`` and ``t``
     carry a row stride (0 when broadcast). The kernels named in ``soa`` also get the
-    struct-of-arrays entry of :func:`soa_functions` (opt-in; nothing else changes).
+    struct-of-arrays entry of :func:`soa_functions` (opt-in; nothing else changes), and
+    their row entries evaluate one state through it (one block), so that the large body
+    is compiled once.
 
     Examples
     --------
@@ -329,7 +331,18 @@ def runtime_source(
     for name, k in program.kernels.items():
         slots = slot_symbols(program, k)
         x = slots[2][0]
-        src += _state_body(program, k, pr)
+        if name in soa:  # the body once, vectorized; the row entries call it per state
+            lines, sig = soa_functions(program, k, pr)
+            src += [
+                *lines,
+                f"static void {name}_state(const double *q, const double *qd, const double *{x}, "
+                "const double *params, double t, double *out) {",
+                f"    (void)params; (void)t; ld_{name}_soa(1, q, qd, {x}, out);",
+                "}",
+            ]
+            cdef.append(sig)
+        else:
+            src += _state_body(program, k, pr)
         args = ", ".join([*(f"double {s}" for _, syms in slots for s in syms), "double t"])
         vecs = "\n".join(
             f"    const double {slot}[{len(syms)}] = {{{', '.join(map(str, syms))}}};"
@@ -352,10 +365,6 @@ def runtime_source(
         )
         src.append(_KERNEL.substitute(fields))
         cdef.append(_CDEF.substitute(fields))
-        if name in soa:
-            lines, sig = soa_functions(program, k, pr)
-            src += lines
-            cdef.append(sig)
     if not program.vector("params"):  # one-state CPython entry points
         src.append(_FAST_PRELUDE.substitute(n=n))
         entries = []
