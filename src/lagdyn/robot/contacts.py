@@ -43,6 +43,7 @@ array([ 0.  , -0.1 , -0.25])
 from __future__ import annotations
 
 import difflib
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -167,11 +168,14 @@ class FrameKernels:
             return frames_program(base.chain if fixed else base, frames, values)
 
         opts = dict(model.build_options)
+        if fused and be.name == "c":  # states as columns: the kernel vectorizes across them
+            opts["soa"] = ("contact_dynamics",)
         cache, cache_dir = opts.pop("cache", True), opts.pop("cache_dir", None)
         from ..codegen.cache import DiskCache
 
         disk = DiskCache(cache_dir) if cache else None
         self._kernels = be.build(make, key, disk, **opts)
+        self._pool: Any = None  # the threads of a batch split across them, made once
         F, nv = self.count, self.nv
         self._shapes = {
             "frame_placement": (F, 12),
@@ -199,20 +203,29 @@ class FrameKernels:
         shape = self._shapes[name]
         out = np.empty((B, *shape))
         p, t = np.zeros((1, 0)), np.zeros((1, 1))
-        threads = int(getattr(self._kernels, "threads", 1) or 1)
-        if threads > 1 and 1024 <= B < 16384:  # the C loop's own OpenMP starts at 16384
-            from concurrent.futures import ThreadPoolExecutor
+        kernels = self._kernels
+        # the C backend's struct-of-arrays entry (blocks of states in vector lanes) when
+        # built with one; it has no OpenMP loop of its own
+        soa = name in getattr(kernels, "soa_names", ())
+        batch_soa = getattr(kernels, "batch_soa", None)
+        threads = int(getattr(kernels, "threads", 1) or 1)
 
+        def part(a: int, z: int) -> None:  # cffi calls C without the GIL
+            if soa and batch_soa is not None:
+                batch_soa(name, flat[0][a:z], flat[1][a:z], flat[2][a:z], out[a:z])
+            else:
+                kernels.batch(name, flat[0][a:z], flat[1][a:z], flat[2][a:z], p, t, out[a:z])
+
+        # the C loop's own OpenMP starts at 16384 states
+        if threads > 1 and B >= 1024 and (soa or B < 16384):
             cuts = [B * k // threads for k in range(threads + 1)]
+            if self._pool is None:
+                from concurrent.futures import ThreadPoolExecutor
 
-            def part(k: int) -> None:  # cffi calls C without the GIL
-                a, z = cuts[k], cuts[k + 1]
-                self._kernels.batch(name, flat[0][a:z], flat[1][a:z], flat[2][a:z], p, t, out[a:z])
-
-            with ThreadPoolExecutor(threads) as pool:
-                list(pool.map(part, range(threads)))
+                self._pool = ThreadPoolExecutor(threads)
+            list(self._pool.map(part, cuts[:-1], cuts[1:]))
         else:
-            self._kernels.batch(name, flat[0], flat[1], flat[2], p, t, out)
+            part(0, B)
         return out.reshape((*batch, *shape))
 
     def placement(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -364,13 +377,20 @@ class Contacts:
         self.model = model
         self.reference = reference
         self.contacts = _parse_contacts(model.robot, contacts)
-        names = list(dict.fromkeys(n for n, _ in self.contacts))
-        self.frames = FrameKernels(model, names)
-        self._index = self.frames.index
         self.nv = model.nv
         self.m = sum(d for _, d in self.contacts)
         self.fused = bool(fused)
         self._fused: FrameKernels | None = None
+
+    @functools.cached_property
+    def frames(self) -> FrameKernels:
+        """The contact frames' generated placements, Jacobians and drifts (built on first
+        use: the fused kernel of :meth:`dynamics` does not need them)."""
+        return FrameKernels(self.model, list(dict.fromkeys(n for n, _ in self.contacts)))
+
+    @property
+    def _index(self) -> dict[str, int]:
+        return self.frames.index
 
     def __repr__(self) -> str:
         inner = ", ".join(f"{n!r}: {d}" for n, d in self.contacts)
@@ -596,12 +616,17 @@ class Contacts:
             self._fused = FrameKernels(
                 self.model, [], contacts=self.contacts, reference=self.reference
             )
-        out = self._fused._run("contact_dynamics", q, v, tau)
         n, m = self.nv, self.m
         # the multipliers' pivots relative to their diagonal before the other multipliers
         # were eliminated: a collapse is a (nearly) dependent row, as _check_rank's test
-        ratio = out[..., n + m :]
-        bad = ~(np.isfinite(out).all(axis=-1) & (np.min(ratio, axis=-1) > 1e-12))
+        out = self._fused._run("contact_dynamics", q, v, tau)
+        flat = out.reshape(-1, out.shape[-1])
+        # column by column: numpy's reductions over a short last axis cost ~0.1 µs a state
+        worst = flat[:, n + m]
+        for k in range(n + m + 1, n + 2 * m):
+            worst = np.minimum(worst, flat[:, k])
+        finite = np.isfinite(flat @ np.ones(flat.shape[-1]))  # NaN or ±inf anywhere
+        bad = ~((worst > 1e-12) & finite).reshape(out.shape[:-1])
         out = out[..., : n + m]
         if bad.any():
             shape = out.shape[:-1]
