@@ -45,6 +45,7 @@ from __future__ import annotations
 import difflib
 import functools
 import math
+import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -208,7 +209,9 @@ class FrameKernels:
         # built with one; it has no OpenMP loop of its own
         soa = name in getattr(kernels, "soa_names", ())
         batch_soa = getattr(kernels, "batch_soa", None)
-        threads = int(getattr(kernels, "threads", 1) or 1)
+        threads = int(getattr(kernels, "threads", 1))
+        if threads == 0:  # the backend's "all cores"
+            threads = (os.cpu_count() or 1) if soa else 1
 
         def part(a: int, z: int) -> None:  # cffi calls C without the GIL
             if soa and batch_soa is not None:
