@@ -15,7 +15,7 @@ import sympy as sp
 from sympy.printing.c import C99CodePrinter
 
 from ..errors import LagdynError
-from .common import PrinterMixin, describe, header_lines, kernel_args, prod, reads
+from .common import PrinterMixin, code_name, describe, header_lines, kernel_args, prod, reads
 from .ir import HEADER, Kernel, Program
 from .python import slot_symbols
 
@@ -206,7 +206,7 @@ def _state_body(program: Program, k: Kernel, pr: CPrinter) -> list[str]:
         if s in used
     ]
     out.append(f"    (void)q; (void)qd; (void){x}; (void)params; (void)t;")
-    out += [f"    const double {s} = {pr.doprint(e)};" for s, e in k.body]
+    out += [f"    const double {code_name(s)} = {pr.doprint(e)};" for s, e in k.body]
     out += [f"    out[{i}] = {pr.doprint(e)};" for i, e in enumerate(k.outputs)]
     out.append("}")
     return out
@@ -247,7 +247,7 @@ def soa_functions(program: Program, k: Kernel, pr: CPrinter) -> tuple[list[str],
         if s in used
     ]
     lines.append(f"    (void)q; (void)qd; (void){x};")
-    lines += [f"    const double {s} = {pr.doprint(e)};" for s, e in k.body]
+    lines += [f"    const double {code_name(s)} = {pr.doprint(e)};" for s, e in k.body]
     lines += [f"    out[{i * L}] = {pr.doprint(e)};" for i, e in enumerate(k.outputs)]
     sig = (
         f"void ld_{k.name}_soa(long N, const double *q, const double *qd, const double *{x}, "
