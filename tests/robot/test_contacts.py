@@ -364,6 +364,29 @@ def test_fused_c_kernel_vectorized_blocks_and_threads(toy):
         num.contacts([("shank_r", 6), ("shank_r", 3)], fused=True).dynamics(q[:3], v[:3], tau[:3])
 
 
+@pytest.mark.slow  # two C compiles (~4 s of CPU)
+def test_fused_c_kernel_without_vector_sin_cos_uses_the_row_loop(toy, monkeypatch, tmp_path):
+    """Without libmvec the block loop would call scalar sin/cos lane by lane (measured 2x
+    slower than the row loop on Solo12): the backend then builds no struct-of-arrays entry
+    and the fused kernel runs its row loop, with the same numbers."""
+    pytest.importorskip("cffi")
+    from lagdyn.numeric.backends import compiled
+
+    cflags, lflags, _ = compiled._probe_flags()
+    monkeypatch.setattr(compiled, "_probe_flags", lambda: (cflags, lflags, False))
+    robot, plain = toy
+    num = robot.lambdify({"g": 9.81}, kernels=["M", "bias"], backend="c", cache=False)
+    rng = np.random.default_rng(9)
+    q = integrate(robot.neutral(), rng.normal(size=(11, 9)) * 0.3)
+    v, tau = rng.normal(size=(11, 9)), rng.normal(size=(11, 9))
+    spec = [("thigh_l", 6), ("shank_r", 3)]
+    fused = num.contacts(spec, fused=True)
+    b, mu = fused.dynamics(q, v, tau)
+    assert fused._fused is not None and not fused._fused._kernels.soa_names
+    a, lam = plain.contact_dynamics(q, v, tau, spec)
+    assert _rel(b, a) < 1e-10 and _rel(mu, lam) < 1e-10
+
+
 @pytest.mark.slow  # compiles Solo12's fused contact kernel: ~10-25 s on a loaded 2-core machine
 def test_solo12_fused_c_kernel_against_pinocchio(pin, solo, solo_pin):
     """Solo12 on four point contacts, the vectorized C kernel: v̇ and λ of

@@ -343,7 +343,8 @@ class CBackend(Backend):
         machine. Batches under 16384 states always run on one thread.
     soa : tuple of str, optional
         Kernels that also get a struct-of-arrays batch entry (opt-in, see
-        :func:`lagdyn.codegen.c.soa_functions`), called by :meth:`CKernels.batch_soa`.
+        :func:`lagdyn.codegen.c.soa_functions`), called by :meth:`CKernels.batch_soa`;
+        ignored without vector ``sin``/``cos`` (libmvec), where it would be slower.
 
     Examples
     --------
@@ -378,6 +379,8 @@ class CBackend(Backend):
             if hit is not None:
                 return CKernels(hit[0], hit[1], nthreads)
         cflags, lflags, simd = _probe_flags()
+        if not simd:  # no vector sin/cos (libmvec): the block loop is slower than the row loop
+            soa = ()
         body, cdef = ccode.runtime_source(program(), key, simd=simd, soa=soa)
         source = seal(body, "//")
         with cache.build_dir() if cache is not None else build_directory() as tmp:
