@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import symengine as se
@@ -52,7 +52,13 @@ from ._common import distinct_nodes
 from .errors import LagdynError, UndefinedExpressionError
 from .parse import MAX_DEGREE, MAX_TERMS, expansion_size
 
-__all__ = ["check_defined", "check_float_range", "check_size", "rank_at_random_states"]
+__all__ = [
+    "check_defined",
+    "check_float_numbers",
+    "check_float_range",
+    "check_size",
+    "rank_at_random_states",
+]
 
 #: Significant digits of the high-precision singularity decision.
 DIGITS = 60
@@ -179,6 +185,20 @@ def check_float_range(label: str, expr: sp.Expr) -> None:
     _check_floats(label, sp.sympify(expr).atoms(sp.Float, sp.Rational))
 
 
+def check_float_numbers(label: str, numbers: Iterable[sp.Number]) -> None:
+    """:func:`check_float_range` on numbers already collected from an expression.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> check_float_numbers("L", [sp.Integer(2) ** 2000])
+    Traceback (most recent call last):
+    ...
+    lagdyn.errors.UndefinedExpressionError: L holds the constant 1.14813e+602, outside ...
+    """
+    _check_floats(label, numbers)
+
+
 def _check_floats(label: str, numbers: Any) -> None:
     for f in numbers:
         if f.is_Rational:  # exact: compare magnitudes by bit length, nothing is evaluated
@@ -274,8 +294,16 @@ def rank_at_random_states(
 def _float_rank(rows: list[list[Any]], draws: Mapping[Any, float]) -> int | bool | None:
     """Rank in double precision; None if undecided there; False if not evaluable."""
     point = {se.sympify(s): se.RealDouble(v) for s, v in draws.items()}
+    values: dict[int, complex] = {}  # by object: M's two triangles hold the same entries
+
+    def value(e: Any) -> complex:
+        found = values.get(id(e))
+        if found is None:
+            found = values[id(e)] = complex(e.xreplace(point).n())
+        return found
+
     try:
-        a = [[complex(e.xreplace(point).n()) for e in r] for r in rows]
+        a = [[value(e) for e in r] for r in rows]
     except (TypeError, ValueError, RuntimeError, ZeroDivisionError, OverflowError):
         return False
     if any(not (math.isfinite(x.real) and math.isfinite(x.imag)) for r in a for x in r):

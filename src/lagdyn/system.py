@@ -105,6 +105,82 @@ def _scan(expr: sp.Basic) -> tuple[set[sp.Derivative], set[sp.Basic], bool]:
     return derivs, funcs, explicit_t
 
 
+#: the property every class inherits unless it binds or adds symbols (Integral, Subs,
+#: Lambda, Indexed, ...): a node with it has the free symbols of its arguments
+_ARGS_FREE = sp.Basic.__dict__["free_symbols"]
+_FREE_BY_ARGS: dict[type, bool] = {}
+
+
+def _free_by_args(kind: type) -> bool:
+    """Whether instances of ``kind`` take Basic's ``free_symbols`` (read off the class
+    dictionaries: ``kind.free_symbols`` of a function class is its metaclass's)."""
+    found = _FREE_BY_ARGS.get(kind)
+    if found is None:
+        owner = next(k for k in kind.__mro__ if "free_symbols" in vars(k))
+        found = _FREE_BY_ARGS[kind] = vars(owner)["free_symbols"] is _ARGS_FREE
+    return found
+
+
+class _Walk:
+    """One walk over the distinct subtrees of L, standing in for the walks the input
+    checks took one by one (``atoms`` of numbers and of functions, ``free_symbols``
+    twice, and :func:`_scan`): each of them walked L as a tree, again at every
+    occurrence of a shared subtree.
+
+    ``None`` from :meth:`of` when L holds anything the shortcut does not mirror exactly
+    (a function of t that is not a coordinate, a derivative that is not a rate, a node
+    binding or adding symbols): the checks then walk as before.
+    """
+
+    __slots__ = ("derivs", "explicit_t", "free", "funcs", "numbers", "undef")
+
+    def __init__(
+        self,
+        derivs: set[sp.Derivative],
+        funcs: set[sp.Basic],
+        explicit_t: bool,
+        free: set[sp.Basic],
+        numbers: set[sp.Basic],
+        undef: set[sp.Basic],
+    ) -> None:
+        self.derivs, self.funcs, self.explicit_t = derivs, funcs, explicit_t
+        self.free, self.numbers, self.undef = free, numbers, undef
+
+    @classmethod
+    def of(cls, expr: sp.Basic, q: Sequence[sp.Expr]) -> _Walk | None:
+        qset = set(q)
+        rates = {sp.diff(qi, t) for qi in q}
+        derivs: set[sp.Derivative] = set()
+        funcs: set[sp.Basic] = set()
+        free: set[sp.Basic] = set()
+        numbers: set[sp.Basic] = set()
+        undef: set[sp.Basic] = set()
+        explicit_t = False
+        for node in distinct_nodes(
+            [expr], stop=lambda n: isinstance(n, (sp.Derivative, AppliedUndef))
+        ):
+            if isinstance(node, sp.Derivative):
+                if node not in rates:
+                    return None
+                derivs.add(node)
+                undef.add(node.expr)
+            elif isinstance(node, AppliedUndef):
+                if node not in qset:
+                    return None
+                funcs.add(node)
+                undef.add(node)
+            elif isinstance(node, sp.Symbol):
+                free.add(node)
+                explicit_t = explicit_t or node == t
+            elif not _free_by_args(type(node)):
+                return None
+            elif isinstance(node, (sp.Float, sp.Rational)):
+                numbers.add(node)
+        if undef:
+            free.add(t)  # the coordinates' and rates' own free symbol
+        return cls(derivs, funcs, explicit_t, free, numbers, undef)
+
+
 def _encodable(name: str) -> bool:
     try:
         name.encode("utf-8")
@@ -113,16 +189,26 @@ def _encodable(name: str) -> bool:
     return True
 
 
-def _refuse_reserved(L: sp.Expr, forces: Any, q: Sequence[sp.Expr], defaults: Any) -> None:
-    """Refuse symbols named like lagdyn's internal ones (``_ldq0`` would merge with q_0)."""
+def _refuse_reserved(
+    L: sp.Expr, forces: Any, q: Sequence[sp.Expr], defaults: Any, walk: _Walk | None = None
+) -> None:
+    """Refuse symbols named like lagdyn's internal ones (``_ldq0`` would merge with q_0).
+
+    ``walk``: L's symbols and functions already collected (:class:`_Walk`)."""
     exprs = [L, *(forces if forces is not None else ())]
-    names = {str(getattr(s, "name", s)) for e in exprs for s in e.free_symbols}
-    names |= {str(f.func) for e in [*exprs, *q] for f in e.atoms(AppliedUndef)}
+    others = exprs if walk is None else exprs[1:]
+    free = [s for e in others for s in e.free_symbols]
+    undef = [f for e in [*others, *q] for f in e.atoms(AppliedUndef)]
+    if walk is not None:
+        free += walk.free
+        undef += walk.undef
+    names = {str(getattr(s, "name", s)) for s in free}
+    names |= {str(f.func) for f in undef}
     names |= {str(getattr(k, "name", k)) for k in defaults}
     msg = _reserved_message(names)
     if msg:
         raise LagdynError(msg)
-    if any(s.name == "t" and s != t for e in exprs for s in e.free_symbols):
+    if any(getattr(s, "name", None) == "t" and s != t for s in free):
         # a second symbol named t (say with assumptions): bound per call it read as the time
         raise LagdynError(
             "a symbol named 't' that is not lagdyn's time ld.t (a symbol with other "
@@ -146,11 +232,18 @@ def _refuse_reserved(L: sp.Expr, forces: Any, q: Sequence[sp.Expr], defaults: An
         )
 
 
-def _check_dependencies(expr: sp.Expr, q: Sequence[sp.Expr], what: str, *, allow_t: bool) -> None:
-    """Refuse accelerations, foreign functions of t and (optionally) explicit t."""
+def _check_dependencies(
+    expr: sp.Expr, q: Sequence[sp.Expr], what: str, *, allow_t: bool, walk: _Walk | None = None
+) -> None:
+    """Refuse accelerations, foreign functions of t and (optionally) explicit t.
+
+    ``walk``: the nodes :func:`_scan` would find, already collected (:class:`_Walk`)."""
     qset = set(q)
     rates = {sp.diff(qi, t) for qi in q}
-    derivs, funcs, explicit_t = _scan(expr)
+    if walk is None:
+        derivs, funcs, explicit_t = _scan(expr)
+    else:
+        derivs, funcs, explicit_t = walk.derivs, walk.funcs, walk.explicit_t
     bad_acc = sorted({str(d) for d in derivs if d not in rates and d.expr in qset})
     if bad_acc:
         raise NotQuadraticError(
@@ -282,19 +375,26 @@ class LagrangianSystem:
         self._q = _validate_coordinates(q)
         self.defaults: dict[sp.Symbol, float] = dict(defaults or {})
         self._L = _as_expr(L, "L")
+        walk = _Walk.of(self._L, self._q)
         if check_floats:  # from_mass_matrix: M, b, U are checked entry by entry instead
-            _validate.check_float_range("L", self._L)
-        _check_dependencies(self._L, self._q, "L", allow_t=False)
+            if walk is None:
+                _validate.check_float_range("L", self._L)
+            else:
+                _validate.check_float_numbers("L", walk.numbers)
+        _check_dependencies(self._L, self._q, "L", allow_t=False, walk=walk)
         self._forces_in = self._validate_forces(forces)
         sizes = {"L": self._L}
         if self._forces_in is not None:
             sizes.update({f"forces[{i}]": f for i, f in enumerate(self._forces_in)})
         _validate.check_size(sizes)  # before anything is expanded
-        _refuse_reserved(self._L, self._forces_in, self._q, self.defaults)
+        _refuse_reserved(self._L, self._forces_in, self._q, self.defaults, walk)
         self._qs, self._vs = _convert.state_symbols(self.n)
         self._fwd, self._bwd = _convert.substitution(self._q, self.qd, self._qs, self._vs)
+        free = self._L.free_symbols
+        if walk is not None and len({s.name for s in walk.free}) == len(walk.free):
+            free = walk.free  # (two symbols of one name: L's own set, in its order)
         self._symtab = _convert.SymbolTable.from_symbols(
-            self._L.free_symbols,
+            free,
             extra={s.name: d for s, d in self._bwd.items()},
         )
 

@@ -61,6 +61,9 @@ __all__ = [
 ]
 
 
+_TRIG: dict[type, Any] = {se.cos: sp.cos, se.sin: sp.sin}
+
+
 class SymbolTable:
     """Names → sympy objects, to convert symengine results back without losing anything.
 
@@ -132,6 +135,11 @@ class SymbolTable:
             out = canonical_mul([self.to_sympy(a) for a in expr.args])
         elif expr.is_Pow:
             out = sp.Pow(self.to_sympy(expr.args[0]), self.to_sympy(expr.args[1]))
+        elif type(expr) in _TRIG:
+            # cos/sin of a converted argument: the object sympy's converter and the name
+            # restoring xreplace below end with (that evaluates the function again on the
+            # restored argument), built once instead of twice
+            out = _TRIG[type(expr)](self.to_sympy(expr.args[0]))
         else:  # functions and other objects: sympy's converter, then restore names
             out = sp.sympify(expr)
             if out.has(sp.Derivative):

@@ -299,6 +299,7 @@ class FastDerivation:
         self._gamma = gamma_polys
         self._g_source = g_source
         self._term_memo: dict[tuple[Any, ...], sympy.Expr] = {}
+        self._split_memo: dict[int, tuple[TrigPoly, tuple[frozenset[Any], list[Any]]]] = {}
 
     def _mp(self, i: int, j: int) -> TrigPoly:
         return self._m[(i, j) if i <= j else (j, i)]
@@ -397,11 +398,7 @@ class FastDerivation:
         # one shared primitive needs at least two nonzero dictionaries with the same
         # frequencies in the same slots (dividing by a content keeps both): check that
         # first, before any content is computed
-        shapes = {
-            frozenset((key, a != _ZERO, b != _ZERO) for key, (a, b) in poly.items())
-            for poly in polys
-            if poly
-        }
+        shapes = {self._split_terms(poly)[0] for poly in polys if poly}
         if len(shapes) != 1 or sum(1 for poly in polys if poly) < 2:
             return None
         groups: dict[frozenset[Any], list[tuple[Any, int]]] = {}
@@ -430,24 +427,41 @@ class FastDerivation:
             parts.append(enc.compact(vel) * enc.rebuild(primitives[signature]))
         return sympy.Add(*parts)
 
+    def _split_terms(self, poly: TrigPoly) -> tuple[frozenset[Any], list[Any]]:
+        """A dictionary's shape (frequency, whether each slot is nonzero) and the
+        ``((frequency, slot), content, primitive)`` of its nonzero coefficients in its
+        order; once per dictionary (the entries of C read the shared Christoffel
+        dictionaries again and again: the 8-link chain in joint angles 512 reads, 120
+        distinct)."""
+        found = self._split_memo.get(id(poly))
+        if found is not None:
+            return found[1]
+        terms = []
+        for key, pair in poly.items():
+            for slot in (0, 1):
+                value = pair[slot]
+                if value != _ZERO:
+                    content, primitive = split_content(value)
+                    terms.append(((key, slot), content, primitive))
+        shape = frozenset((key, a != _ZERO, b != _ZERO) for key, (a, b) in poly.items())
+        self._split_memo[id(poly)] = (poly, (shape, terms))  # (kept alive: its id stays)
+        return shape, terms
+
     def _by_key(self, polys: Sequence[TrigPoly]) -> sympy.Expr:
         enc = self._enc
         # one pass over the dictionaries: (frequency, slot) -> primitive -> [(content, k)]
         # (dicts keep insertion order, so primitives stay in the order of k)
         buckets: dict[tuple[Key, int], dict[Any, list[tuple[Any, int]]]] = {}
         for k, poly in enumerate(polys):
-            for key, pair in poly.items():
-                for slot in (0, 1):
-                    value = pair[slot]
-                    if value == _ZERO:
-                        continue
-                    content, primitive = split_content(value)
-                    groups = buckets.setdefault((key, slot), {})
-                    members = groups.get(primitive)
-                    if members is None:
-                        groups[primitive] = [(content, k)]
-                    else:
-                        members.append((content, k))
+            for where, content, primitive in self._split_terms(poly)[1]:
+                groups = buckets.get(where)
+                if groups is None:
+                    groups = buckets[where] = {}
+                members = groups.get(primitive)
+                if members is None:
+                    groups[primitive] = [(content, k)]
+                else:
+                    members.append((content, k))
         terms = []
         memo = self._term_memo
         for key, slot in sorted(buckets):
@@ -686,9 +700,10 @@ def derive(
     # dictionaries are never mutated, so sharing them is safe.
     interned: dict[frozenset[Any], TrigPoly] = {}
     d_polys: dict[tuple[int, int, int], TrigPoly] = {}
+    scaled: dict[Any, Any] = {}
     for i, j in m_polys:
         for k in range(n):
-            poly = diff_poly(encoder, m_polys[(i, j)], k)
+            poly = diff_poly(encoder, m_polys[(i, j)], k, scaled)
             d_polys[(i, j, k)] = interned.setdefault(frozenset(poly.items()), poly)
 
     def d(i: int, j: int, k: int) -> TrigPoly:

@@ -1,0 +1,141 @@
+"""Shortcuts of the derivation from a user's Lagrangian (issue 25): each must give what the
+route it replaces gives, object for object.
+
+- ``SymbolTable.to_sympy`` builds cos/sin of a converted argument directly, instead of
+  sympy's converter followed by the name-restoring ``xreplace``;
+- ``system._Walk`` collects in one walk of L what the input checks found in several
+  (free symbols, functions of t, numbers, derivatives, explicit t);
+- ``laurent.derivative`` with a shared memo of scaled coefficients.
+"""
+
+from __future__ import annotations
+
+import pytest
+import symengine as se
+import sympy as sp
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import lagdyn as ld
+from lagdyn import system as _system
+from lagdyn.errors import CoordinateError, LagdynError, NotQuadraticError
+from lagdyn.symbols import t
+from lagdyn.trig import convert as _convert
+from lagdyn.trig import laurent as _laurent
+from strategies import random_lagrangians
+
+# coordinates whose sort order differs from the order of their plain names _ldq0, _ldq1, ...
+Q = ld.coordinates("b a c10 c2")
+FWD, BWD = _convert.substitution(Q, [qi.diff(t) for qi in Q], *_convert.state_symbols(len(Q)))
+PHASE = sp.Symbol("phi")
+
+
+def _table() -> _convert.SymbolTable:
+    return _convert.SymbolTable.from_symbols([PHASE], extra={s.name: d for s, d in BWD.items()})
+
+
+def _old_route(table: _convert.SymbolTable, expr: se.Basic) -> sp.Expr:
+    """What ``to_sympy`` did with a function before the shortcut: sympy's converter, then
+    the plain names replaced by the caller's objects."""
+    out = sp.sympify(expr)
+    names = {s: table._by_name[s.name] for s in out.free_symbols if s.name in table._by_name}
+    return out.xreplace(names)
+
+
+angles = st.lists(
+    st.tuples(st.integers(0, len(Q)), st.fractions(-3, 3, max_denominator=3)),
+    min_size=1,
+    max_size=4,
+)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(angles, st.sampled_from([se.cos, se.sin]), st.integers(-2, 2))
+def test_trig_functions_come_back_as_the_old_route_built_them(terms, fn, scale) -> None:
+    plain = [se.Symbol(f"_ldq{k}") for k in range(len(Q))] + [se.Symbol("phi")]
+    arg = se.Add(*[se.Rational(c.numerator, c.denominator) * plain[k] for k, c in terms])
+    expr = scale * fn(arg)
+    fast = _table().to_sympy(expr)
+    old = _old_route(_table(), expr)
+    assert fast == old
+    assert fast.func == old.func and fast.args == old.args
+
+
+def _walk_reference(L: sp.Expr, q: tuple) -> tuple:
+    derivs, funcs, explicit_t = _system._scan(L)
+    return (
+        L.free_symbols,
+        L.atoms(sp.core.function.AppliedUndef),
+        derivs,
+        funcs,
+        explicit_t,
+        {x for x in L.atoms(sp.Float, sp.Rational) if x != 1},
+    )
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(random_lagrangians(max_n=3))
+def test_one_walk_finds_what_the_separate_walks_found(model) -> None:
+    walk = _system._Walk.of(model.L, model.q)
+    assert walk is not None
+    free, undef, derivs, funcs, explicit_t, numbers = _walk_reference(model.L, model.q)
+    assert walk.free == free
+    assert walk.undef == undef
+    assert (walk.derivs, walk.funcs, walk.explicit_t) == (derivs, funcs, explicit_t)
+    # (the walk stops at q̇ = Derivative(q, (t, 1)): its count 1 is the only number missed)
+    assert {x for x in walk.numbers if x != 1} == numbers
+
+
+def test_the_walk_declines_what_it_does_not_mirror() -> None:
+    q1, q2 = ld.coordinates("q1 q2")
+    x = sp.Symbol("x")
+    T = q1.diff(t) ** 2 / 2
+    f = sp.Function("f")(t)
+    for L in (
+        T + sp.Integral(x * q1, (x, 0, 1)),  # a bound symbol
+        T + sp.Indexed(sp.IndexedBase("k"), 1) * q1,  # free_symbols holds k[1] itself
+        T + f,  # a function of t that is not a coordinate
+        T + q1.diff(t, 2),  # an acceleration
+    ):
+        assert _system._Walk.of(L, (q1, q2)) is None
+    assert _system._Walk.of(T + sp.cos(q1 - q2) * x, (q1, q2)) is not None
+
+
+def test_input_errors_are_unchanged_through_the_walk() -> None:
+    q1, q2 = ld.coordinates("q1 q2")
+    T = (q1.diff(t) ** 2 + q2.diff(t) ** 2) / 2
+    with pytest.raises(LagdynError, match="_ldq0"):
+        ld.LagrangianSystem(T + sp.Symbol("_ldq0") * q1, [q1, q2])
+    with pytest.raises(LagdynError, match="a symbol named 't'"):
+        ld.LagrangianSystem(T + sp.Symbol("t", positive=True) * q1, [q1, q2])
+    with pytest.raises(LagdynError, match="outside the range of a double"):
+        ld.LagrangianSystem(T + sp.Float("1e400") * q1, [q1, q2])
+    with pytest.raises(LagdynError, match="depends explicitly on t"):
+        ld.LagrangianSystem(T + t * q1, [q1, q2])
+    with pytest.raises(CoordinateError, match="f"):
+        ld.LagrangianSystem(T + sp.Function("f")(t), [q1, q2])
+    with pytest.raises(NotQuadraticError, match="higher derivatives"):
+        ld.LagrangianSystem(T + q1.diff(t, 2), [q1, q2])
+    with pytest.warns(ld.errors.LagdynWarning, match="look alike"):
+        ld.LagrangianSystem(T + sp.Symbol("a") * sp.Symbol("\u0430") * q1, [q1, q2])
+
+
+def test_same_named_symbols_keep_the_lagrangians_own_order() -> None:
+    q1, q2 = ld.coordinates("q1 q2")
+    m_pos, m_plain = sp.Symbol("m", positive=True), sp.Symbol("m")
+    L = m_pos * q1.diff(t) ** 2 / 2 + q2.diff(t) ** 2 / 2 - m_plain * sp.cos(q1)
+    by_walk = ld.LagrangianSystem(L, [q1, q2])
+    expected = _convert.SymbolTable.from_symbols(L.free_symbols)._by_name["m"]
+    assert by_walk._symtab._by_name["m"] is expected
+
+
+@pytest.mark.parametrize("model", ["double_pendulum", "two_link_planar", "cart_pole"])
+def test_memoized_derivatives_equal_the_plain_ones(model: str) -> None:
+    system = ld.zoo.get(model)
+    encoder, polys = system._mass_polys
+    memo: dict = {}
+    for poly in polys.values():
+        for k in range(system.n):
+            assert _laurent.diff_poly(encoder, poly, k, memo) == _laurent.diff_poly(
+                encoder, poly, k
+            )
