@@ -32,14 +32,30 @@ One process, in this order:
 
 Every timed run starts with sympy's cache cleared (``sympy.core.cache.clear_cache``); each
 figure is the minimum of ``--repeat`` runs (default 2; 1 when a Kane run takes more than
-30 s). Prints a Markdown table. Usage::
+30 s). Prints a Markdown table.
+
+``--fresh`` (issue 25) measures instead what a user pays in a *fresh* Python process, one
+child process per run, the two tools alternating, minimum of ``--repeat`` (wall and CPU
+apart): KanesMethod (the model above, symbolic parameters) against lagdyn's chain from
+the URDF, its M, h, τ and Coriolis programs and the exact skew proof on the programs
+(the sampled proof is not run). Imports are excluded: a first child runs lagdyn's
+workload once and lists the modules it imported; every timed lagdyn child imports those
+before its clock starts (sympy's caches stay cold; the KanesMethod child has
+``sympy.physics.mechanics`` imported, as the script does). Usage::
 
     python benchmarks/bench_ur5_kane.py [--repeat 2] [--cse]
+    python benchmarks/bench_ur5_kane.py --fresh --repeat 5
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
 import time
 import xml.etree.ElementTree as ET
 
@@ -130,7 +146,9 @@ def kane_ur5(chain, values=None):
 
 
 # ---------------------------------------------------------------------- lagdyn
-def lagdyn_run(skew: bool = True) -> tuple[dict[str, tuple[float, float]], object]:
+def lagdyn_run(
+    skew: bool = True, sampled: bool = True
+) -> tuple[dict[str, tuple[float, float]], object]:
     """One fresh symbolic UR5 and its pieces: ``{piece: (wall s, CPU s)}`` and the arm."""
     out = {}
     clock = [time.perf_counter(), time.process_time()]
@@ -148,6 +166,8 @@ def lagdyn_run(skew: bool = True) -> tuple[dict[str, tuple[float, float]], objec
     proved = arm.is_skew_symmetric(route="recursive")
     lap("program skew proof")
     assert proved is True, proved
+    if not sampled:
+        return out, arm
     from lagdyn.recursive import proofs
 
     lap("-")  # (import)
@@ -248,11 +268,94 @@ def _timed(fn):
     return time.perf_counter() - t0, time.process_time() - c0, out
 
 
+# ---------------------------------------------------------------------- fresh processes
+def _fresh_child(tool: str, imports: str | None) -> dict[str, object]:
+    """One run in this (fresh) process: KanesMethod, lagdyn, or the import probe."""
+    if tool == "probe":
+        before = set(sys.modules)
+        lagdyn_run(skew=False, sampled=False)
+        return {"modules": sorted(set(sys.modules) - before)}
+    if tool == "kane":
+        chain = ld.zoo.get("ur5").chain  # kinematics only, before the clock
+        t0, c0 = time.perf_counter(), time.process_time()
+        kane_ur5(chain)
+        return {"wall": time.perf_counter() - t0, "cpu": time.process_time() - c0}
+    import importlib
+
+    with open(imports or "", encoding="utf-8") as f:
+        for name in json.load(f):
+            with contextlib.suppress(ImportError):  # (modules only their package imports)
+                importlib.import_module(name)
+    out, _ = lagdyn_run(skew=False, sampled=False)
+    return {k: list(v) for k, v in out.items()}
+
+
+def _child(tool: str, imports: str | None = None) -> dict[str, object]:
+    cmd = [sys.executable, __file__, "--child", tool]
+    if imports:
+        cmd += ["--imports", imports]
+    res = subprocess.run(cmd, check=True, capture_output=True, text=True, env=os.environ)
+    return dict(json.loads(res.stdout.strip().splitlines()[-1]))
+
+
+def fresh(repeat: int) -> None:
+    """The issue-25 UR5 target: lagdyn (chain, M, h, τ, C programs, exact program skew
+    proof) against KanesMethod, each in fresh processes, imports excluded."""
+    print(
+        f"fresh process per run, imports excluded, min of {repeat}; "
+        f"load average {os.getloadavg()[0]:.1f}"
+    )
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(_child("probe")["modules"], f)
+        imports = f.name
+    try:
+        kane: list[tuple[float, float]] = []
+        runs: list[dict[str, tuple[float, float]]] = []
+        for _ in range(repeat):
+            k = _child("kane")
+            kane.append((float(k["wall"]), float(k["cpu"])))  # type: ignore[arg-type]
+            r = _child("lagdyn", imports)
+            runs.append({key: (float(v[0]), float(v[1])) for key, v in r.items()})  # type: ignore[index]
+            print(
+                f"KanesMethod {kane[-1][0]:.2f}/{kane[-1][1]:.2f} s; lagdyn (wall/CPU s): "
+                + ", ".join(f"{key} {w:.3f}/{c:.3f}" for key, (w, c) in runs[-1].items()),
+                flush=True,
+            )
+    finally:
+        os.unlink(imports)
+    keys = list(runs[0])
+    best = {key: (min(r[key][0] for r in runs), min(r[key][1] for r in runs)) for key in keys}
+    total = tuple(min(sum(r[key][j] for key in keys) for r in runs) for j in (0, 1))
+    t_kane = (min(w for w, _ in kane), min(c for _, c in kane))
+    print("\n| piece | wall s | CPU s |")
+    print("| --- | --- | --- |")
+    print(
+        f"| KanesMethod, symbolic parameters (mass_matrix + forcing) | {t_kane[0]:.3f} | {t_kane[1]:.3f} |"
+    )
+    for key in keys:
+        print(f"| lagdyn {key} | {best[key][0]:.3f} | {best[key][1]:.3f} |")
+    print(
+        f"| **lagdyn chain + M, h, τ, C programs + exact skew proof** | {total[0]:.3f} | {total[1]:.3f} |"
+    )
+    for j, what in ((0, "wall"), (1, "CPU")):
+        print(f"{what}: Kane / lagdyn = {t_kane[j] / total[j]:.1f}× (target ≥ 10×)")
+    print(f"load average at the end {os.getloadavg()[0]:.1f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--cse", action="store_true", help="also count Kane's ops after sympy.cse")
+    parser.add_argument("--fresh", action="store_true", help="issue-25 target, fresh processes")
+    parser.add_argument("--child", choices=("kane", "lagdyn", "probe"), help=argparse.SUPPRESS)
+    parser.add_argument("--imports", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child:
+        print(json.dumps(_fresh_child(args.child, args.imports)))
+        return
+    if args.fresh:
+        fresh(args.repeat)
+        return
     chain = ld.zoo.get("ur5").chain  # kinematics only (the placements, axes)
     inertials = urdf_inertials()
 

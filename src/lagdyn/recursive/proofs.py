@@ -924,14 +924,22 @@ def _decide_exact(name: str, problem: _Problem) -> bool | None:
     slides = [(env[q], env[v]) for q, v in problem.prismatic]
     accel = list(zip(x["qd"], x["qdd"]))
 
+    rates: dict[int, tuple[Any, Any]] = {}
+
     def rate_of(value: Any) -> Any:
+        # once per value: a symmetric M's program returns one value for m_ij and m_ji
+        found = rates.get(id(value))
+        if found is not None:
+            return found[1]
         terms = []
         for cs, ss, v in moving:
             terms.append(dom.mul([v, cs, value.diff(ss)]))
             terms.append(dom.mul([se.Integer(-1), v, ss, value.diff(cs)]))
         terms += [dom.mul([v, value.diff(q)]) for q, v in slides]
         terms += [dom.mul([a, value.diff(v)]) for v, a in accel]
-        return dom.add(terms)
+        out = dom.add(terms)
+        rates[id(value)] = (value, out)  # (the value kept: its id stays)
+        return out
 
     try:
         out: dict[str, Any] = {}
