@@ -22,6 +22,7 @@ from .python import slot_symbols
 __all__ = [
     "RUNTIME_VERSION",
     "SOA_LANES",
+    "SOA_VERSION",
     "CPrinter",
     "export_files",
     "runtime_source",
@@ -214,6 +215,9 @@ def _state_body(program: Program, k: Kernel, pr: CPrinter) -> list[str]:
 
 #: States per block of the struct-of-arrays entry (:func:`soa_functions`).
 SOA_LANES = 8
+#: Bumped whenever :func:`soa_functions` prints different C (part of the C backend's cache
+#: key for modules built with the ``soa`` option).
+SOA_VERSION = "2"
 
 
 def soa_functions(program: Program, k: Kernel, pr: CPrinter) -> tuple[list[str], str]:
@@ -226,7 +230,9 @@ def soa_functions(program: Program, k: Kernel, pr: CPrinter) -> tuple[list[str],
     state), the per-state body, forced inline, runs in an ``omp simd`` loop over the block
     with unit-stride loads and stores, and the results are copied back. A large body in
     the row-per-state loop is not vectorized by the compiler; this one is, and the copies
-    stay in L1. Kernels that read ``params`` or ``t`` are refused. Returns the C lines
+    stay in L1. With gcc these two functions also contract a·b + c into fused
+    multiply-adds (one rounding instead of two; ``-std=c99`` leaves contraction off
+    elsewhere). Kernels that read ``params`` or ``t`` are refused. Returns the C lines
     and the cffi ``cdef`` line.
     """
     slots = slot_symbols(program, k)
@@ -236,9 +242,14 @@ def soa_functions(program: Program, k: Kernel, pr: CPrinter) -> tuple[list[str],
     n, L, size = program.n, SOA_LANES, prod(k.shape)
     x = slots[2][0]
     read = [slot for slot, syms in slots[:3] if any(s in used for s in syms)]
+    gcc = "#if defined(__GNUC__) && !defined(__clang__)"
     lines = [
+        gcc,  # fused multiply-adds here only (-std=c99 turns contraction off)
+        "#pragma GCC push_options",
+        '#pragma GCC optimize ("fp-contract=fast")',
+        "#endif",
         f"LD_INLINE void {k.name}_soa_state(const double *q, const double *qd, "
-        f"const double *{x}, double *out) {{"
+        f"const double *{x}, double *out) {{",
     ]
     lines += [
         f"    const double {s} = {slot}[{i * L}];"
@@ -275,6 +286,9 @@ def soa_functions(program: Program, k: Kernel, pr: CPrinter) -> tuple[list[str],
         f"                out[(k0 + j) * {size} + i] = b_out[i * {L} + j];",
         "    }",
         "}",
+        gcc,
+        "#pragma GCC pop_options",
+        "#endif",
     ]
     return lines, sig + ";"
 

@@ -370,7 +370,7 @@ class CBackend(Backend):
             raise LagdynError(f"threads must be ≥ 0, got {threads!r}")
         fingerprint = f"{_toolchain_fingerprint()}|c-runtime-{ccode.RUNTIME_VERSION}"
         if soa:
-            fingerprint += f"|soa-{ccode.SOA_LANES}:{','.join(soa)}"
+            fingerprint += f"|soa-{ccode.SOA_VERSION}-{ccode.SOA_LANES}:{','.join(soa)}"
         key = hashlib.sha256(f"{key}|{fingerprint}".encode()).hexdigest()
         modname = f"_lagdyn_c_{key[:24]}"
         suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
