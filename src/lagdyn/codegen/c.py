@@ -234,6 +234,17 @@ def soa_functions(program: Program, k: Kernel, pr: CPrinter) -> tuple[list[str],
     multiply-adds (one rounding instead of two; ``-std=c99`` leaves contraction off
     elsewhere). Kernels that read ``params`` or ``t`` are refused. Returns the C lines
     and the cffi ``cdef`` line.
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> from lagdyn.codegen import Binding, system_program
+    >>> from lagdyn.codegen.c import CPrinter, soa_functions
+    >>> dp = ld.zoo.double_pendulum()
+    >>> prog = system_program(dp, Binding(dp.parameters, dp.defaults))
+    >>> lines, cdef = soa_functions(prog, prog.kernels["forward_dynamics"], CPrinter())
+    >>> cdef.split("(")[0], "#pragma omp simd" in lines
+    ('void ld_forward_dynamics_soa', True)
     """
     slots = slot_symbols(program, k)
     used = k.used_symbols()
