@@ -381,17 +381,35 @@ def _real(name: str, a: Any, k: int) -> np.ndarray:
 
 
 def _check_quaternion(q: np.ndarray, name: str = "q") -> None:
-    """Refuse a quaternion of zero norm or with a non-finite entry."""
+    """Refuse a quaternion of zero norm or with a non-finite entry (the first bad state of a
+    batch is named). Squares summed column by column: numpy's reductions over a last axis
+    of four cost more than the kernels on large batches."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        sq = q[..., 3] * q[..., 3] + q[..., 4] * q[..., 4] + q[..., 5] * q[..., 5]
+        sq += q[..., 6] * q[..., 6]
+    if np.isfinite(sq).all() and not (sq <= 1e-300).any():
+        return
     quat = q[..., _QUAT]
-    if not np.all(np.isfinite(quat)):
+    bad = ~np.isfinite(quat).all(axis=-1)
+    where = ""
+    if bad.any():
+        if quat.ndim > 1:
+            first = tuple(int(i) for i in np.argwhere(bad)[0])
+            where = f" at batch index {first}"
+            quat = quat[first]
         raise LagdynError(
-            f"{name}[3:7] (the base quaternion x, y, z, w) has a non-finite entry: {quat.tolist()}"
+            f"{name}[3:7] (the base quaternion x, y, z, w) has a non-finite entry{where}: "
+            f"{quat.tolist()}"
         )
-    norm = np.sqrt(np.sum(quat * quat, axis=-1))
-    if np.any(norm <= 1e-150):
+    with np.errstate(over="ignore"):  # squares of finite entries may overflow: not zero
+        norm = np.sqrt(np.sum(quat * quat, axis=-1))
+    zero = norm <= 1e-150
+    if zero.any():
+        if zero.ndim:
+            where = f" at batch index {tuple(int(i) for i in np.argwhere(zero)[0])}"
         raise LagdynError(
-            f"{name}[3:7] (the base quaternion x, y, z, w) has zero norm: it is no orientation; "
-            "the identity is (0, 0, 0, 1)"
+            f"{name}[3:7] (the base quaternion x, y, z, w) has zero norm{where}: it is no "
+            "orientation; the identity is (0, 0, 0, 1)"
         )
 
 
