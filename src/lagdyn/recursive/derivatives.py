@@ -28,8 +28,8 @@ Two ways to differentiate RNEA (``method`` of :func:`derivative_program`,
     formed), M by CRBA.
 
 The analytical programs are the smaller ones on every arm measured (operations after the
-joint CSE, ID / FD derivatives: UR5 2,381 / 3,691 against 3,533 / 4,959 by forward mode;
-Panda 4,456 / 6,497 against 11,947 / 14,499; PUMA 560 3,029 / 4,312 against 4,642 /
+joint CSE, ID / FD derivatives: UR5 2,379 / 3,689 against 3,533 / 4,959 by forward mode;
+Panda 4,427 / 6,468 against 11,947 / 14,499; PUMA 560 3,005 / 4,288 against 4,642 /
 6,099; ``derivative_sizes`` measures them).
 
 Examples
