@@ -135,10 +135,9 @@ def test_panda_matches_pinocchio_with_fingers_locked():
     against_pinocchio(pin, model, system, seed=3, count=1)
 
 
-@pytest.mark.parametrize("method", METHODS)
-def test_puma560_matches_finite_differences(method):
+def test_puma560_matches_finite_differences():
     puma = ld.zoo.get("puma560")
-    fd, inv = kernels(puma, method)
+    fd, inv = kernels(puma)
     forward = recursive.forward_dynamics(puma.chain).lambdify(puma.defaults)
     tau = recursive.rnea(puma.chain).lambdify(puma.defaults)
     mass = recursive.crba(puma.chain).lambdify(puma.defaults)
