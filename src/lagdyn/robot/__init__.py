@@ -38,6 +38,7 @@ from ._checks import MAX_JOINTS
 from .builders import exact, exact_angle, from_dh, from_screws, make_chain
 from .euler import euler_chart
 from .loops import ClosedLoopSystem, close_loops
+from .sdf import SdfModel, from_sdf, read_sdf
 from .system import RobotSystem
 from .urdf import from_urdf, transform_inertia
 
@@ -70,6 +71,7 @@ __all__ = [
     "Link",
     "Program",
     "RobotSystem",
+    "SdfModel",
     "chain_of",
     "close_loops",
     "euler_chart",
@@ -77,10 +79,12 @@ __all__ = [
     "exact_angle",
     "from_dh",
     "from_screws",
+    "from_sdf",
     "from_urdf",
     "inertia_about_origin",
     "make_chain",
     "proofs",
+    "read_sdf",
     "regressor",
     "rotation_about",
     "rpy",
