@@ -1,7 +1,10 @@
 """Floating-base quadrupeds (issue 26): generated C, one call, against Pinocchio's free flyer.
 
-Usage: ``python benchmarks/bench_floating.py [--robot solo12|go1|both] [--cse]
-[--forward aba|crba] [--kernels M,bias,forward_dynamics]``; ``--contacts [--batch 4096]``:
+Usage: ``python benchmarks/bench_floating.py [--robot solo12|go1|anymal|talos_legs|both|targets]
+[--cse] [--forward aba|crba] [--kernels M,bias,forward_dynamics]``; ``--robot targets``: the
+issue's three targets (Solo12, Talos' legs, Go1; kernels forward_dynamics, inverse_dynamics,
+M; ratios against Pinocchio's aba, rnea, crba in one C++ program, target ≤ 0.5, summary
+table at the end); ``--contacts [--batch 4096]``:
 only forward dynamics with four point contacts on the feet for a batch of states in one call
 (the fused generated kernel, and the numpy KKT path) against ``pin.constraintDynamics`` in a
 Python loop, per-state cost printed (the issue's target: ≥ 10×).
@@ -16,10 +19,17 @@ Pinocchio's ``aba``, ``rnea``, ``crba``, ``nonLinearEffects`` and
 ``computeCoriolisMatrix`` called from Python in the same process (both sides pay one Python
 call). Values are checked against Pinocchio first (relative error printed).
 
+The robots come from :mod:`lagdyn.zoo.legged` (``talos_legs``: Talos with every joint
+but ``leg_*`` locked at q = 0; Pinocchio's side is the same URDF reduced by
+``buildReducedModel`` at its neutral configuration, q = 0 for those revolute joints).
+
 The fair comparison: with ``benchmarks/_pinocchio_cpp.py`` (Pinocchio instantiated from its
 C++ headers), lagdyn's exported C (:func:`lagdyn.codegen.c.export_files` of the same
 program, compiled by gcc with the harness's flags) and Pinocchio are timed in one C++
-program, the same loop over 64 random states; without it only the Python-level timings are
+program, the same loop over 64 random states, after that program has checked, state by
+state, lagdyn's C output against Pinocchio's (``ddq``, ``tau``, the upper triangle of ``M``;
+the largest relative difference is printed and a mismatch stops the benchmark); without it
+only the Python-level timings are
 printed (and the output says so). Always: lagdyn's exported C timed in a C program of its own
 (``pure C µs``, the same loop, no Python), its ratio taken against Pinocchio's Python call
 (which includes about a microsecond of binding).
@@ -54,6 +64,23 @@ PIN = {
 }
 
 
+def _models(name):
+    """(lagdyn's FloatingRobot, Pinocchio's model) of zoo entry ``name``: the same URDF, the
+    same locked joints (``talos_legs``: all but ``leg_*``, at q = 0)."""
+    import pinocchio as pin
+
+    from lagdyn.zoo.legged import SOURCES
+
+    robot = ld.zoo.get(name)
+    model = pin.buildModelFromUrdf(str(urdf_path(*SOURCES[name])), pin.JointModelFreeFlyer())
+    if name == "talos_legs":
+        lock = [model.getJointId(j) for j in list(model.names)[2:] if not j.startswith("leg_")]
+        model = pin.buildReducedModel(model, lock, pin.neutral(model))
+    if tuple(model.names)[2:] != robot.joint_names:
+        raise SystemExit(f"{name}: lagdyn's joints are not Pinocchio's")
+    return robot, model
+
+
 def _min_us(fn, number, repeat=7):
     return min(timeit.repeat(fn, number=number, repeat=repeat)) / number * 1e6
 
@@ -84,7 +111,7 @@ def _cpp_timings(model, prog, robot, kernels):
         subprocess.run(
             ["gcc", *pcpp.FLAGS, "-std=c99", "-c", f"{stem}.c", "-o", f"{stem}.o"], check=True
         )
-        decls, calls = [], ["static double out[4096];"]
+        decls, calls = [], []
         for kname in kernels:
             k = prog.kernels[kname]
             decls.append(
@@ -112,7 +139,8 @@ def _cpp_timings(model, prog, robot, kernels):
         )
         parts = pcpp.harness(model)
         algos = [PIN[k] for k in kernels]
-        body = "\n".join(f'TIME("{a}", {parts["calls"][a]});' for a in algos)
+        body = _cpp_checks(prog, kernels, calls=parts["calls"], nv=robot.nv)
+        body += "\n".join(f'TIME("{a}", {parts["calls"][a]});' for a in algos)
         source = (
             parts["includes"]
             + "\n".join(decls)
@@ -131,6 +159,50 @@ def _cpp_timings(model, prog, robot, kernels):
         except Exception as exc:  # report, never hide, a harness failure
             print(f"  C++ harness failed: {str(exc)[-2000:]}")
             return None
+
+
+_PIN_OUT = {
+    "forward_dynamics": ("data.ddq", "i < NV", "i"),
+    "inverse_dynamics": ("data.tau", "i < NV", "i"),
+    "bias": ("data.nle", "i < NV", "i"),
+    # crba fills the upper triangle; lagdyn's M is the full row-major matrix
+    "M": ("data.M", "r <= c", "r * NV + c"),
+    "C": ("data.C", "1", "r * NV + c"),
+}
+
+
+def _cpp_checks(prog, kernels, *, calls, nv):
+    """C++ statements comparing, over the 64 states, lagdyn's C output with Pinocchio's
+    result at the same state; prints ``check:KERNEL max-relative-difference``."""
+    lines = ["static double out[4096];", f"const int NV = {nv};"]
+    for kname in kernels:
+        k = prog.kernels[kname]
+        args = [
+            {"q": "Q[k].data()", "qd": "VP[k].data()", "params": "nullptr", "t": "0.0"}.get(
+                vec, "AP[k].data()"
+            )
+            for vec in k.inputs
+        ]
+        ref, cond, idx = _PIN_OUT[kname]
+        if kname in ("M", "C"):
+            loop = (
+                f"for (int r = 0; r < NV; ++r) for (int c = 0; c < NV; ++c) if ({cond}) {{"
+                f" double d = std::abs(out[{idx}] - {ref}(r, c)); if (d > err) err = d;"
+                f" if (std::abs({ref}(r, c)) > scale) scale = std::abs({ref}(r, c)); }}"
+            )
+        else:
+            loop = (
+                f"for (int i = 0; i < NV; ++i) {{ double d = std::abs(out[{idx}] - {ref}[i]);"
+                f" if (d > err) err = d; if (std::abs({ref}[i]) > scale) scale = "
+                f"std::abs({ref}[i]); }}"
+            )
+        lines.append(
+            "{ double worst = 0; for (int k = 0; k < NS; ++k) { "
+            f"lagdyn_{kname}({', '.join(args)}, out); {calls[PIN[kname]]} "
+            f"double err = 0, scale = 1; {loop} if (err / scale > worst) worst = err / scale; }}"
+            f' std::printf("check:{kname} %.3e\\n", worst); }}'
+        )
+    return "\n".join(lines) + "\n"
 
 
 FLAGS = ["-O3", "-march=native", "-fno-math-errno", "-DNDEBUG"]  # _pinocchio_cpp.FLAGS
@@ -201,9 +273,8 @@ def _pure_c_timings(prog, robot, kernels, states):
 def bench(name, *, cse=True, forward="aba", kernels=None, with_cpp=True):
     import pinocchio as pin
 
-    path = urdf_path(*ROBOTS[name])
     start = time.perf_counter()
-    robot = ld.robot.from_urdf(path, base="floating", parameters="numeric")
+    robot, model = _models(name)
     t_chain = time.perf_counter() - start
     start = time.perf_counter()
     prog = floating_program(
@@ -215,13 +286,13 @@ def bench(name, *, cse=True, forward="aba", kernels=None, with_cpp=True):
     t_c = time.perf_counter() - start
     total = t_chain + t_prog + t_c
     print(
-        f"{name}: nq = {robot.nq}, nv = {robot.nv}; build: chain {t_chain:.2f} s, programs "
+        f"{name}: nq = {robot.nq}, nv = {robot.nv}; build: chain (and Pinocchio's model) "
+        f"{t_chain:.2f} s, programs "
         f"{t_prog:.1f} s (CSE {'on' if cse else 'off'}), C print + compile {t_c:.1f} s; "
         f"total {total:.1f} s (target < 30 s)"
     )
     print("  operations: " + ", ".join(f"{k} {_ops(v)}" for k, v in prog.kernels.items()))
     fast = kernels.array_functions()
-    model = pin.buildModelFromUrdf(str(path), pin.JointModelFreeFlyer())
     data = model.createData()
     rng = np.random.default_rng(0)
     q = pin.randomConfiguration(model, -np.ones(model.nq), np.ones(model.nq))
@@ -243,6 +314,16 @@ def bench(name, *, cse=True, forward="aba", kernels=None, with_cpp=True):
         states.append((qs, rng.normal(size=model.nv), rng.normal(size=model.nv)))
     pure = _pure_c_timings(prog, robot, timed, states)
     cpp = _cpp_timings(model, prog, robot, timed) if with_cpp else None
+    if cpp:
+        checks = {k: v for k, v in cpp.items() if k.startswith("check:")}
+        print(
+            "  lagdyn's C vs Pinocchio in the C++ program, 64 states, max relative difference: "
+            + ", ".join(f"{k[6:]} {v:.1e}" for k, v in checks.items())
+        )
+        bad = [k[6:] for k, v in checks.items() if not v < 1e-9]
+        if bad:
+            raise SystemExit(f"{name}: lagdyn's C disagrees with Pinocchio on {bad}")
+    ratios = {}
     print(
         f"  {'kernel':18} {'lagdyn C µs':>12} {'pin (Python) µs':>16} {'ratio':>7}"
         + (f" {'lagdyn C in C++ µs':>19} {'pin C++ µs':>11} {'ratio':>7}" if cpp else "")
@@ -271,6 +352,7 @@ def bench(name, *, cse=True, forward="aba", kernels=None, with_cpp=True):
         if cpp and pname in cpp:
             mine_cpp = cpp[f"lagdyn:{kname}"]
             line += f" {mine_cpp:19.3f} {cpp[pname]:11.3f} {mine_cpp / cpp[pname]:7.2f}"
+            ratios[kname] = (mine_cpp, cpp[pname])
         out = np.empty((B, *prog.kernels[kname].shape))
         t_batch = (
             _min_us(
@@ -287,6 +369,7 @@ def bench(name, *, cse=True, forward="aba", kernels=None, with_cpp=True):
             "  (Pinocchio timed through its Python bindings: benchmarks/_pinocchio_cpp.py, the "
             "C++ harness, was not available)"
         )
+    return ratios
 
 
 FEET = ("FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT")
@@ -386,7 +469,12 @@ def bench_contacts(name="solo12", batch=4096, rounds=5):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--robot", choices=("solo12", "go1", "both"), default="solo12")
+    parser.add_argument(
+        "--robot",
+        choices=("solo12", "go1", "anymal", "talos_legs", "both", "targets"),
+        default="solo12",
+        help="both: solo12 and go1; targets: solo12, talos_legs and go1, the target kernels",
+    )
     parser.add_argument("--cse", action="store_true", help="the joint CSE (off by default)")
     parser.add_argument("--no-cpp", action="store_true", help="skip the Pinocchio C++ harness")
     parser.add_argument("--forward", choices=("aba", "crba"), default="aba")
@@ -401,14 +489,35 @@ def main(argv=None):
     )
     parser.add_argument("--batch", type=int, default=4096, help="states of --contacts")
     args = parser.parse_args(argv)
-    names = ("solo12", "go1") if args.robot == "both" else (args.robot,)
+    names = {"both": ("solo12", "go1"), "targets": ("solo12", "talos_legs", "go1")}.get(
+        args.robot, (args.robot,)
+    )
     if args.contacts:
         for name in names:
             bench_contacts(name, args.batch)
         return
+    kernels = args.kernels.split(",") if args.kernels else None
+    if args.robot == "targets" and kernels is None:
+        kernels = list(TARGETS)
+    results = {}
     for name in names:
-        kernels = args.kernels.split(",") if args.kernels else None
-        bench(name, cse=args.cse, forward=args.forward, kernels=kernels, with_cpp=not args.no_cpp)
+        results[name] = bench(
+            name, cse=args.cse, forward=args.forward, kernels=kernels, with_cpp=not args.no_cpp
+        )
+    rows = [(n, k, r) for n, res in results.items() for k, r in res.items() if k in TARGETS]
+    if rows:
+        print("\nIssue 26 targets: generated C, one call, vs Pinocchio in the same C++ program")
+        print(f"  {'robot':11} {'kernel':17} {'lagdyn µs':>10} {'Pinocchio':>20} {'ratio':>6}")
+        for n, k, (mine, theirs) in rows:
+            verdict = "met" if mine / theirs <= TARGETS[k] else "NOT met"
+            print(
+                f"  {n:11} {k:17} {mine:10.3f} {PIN[k] + f' {theirs:.3f}':>20} "
+                f"{mine / theirs:6.2f}  (≤ {TARGETS[k]}: {verdict})"
+            )
+
+
+#: issue 26: lagdyn's generated C at most this fraction of Pinocchio's time
+TARGETS = {"forward_dynamics": 0.5, "inverse_dynamics": 0.5, "M": 0.5}
 
 
 if __name__ == "__main__":
