@@ -51,3 +51,24 @@ def test_routes_are_apart_and_the_memo_is_bounded(monkeypatch):
     for m in (1.0, 2.0, 3.0, 4.0):
         ld.numeric.lambdify(dp, {**dp.defaults, "m1": m}, cache=False)
     assert len(lam._PROGRAMS) == lam._PROGRAMS_KEPT
+
+
+def test_derivative_kernels_are_remembered_too(monkeypatch):
+    calls = []
+    real = lam.derivative_program
+
+    def counted(system, binding):
+        calls.append(binding.key())
+        return real(system, binding)
+
+    monkeypatch.setattr(lam, "derivative_program", counted)
+    monkeypatch.setattr(lam, "_PROGRAMS", type(lam._PROGRAMS)())
+    dp = ld.zoo.double_pendulum()
+    a = ld.numeric.derivative_model(dp, dp.defaults, cache=False)
+    b = ld.numeric.lambdify(dp, dp.defaults, cache=False)
+    q, v, tau = np.array([0.3, -0.2]), np.array([0.1, 0.4]), np.array([0.5, -1.0])
+    da = a.forward_dynamics_derivatives(q, v, tau)
+    db = b.forward_dynamics_derivatives(q, v, tau)  # built on first use: the same program
+    assert len(calls) == 1
+    for x, y in zip(da, db, strict=True):
+        assert np.array_equal(x, y)

@@ -23,9 +23,10 @@ log = logging.getLogger("lagdyn")
 
 BackendName = Literal["numpy", "c", "numba", "jax"]
 
-#: The last programs built in this process, by their backend-independent key: a model
-#: lambdified for a second backend (or again without the disk cache) reuses its program
-#: instead of deriving and CSE-ing it again. Programs are not changed after they are built.
+#: The last programs built in this process (the kernels of ``lambdify`` and the derivative
+#: kernels), by their backend-independent key: a model lambdified for a second backend (or
+#: again without the disk cache) reuses its program instead of deriving and CSE-ing it
+#: again. Programs are not changed after they are built.
 _PROGRAMS: OrderedDict[str, Program] = OrderedDict()
 _PROGRAMS_KEPT = 4
 
@@ -144,6 +145,7 @@ def lambdify(
 
     def derivatives() -> DerivativeModel:
         dkey, make = derivative_plan(system, binding, be.name, chosen)
+        make = _remembered(derivative_plan(system, binding, "", chosen)[0], make)
         dkernels = be.build(make, dkey, disk, **options)
         return DerivativeModel(
             system, dkernels, binding=binding, backend=be.name, key=dkey, route=chosen
@@ -210,6 +212,7 @@ def derivative_model(
     else:
         chosen = "closed"
     key, make = derivative_plan(system, binding, be.name, chosen)
+    make = _remembered(derivative_plan(system, binding, "", chosen)[0], make)
     disk = DiskCache(cache_dir) if cache else None
     kernels = be.build(make, key, disk, **options)
     return DerivativeModel(system, kernels, binding=binding, backend=be.name, key=key, route=chosen)
