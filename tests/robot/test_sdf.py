@@ -96,6 +96,26 @@ def test_spatial_sdf_equals_its_hand_converted_urdf_in_pinocchio(base: str) -> N
         )
 
 
+def test_poses_relative_to_a_link_are_composed() -> None:
+    """b's pose written relative to a (SDF 1.7 ``relative_to``) gives the same robot."""
+    relative = SPATIAL_SDF.replace(
+        f"<pose>0.3 0 1 {HALF_PI} 0 0</pose>",
+        f'<pose relative_to="a">0 -0.3 0 {HALF_PI} 0 -{HALF_PI}</pose>',
+    )
+    assert relative != SPATIAL_SDF
+    q = np.array([0.4, -0.7])
+    one, two = (
+        from_sdf(x, base="fixed").tree.lambdify({"g": 9.81}) for x in (SPATIAL_SDF, relative)
+    )
+    np.testing.assert_allclose(one.M(q), two.M(q), rtol=1e-14, atol=1e-15)
+    np.testing.assert_allclose(one.g(q), two.g(q), rtol=1e-14, atol=1e-14)
+    cyclic = SPATIAL_SDF.replace("<pose>0 0 1 0 0", '<pose relative_to="b">0 0 1 0 0').replace(
+        f"<pose>0.3 0 1 {HALF_PI}", f'<pose relative_to="a">0.3 0 1 {HALF_PI}'
+    )
+    with pytest.raises(LagdynError, match="refer in a cycle"):
+        read_sdf(cyclic)
+
+
 def test_four_bar_closes_at_the_files_pose_and_keeps_closed() -> None:
     tree = read_sdf(EXAMPLE_SDF)
     assert tree.root == "ground" and tree.closures == ("crank_rod",)
