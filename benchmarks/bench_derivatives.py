@@ -18,7 +18,8 @@ Panda's ``linearize`` (first call with the kernels cached, then per call).
 
 ``--rounds R`` times everything R times in the same program, interleaved; the ratio is
 that of the fastest rounds (other processes only ever add time), the ratio of each round
-follows. ``--forward`` adds the derivative kernels by forward-mode
+follows. lagdyn's kernels loop 8× as many calls as Pinocchio's, so that both timings span
+about the same wall time. ``--forward`` adds the derivative kernels by forward-mode
 differentiation (``method="forward"``, the route before the analytical one) to the same
 program; ``--fp-contract`` adds the analytical kernels compiled with
 ``-ffp-contract=fast`` (fused multiply-adds: g++'s default for the C++ side, which
@@ -179,7 +180,11 @@ def bench(name: str, iters: int, rounds: int, forward: bool, contract: bool) -> 
         body = ["static double out[4096];"]
         for r in range(rounds):
             body += [f'TIME("{a}#{r}", {parts["calls"][a]});' for a, _ in PAIRS.values()]
+            # lagdyn's calls looped 8× as often: each timing spans about as much wall time
+            # as Pinocchio's (a short loop would more often fall in a quiet moment)
+            body += ["#undef ITERS", f"#define ITERS {8 * iters}"]
             body += [f'TIME("{label}#{r}", {c});' for label, c in calls]
+            body += ["#undef ITERS", f"#define ITERS {iters}"]
         src = (
             parts["includes"]
             + "#include <cmath>\n"
