@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Any, Literal
 
+import lagdyn.codegen.build as _build
 import lagdyn.numeric.backends as backends
 
 from ..codegen import Binding, Program, system_program
@@ -33,6 +34,10 @@ _PROGRAMS_KEPT = 4
 
 def _remembered(key: str, make: Callable[[], Program]) -> Callable[[], Program]:
     """``make``, its program kept in :data:`_PROGRAMS` under ``key``."""
+
+    # the unrolled-solve limit is module state a caller (or a test) may change: part of the
+    # memo's key (the disk cache's key does not hold it: change it with cache=False)
+    key = f"{key}|unrolled={_build.MAX_UNROLLED}"
 
     def program() -> Program:
         prog = _PROGRAMS.get(key)
