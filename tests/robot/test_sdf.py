@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -167,7 +168,7 @@ def test_cassie_frames_and_inertia_are_the_files(cassie: tuple[object, ET.Elemen
     here with scipy's rotations, independently of the reader."""
     model, root = cassie
     robot = model.tree  # type: ignore[attr-defined]
-    num = robot.lambdify({"g": 9.81}, kernels=["M"])
+    num = robot.lambdify({"g": 9.81}, kernels=["M", "bias"])  # the loops' tests reuse it
     q = robot.neutral()
     Rp, pp = _pose(root.find("model/link[@name='pelvis']/pose").text)  # type: ignore[union-attr]
     mass, h, I_o = 0.0, np.zeros(3), np.zeros((3, 3))
@@ -231,43 +232,183 @@ def test_bad_input_is_named() -> None:
         read_sdf(bad_pose)
 
 
+# ---------------------------------------------------------------------- numeric loops
+def _closed_state(c: Any, q: Any, rng: Any) -> tuple[Any, Any, float]:
+    """A configuration projected onto the loops and a velocity with J v = 0."""
+    q, res = c.project(q)
+    J = c.jacobian(q)
+    v = rng.normal(size=J.shape[-1])
+    return q, v - np.linalg.pinv(J) @ (J @ v), res
+
+
+def test_four_bar_numeric_loop_equals_close_loops() -> None:
+    """The numeric loop rows (generated frame kernels, J = J_A − J_B) against the symbolic
+    close_loops KKT on the SDF four-bar: the same q̈ and the same loop force (world axes)
+    to 1e-9 at random closed states. The planar loop's z row is zero everywhere: it is
+    found and dropped (rows along the on_parent frame's x and y), and without the
+    reduction it is named as redundant and lstsq gives the same answer."""
+    sdf = from_sdf(EXAMPLE_SDF, base="fixed")
+    cs = sdf.closed(redundant="lstsq")  # symbolic rows p_A − p_B (x, y)
+    c = sdf.closures()
+    assert c.m == 2 and c.row_names[1].endswith("[crank_rod__on_parent.y]")
+    raw = sdf.closures(reduce=False)
+    assert raw.m == 3
+    rng = np.random.default_rng(7)
+    for _ in range(3):
+        q, v, res = _closed_state(c, rng.uniform(-0.4, 0.4, 3), rng)
+        assert res < 1e-12
+        tau = rng.normal(size=3)
+        a, lam = c.dynamics(q, v, tau)
+        a_s, lam_s = cs.solve(q, v, tau)
+        f = c.loop_forces(q, lam)["crank_rod__on_parent~crank_rod__on_child"]
+        np.testing.assert_allclose(a, a_s, rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(f[:2], lam_s, rtol=1e-9, atol=1e-9)
+        assert abs(f[2]) < 1e-12
+        assert raw.redundant_rows(q) == ("crank_rod__on_parent~crank_rod__on_child[z]",)
+        with pytest.raises(ld.ConstraintError, match=r"row 2 \(crank_rod__on_parent~.*\[z\]\)"):
+            raw.dynamics(q, v, tau)
+        b, mu = raw.dynamics(q, v, tau, method="lstsq")
+        np.testing.assert_allclose(b, a, rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(mu, f, rtol=1e-9, atol=1e-9)
+
+
+def test_numeric_loops_bad_input_is_named() -> None:
+    sdf = from_sdf(EXAMPLE_SDF, base="fixed")
+    from lagdyn.robot.contacts import closures, fixed_model
+
+    fm = fixed_model(sdf.tree)
+    with pytest.raises(LagdynError, match="kind must be 'point' or 'weld'"):
+        closures(fm, [("crank_rod__on_parent", "crank_rod__on_child", "planar")])
+    with pytest.raises(LagdynError, match="no frame named 'crank_rod__on_prent'"):
+        closures(fm, [("crank_rod__on_prent", "crank_rod__on_child")])
+    with pytest.raises(LagdynError, match="closed on itself"):
+        closures(fm, [("crank", "crank")])
+    # the crank's tip can never reach the ground link's origin (its own pivot, 1 m away)
+    far = closures(fm, [("crank_rod__on_parent", "ground")], reduce=False)
+    with pytest.raises(ld.ConstraintError, match="did not close"):
+        far.project([0.0, 0.0, 0.0])
+    fl = from_sdf(EXAMPLE_SDF, base="floating")
+    num = fl.tree.lambdify({"g": 9.81}, kernels=["M", "bias"])
+    with pytest.raises(LagdynError, match="fused contact kernel has no loop rows"):
+        ld.robot.contacts.Contacts(num, loops=fl.loops, fused=True)
+
+
+@pytest.fixture(scope="module")
+def cassie_closed(cassie: tuple[object, ET.Element]) -> object:
+    return cassie[0].closed()  # type: ignore[attr-defined]
+
+
 @needs_cassie
-@pytest.mark.slow
-def test_cassie_closed_loop_kkt_keeps_the_loops_closed(cassie: tuple[object, ET.Element]) -> None:
-    """Cassie's four ball-joint loops closed numerically (close_loops' symbolic rows are too
-    slow at this size): KKT forward dynamics with the loop rows J = J_A − J_B (linear
-    velocity of the two frames, world axes) and drifts γ = J̇_A v − J̇_B v, small joint
-    torques, 100 semi-implicit Euler steps of 0.2 ms without stabilisation: the loops
-    (closed at the file's pose to 1e-11: the two snapped rolls) stay closed to 1e-5 m while
-    the joints move by centiradians, and the 12 rows are independent."""
-    from lagdyn.robot.floating import integrate
+def test_cassie_loops_close_numerically(
+    cassie: tuple[object, ET.Element], cassie_closed: object
+) -> None:
+    """SdfModel.closed() of the floating Cassie: numeric loop rows built in about a second
+    (close_loops' symbolic rows did not finish in 15 min). Cassie v2's plantar-rod loops
+    are planar (crank, rod and foot joints all turn about parallel axes), so each has one
+    dependent row (exactly zero on the left, 1e-10 on the right: the file's rounded link
+    poses): they are found and kept as two rows in the on_parent frame, 3 + 3 + 2 + 2 = 10
+    independent rows. J v̇ = −γ to rounding, every solver agrees, impulses stop the loops,
+    and 60 Euler steps with Baumgarte on Φ (from the placements) pull a loop error of 1e-4 m
+    back while the joints move."""
+    model, _ = cassie
+    robot = model.tree  # type: ignore[attr-defined]
+    c: Any = cassie_closed
+    assert c.m == 10 and c.m_contacts == 0
+    reduced = [n for n in c.row_names if "plantar" in n]
+    assert len(reduced) == 4 and all(
+        n.endswith(("__on_parent.x]", "__on_parent.y]")) for n in reduced
+    )
+    rng = np.random.default_rng(3)
+    q0 = robot.neutral().copy()
+    q0[7:] += rng.normal(scale=0.1, size=robot.nq - 7)
+    q, v, res = _closed_state(c, q0, rng)
+    assert res < 1e-12
+    assert c.redundant_rows(q) == ()
+    assert np.linalg.matrix_rank(c.jacobian(q), tol=1e-8) == 10
+    tau = rng.normal(size=robot.nv)
+    a, lam = c.dynamics(q, v, tau)
+    gamma = -c.drift(q, v)
+    assert np.abs(c.jacobian(q) @ a - gamma).max() < 1e-12 * (1 + np.abs(gamma).max())
+    assert np.all(np.isfinite(lam))
+    for method in ("schur", "lstsq", "augmented_lagrangian"):
+        b, mu = c.dynamics(q, v, tau, method=method)
+        assert np.abs(b - a).max() < 1e-6 * np.abs(a).max(), method
+    forces = c.loop_forces(q, lam)
+    assert len(forces) == 4 and all(f.shape == (3,) for f in forces.values())
+    vp, imp = c.impulse(q, v + rng.normal(size=robot.nv))
+    assert np.abs(c.jacobian(q) @ vp).max() < 1e-10 and np.all(np.isfinite(imp))
+    # Baumgarte on Φ from the placements: start ~1e-3 m off the loops; the error obeys
+    # Φ̈ + 2αΦ̇ + α²Φ = 0 (critically damped): after αt = 4 it is (1 + 4) e⁻⁴ = 9 % of Φ(0)
+    q = c.model.integrate(q, 1e-3 * rng.normal(size=robot.nv))
+    phi0 = float(np.abs(c.loop_error(q)).max())
+    assert phi0 > 1e-4
+    v, dt, gain = np.zeros(robot.nv), 2e-4, 200.0
+    tau = np.zeros(robot.nv)
+    tau[6:] = rng.normal(scale=0.2, size=robot.nv - 6)
+    for _ in range(100):
+        a, lam = c.dynamics(q, v, tau, baumgarte=(gain, gain))
+        v = v + dt * a
+        q = c.model.integrate(q, v, dt)
+    assert float(np.abs(c.loop_error(q)).max()) < 0.15 * phi0
+    assert np.abs(q[7:] - q0[7:]).max() > 1e-2  # it moved
+
+
+@needs_cassie
+def test_cassie_loops_against_pinocchio(
+    cassie: tuple[object, ET.Element], cassie_closed: object
+) -> None:
+    """Pinocchio's constraintDynamics with RigidConstraintModel CONTACT_3D between the two
+    joints' frames of each loop, on the URDF that read_sdf writes: the same v̇ and loop
+    forces to 1e-9 at random closed states. The right plantar loop is left out: its
+    out-of-plane row is 1e-10 (the file's rounding) but not zero, and Pinocchio keeps it
+    as a (near-singular) constraint while lagdyn drops it; the left one is exactly planar
+    and Pinocchio's proximal solver handles its zero row (λ compared in the plane)."""
+    pin = pytest.importorskip("pinocchio")
+    from lagdyn.robot.contacts import closures
 
     model, _ = cassie
-    robot, loops = model.tree, model.loops  # type: ignore[attr-defined]
-    num = robot.lambdify({"g": 9.81}, kernels=["M", "bias"])
-
-    def phi(q: np.ndarray) -> np.ndarray:
-        return np.concatenate(
-            [num.frame_placement(q, a)[1] - num.frame_placement(q, b)[1] for a, b, _ in loops]
+    robot = model.tree  # type: ignore[attr-defined]
+    loops = [lp for lp in model.loops if not lp[0].startswith("right-plantar")]  # type: ignore[attr-defined]
+    c = closures(cassie_closed.model, loops)  # type: ignore[attr-defined]
+    assert c.m == 8
+    pm = pin.buildModelFromXML(model.sdf.urdf, pin.JointModelFreeFlyer())  # type: ignore[attr-defined]
+    pdata = pm.createData()
+    cms = []
+    for a, b, _ in loops:
+        fa, fb = pm.frames[pm.getFrameId(a)], pm.frames[pm.getFrameId(b)]
+        cms.append(
+            pin.RigidConstraintModel(
+                pin.ContactType.CONTACT_3D,
+                pm,
+                fa.parentJoint,
+                fa.placement,
+                fb.parentJoint,
+                fb.placement,
+                pin.LOCAL_WORLD_ALIGNED,
+            )
         )
-
-    q, v = robot.neutral(), np.zeros(robot.nv)
-    assert np.abs(phi(q)).max() < 1e-10
-    tau = np.zeros(robot.nv)
-    tau[6:] = np.random.default_rng(1).normal(scale=0.2, size=robot.nv - 6)
-    worst, dt = 0.0, 2e-4
-    for _ in range(100):
-        J = np.vstack(
-            [num.frame_jacobian(q, a)[:3] - num.frame_jacobian(q, b)[:3] for a, b, _ in loops]
-        )
-        gamma = np.concatenate(
-            [num.frame_drift(q, v, a)[:3] - num.frame_drift(q, v, b)[:3] for a, b, _ in loops]
-        )
-        K = np.block([[num.M(q), -J.T], [J, np.zeros((12, 12))]])
-        a = np.linalg.solve(K, np.concatenate([tau - num.bias(q, v), -gamma]))[: robot.nv]
-        v = v + dt * a
-        q = integrate(q, v, dt)
-        worst = max(worst, float(np.abs(phi(q)).max()))
-    assert np.linalg.matrix_rank(J) == 12
-    assert np.abs(q[7:] - robot.neutral()[7:]).max() > 0.01  # it moved
-    assert worst < 1e-5
+    cms = pin.StdVec_RigidConstraintModel(cms)
+    cds = pin.StdVec_RigidConstraintData([x.createData() for x in cms])
+    pin.initConstraintDynamics(pm, pdata, cms, cds)
+    prox = pin.ProximalSettings(1e-15, 1e-6, 1000)
+    rng = np.random.default_rng(2)
+    for _ in range(2):
+        q = robot.neutral().copy()
+        q[7:] += rng.normal(scale=0.2, size=robot.nq - 7)
+        q[:3] = rng.normal(size=3)
+        quat = rng.normal(size=4)
+        q[3:7] = quat / np.linalg.norm(quat)
+        q, v, res = _closed_state(c, q, rng)
+        assert res < 1e-12
+        tau = rng.normal(size=robot.nv)
+        a, lam = c.dynamics(q, v, tau)
+        ap = pin.constraintDynamics(pm, pdata, q, v, tau, cms, cds, prox)
+        assert np.abs(ap - a).max() < 1e-9 * np.abs(a).max()
+        mine = c.loop_forces(q, lam)
+        lp = np.asarray(pdata.lambda_c)
+        R = c.frames.placement(q)[0][c.frames.index[loops[2][0]]]
+        for k, (fa, fb, _) in enumerate(loops):
+            f, g = lp[3 * k : 3 * k + 3], mine[f"{fa}~{fb}"]
+            if "plantar" in fa:  # in the loop's plane (its normal is the on_parent z)
+                f, g = (R.T @ f)[:2], (R.T @ g)[:2]
+            assert np.abs(f - g).max() < 1e-9 * np.abs(lam).max(), fa

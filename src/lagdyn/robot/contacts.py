@@ -27,6 +27,19 @@ Contacts
     ``anchors``, only with Baumgarte's β). Impacts: the post-impact velocity and the
     impulse from the same matrix, ``[[M, −J_cᵀ], [J_c, 0]] [v⁺; Λ] = [M v⁻; −e J_c v⁻]``.
 
+Loops (frame to frame)
+    A loop ``(frame_a, frame_b, "point")`` holds two frames' origins together (a ball joint
+    closing a kinematic loop, as Cassie's achilles and plantar rods); ``"weld"`` holds
+    their orientations together too. The rows are always in world axes: Φ = p_A − p_B
+    (and, for a weld, log(R_A R_Bᵀ)), J = J_A − J_B (the ``LOCAL_WORLD_ALIGNED`` Jacobians'
+    linear rows, and for a weld their angular rows), γ's drift J̇v = drift_A − drift_B
+    (the classical accelerations p̈_A − p̈_B and, for a weld, ω̇_A − ω̇_B at v̇ = 0: the
+    exact time derivative of these rows, so J v̇ = γ keeps J v = 0). λ of a loop is the
+    force (and torque) frame B's body applies to frame A's, world axes, at A's origin;
+    A's body applies −λ to B's. Baumgarte's β uses Φ from the placements (no anchors).
+    :func:`closures` builds loops (and ground contacts beside them) on any floating
+    or fixed-base model; :meth:`Contacts.project` moves a configuration onto the loops.
+
 Examples
 --------
 >>> import numpy as np, lagdyn as ld
@@ -53,12 +66,24 @@ import numpy as np
 
 from ..errors import ConstraintError, LagdynError, ShapeError
 
-__all__ = ["CONTACT_METHODS", "REFERENCES", "Contacts", "FrameKernels", "FrameModel"]
+__all__ = [
+    "CONTACT_METHODS",
+    "LOOP_KINDS",
+    "REFERENCES",
+    "Contacts",
+    "FrameKernels",
+    "FrameModel",
+    "closures",
+    "fixed_model",
+    "loop_name",
+]
 
 #: Pinocchio's reference frames, by the names used here.
 REFERENCES = ("local_world_aligned", "local", "world")
 #: The solvers of :meth:`Contacts.dynamics`.
 CONTACT_METHODS = ("kkt", "schur", "penalty", "augmented_lagrangian", "lstsq")
+#: Frame-to-frame loop kinds and their numbers of rows.
+LOOP_KINDS = {"point": 3, "weld": 6}
 
 
 def _real(name: str, a: Any, k: int) -> np.ndarray:
@@ -285,7 +310,9 @@ def classical_in(
 
 
 # ---------------------------------------------------------------------- contacts
-def _parse_contacts(robot: Any, contacts: Any) -> tuple[tuple[str, int], ...]:
+def _parse_contacts(
+    robot: Any, contacts: Any, *, empty: bool = False
+) -> tuple[tuple[str, int], ...]:
     if isinstance(contacts, (str, bytes)) or not isinstance(contacts, Sequence):
         raise LagdynError(
             "contacts must be a sequence of (frame name, 3 or 6) pairs, e.g. "
@@ -308,9 +335,64 @@ def _parse_contacts(robot: Any, contacts: Any) -> tuple[tuple[str, int], ...]:
             )
         robot.frame(name)  # a named error for an unknown frame
         out.append((str(name), int(dim)))
-    if not out:
+    if not out and not empty:
         raise LagdynError("contacts must name at least one frame")
     return tuple(out)
+
+
+def _parse_loops(robot: Any, loops: Any) -> tuple[tuple[str, str, str], ...]:
+    """``(frame_a, frame_b, kind)`` triples (or :class:`~lagdyn.robot.loops.Loop`), checked."""
+    if isinstance(loops, (str, bytes)) or not isinstance(loops, Sequence):
+        raise LagdynError(
+            "loops must be a sequence of (frame_a, frame_b) or (frame_a, frame_b, 'point' | "
+            f"'weld'), got {loops!r:.80}"
+        )
+    out: list[tuple[str, str, str]] = []
+    for k, item in enumerate(loops):
+        if hasattr(item, "frame_a") and hasattr(item, "frame_b"):
+            item = (item.frame_a, item.frame_b, getattr(item, "kind", "point"))
+        if not isinstance(item, (tuple, list)) or len(item) not in (2, 3):
+            raise LagdynError(
+                f"loops[{k}] must be (frame_a, frame_b) or (frame_a, frame_b, kind), "
+                f"got {item!r:.80}"
+            )
+        a, b = item[0], item[1]
+        kind = item[2] if len(item) == 3 else "point"
+        if not isinstance(a, str) or not isinstance(b, str):
+            raise LagdynError(f"loops[{k}]: frame names must be strings, got {item!r:.80}")
+        if kind not in LOOP_KINDS:
+            raise LagdynError(
+                f"loops[{k}] ({a!r}, {b!r}): kind must be 'point' or 'weld' here, got "
+                f"{kind!r} (planar loops: lagdyn.robot.close_loops)"
+            )
+        if a == b:
+            raise LagdynError(f"loops[{k}]: frame {a!r} closed on itself")
+        robot.frame(a)
+        robot.frame(b)
+        out.append((a, b, str(kind)))
+    return tuple(out)
+
+
+_AXES = ("x", "y", "z", "rx", "ry", "rz")
+
+
+def _basis_label(b: np.ndarray, frame: str) -> str:
+    """A reduced row's name: ``"a.y"`` along an axis of frame a, else its direction."""
+    k = int(np.argmax(abs(b)))
+    if abs(b[k]) == 1.0:
+        return f"{frame}.{_AXES[k]}"
+    return f"{frame} " + " ".join(f"{x:+.3f}" for x in b)
+
+
+def loop_name(loop: tuple[str, str, str]) -> str:
+    """A loop's name in reports and :meth:`Contacts.forces`: ``"frame_a~frame_b"``.
+
+    Examples
+    --------
+    >>> loop_name(("left-rod__on_parent", "left-rod__on_child", "point"))
+    'left-rod__on_parent~left-rod__on_child'
+    """
+    return f"{loop[0]}~{loop[1]}"
 
 
 def _log3(R: np.ndarray) -> np.ndarray:
@@ -336,18 +418,25 @@ def _log3(R: np.ndarray) -> np.ndarray:
 
 
 class Contacts:
-    """Point and surface contacts on named frames of a floating-base robot.
+    """Point and surface contacts on named frames of a floating-base robot, and loops
+    closing two frames on each other (the module docstring).
 
-    Built once (``model.contacts([("FL_FOOT", 3), ...])``): one generated module holds the
-    contact frames' placements, Jacobians and drifts; :meth:`dynamics` and :meth:`impulse`
-    solve the contact problems, batched over leading axes.
+    Built once (``model.contacts([("FL_FOOT", 3), ...])``, or :func:`closures` with
+    ``loops``): one generated module holds the frames' placements, Jacobians and drifts;
+    :meth:`dynamics` and :meth:`impulse` solve the constrained problems, batched over
+    leading axes. The rows are the contacts' (in their order), then the loops'.
 
     Parameters
     ----------
     model : FloatingModel
         Its kernels ``M`` and ``bias`` are used (forward dynamics not needed).
     contacts : sequence of (str, int)
-        Frame names and 3 (point) or 6 (surface); a bare name is a point contact.
+        Frame names and 3 (point) or 6 (surface); a bare name is a point contact. May be
+        empty when ``loops`` are given.
+    loops : sequence of (str, str) or (str, str, {"point", "weld"})
+        Frame pairs held together (rows in world axes whatever ``reference``).
+    reduce : bool
+        Drop the rows of a loop that depend on its others everywhere (:func:`closures`).
     reference : {"local_world_aligned", "local"}
         The axes of the contact rows and forces: world axes at the contact (default) or
         the frame's own axes.
@@ -366,8 +455,10 @@ class Contacts:
     def __init__(
         self,
         model: Any,
-        contacts: Any,
+        contacts: Any = (),
         *,
+        loops: Any = (),
+        reduce: bool = True,
         reference: str = "local_world_aligned",
         fused: bool = False,
     ) -> None:
@@ -379,17 +470,104 @@ class Contacts:
             )
         self.model = model
         self.reference = reference
-        self.contacts = _parse_contacts(model.robot, contacts)
+        self.loops = _parse_loops(model.robot, loops)
+        self.contacts = _parse_contacts(model.robot, contacts, empty=bool(self.loops))
         self.nv = model.nv
-        self.m = sum(d for _, d in self.contacts)
+        #: rows of the ground contacts (the first ones), then of the loops
+        self.m_contacts = sum(d for _, d in self.contacts)
+        self.m = self.m_contacts + sum(LOOP_KINDS[k] for _, _, k in self.loops)
+        if fused and self.loops:
+            raise LagdynError(
+                "the fused contact kernel has no loop rows: build loops with fused=False"
+            )
         self.fused = bool(fused)
         self._fused: FrameKernels | None = None
+        #: per loop: None (all rows, world axes) or the kept directions B (r, d) in frame
+        #: A's axes (rows B R_Aᵀ(J_A − J_B)) when the loop's rows are dependent everywhere
+        self.loop_bases: list[np.ndarray | None] = [None] * len(self.loops)
+        if self.loops and reduce:
+            self._reduce_loops()
+        self.m = self.m_contacts + sum(
+            LOOP_KINDS[lp[2]] if B is None else B.shape[0]
+            for lp, B in zip(self.loops, self.loop_bases)
+        )
+        names: list[str] = []
+        for name, dim in self.contacts:
+            names += [f"{name}[{k}]" for k in range(dim)]
+        for loop, B in zip(self.loops, self.loop_bases):
+            labels = _AXES[: LOOP_KINDS[loop[2]]]
+            if B is not None:
+                labels = tuple(_basis_label(b, loop[0]) for b in B)
+            names += [f"{loop_name(loop)}[{x}]" for x in labels]
+        #: one name a row: ``"FL_FOOT[2]"``, ``"a~b[x]"`` (world x, y, z, then rx, ry, rz),
+        #: ``"a~b[a.x]"`` (a reduced loop's row along frame a's x axis)
+        self.row_names = tuple(names)
+
+    def _reduce_loops(self) -> None:
+        """Find loops whose rows are dependent at every closed configuration tried (a
+        planar loop given as a ball joint: Cassie's plantar rods) and keep their
+        independent directions, fixed in frame A's axes."""
+        model = self.model
+        robot = model.robot
+        nq, nv = model.nq, model.nv
+        q0 = np.asarray(robot.neutral(), dtype=float) if hasattr(robot, "neutral") else np.zeros(nq)
+        first = 0 if nq == nv else 7  # the first joint coordinate
+        rng = np.random.default_rng(20261207)
+        samples = []
+        for k in range(3):
+            q = q0.copy()
+            if k:
+                q[first:] += rng.normal(scale=0.2, size=nq - first)
+            try:
+                samples.append(self.project(q, tol=1e-10)[0])
+            except ConstraintError:
+                continue
+        if not samples:
+            return
+        nulls: list[list[np.ndarray]] = [[] for _ in self.loops]
+        comps: list[np.ndarray] = []
+        for qs in samples:
+            R, _ = self.frames.placement(qs)
+            J = self.frames.jacobian(qs)
+            for i, (fa, fb, kind) in enumerate(self.loops):
+                L = self._local_rows(J, R, fa, fb, kind)
+                U, sv, _ = np.linalg.svd(L)
+                tol = 1e-8 * max(float(sv[0]) if sv.size else 0.0, 1e-300)
+                r = int(np.sum(sv > tol))
+                nulls[i].append(U[:, r:])
+                if len(nulls[i]) == 1:
+                    comps.append(U[:, :r])
+        for i, loop in enumerate(self.loops):
+            N = nulls[i]
+            if N[0].shape[1] == 0 or any(n.shape != N[0].shape for n in N):
+                continue
+            # the same dependent directions (in frame A's axes) at every sample
+            if any(np.linalg.svd(N[0].T @ n, compute_uv=False).min() < 1 - 1e-6 for n in N):
+                continue
+            d = LOOP_KINDS[loop[2]]
+            eye = np.eye(d)
+            axes = [int(np.argmax(abs(c))) for c in N[0].T]
+            if all(abs(N[0][a, j]) > 1 - 1e-9 for j, a in enumerate(axes)):  # along axes
+                self.loop_bases[i] = eye[[k for k in range(d) if k not in axes]]
+            else:
+                self.loop_bases[i] = comps[i].T.copy()
+
+    def _local_rows(self, J: np.ndarray, R: np.ndarray, fa: str, fb: str, kind: str) -> np.ndarray:
+        """(J_A − J_B)'s first d rows in frame A's axes."""
+        ka, kb = self._index[fa], self._index[fb]
+        Jd = J[..., ka, :, :] - J[..., kb, :, :]
+        Ra = R[..., ka, :, :]
+        out = [_mtv(Ra, Jd[..., :3, :])]
+        if kind == "weld":
+            out.append(_mtv(Ra, Jd[..., 3:, :]))
+        return np.concatenate(out, axis=-2)
 
     @functools.cached_property
     def frames(self) -> FrameKernels:
         """The contact frames' generated placements, Jacobians and drifts (built on first
         use: the fused kernel of :meth:`dynamics` does not need them)."""
-        return FrameKernels(self.model, list(dict.fromkeys(n for n, _ in self.contacts)))
+        names = [n for n, _ in self.contacts] + [f for a, b, _ in self.loops for f in (a, b)]
+        return FrameKernels(self.model, list(dict.fromkeys(names)))
 
     @property
     def _index(self) -> dict[str, int]:
@@ -397,7 +575,8 @@ class Contacts:
 
     def __repr__(self) -> str:
         inner = ", ".join(f"{n!r}: {d}" for n, d in self.contacts)
-        return f"Contacts({{{inner}}}, m={self.m}, reference={self.reference!r})"
+        loops = f", loops={len(self.loops)}" if self.loops else ""
+        return f"Contacts({{{inner}}}{loops}, m={self.m}, reference={self.reference!r})"
 
     # ------------------------------------------------------------------ rows
     def _rows(
@@ -428,6 +607,33 @@ class Contacts:
             drifts.append(
                 np.concatenate([a, _mtv(Rk, dk[..., 3:]) if local else dk[..., 3:]], axis=-1)
             )
+        for (fa, fb, kind), B in zip(self.loops, self.loop_bases):
+            # world axes: J_A − J_B, drift_A − drift_B
+            ka, kb = self._index[fa], self._index[fb]
+            d = LOOP_KINDS[kind]
+            Jd = J[..., ka, :d, :] - J[..., kb, :d, :]
+            Dd = None if D is None else D[..., ka, :d] - D[..., kb, :d]
+            if B is None:
+                rows.append(Jd)
+                if Dd is not None:
+                    drifts.append(Dd)
+                continue
+            # reduced: rows B R_Aᵀ (J_A − J_B); their rate adds −B R_Aᵀ (ω_A × (J_A − J_B) v)
+            Ra = R[..., ka, :, :]
+            blocks = range(0, d, 3)
+            Jl = np.concatenate([_mtv(Ra, Jd[..., k : k + 3, :]) for k in blocks], axis=-2)
+            rows.append(B @ Jl)
+            if Dd is not None and v is not None:
+                wa = np.einsum("...ij,...j->...i", J[..., ka, 3:, :], v)
+                rel = np.einsum("...ij,...j->...i", Jd, v)
+                loc = np.concatenate(
+                    [
+                        _mtv(Ra, Dd[..., k : k + 3] - _cross(wa, rel[..., k : k + 3]))
+                        for k in blocks
+                    ],
+                    axis=-1,
+                )
+                drifts.append(np.einsum("ij,...j->...i", B, loc))
         Jc = np.concatenate(rows, axis=-2)
         drift = None if D is None else np.concatenate(drifts, axis=-1)
         return Jc, drift, R, p
@@ -452,8 +658,9 @@ class Contacts:
         qa, va = self.model._q(q), _real("v", v, self.nv)
         return self._rows(qa, va)[1]  # type: ignore[return-value]
 
-    def position_error(self, q: Any, anchors: Any) -> np.ndarray:
-        """Φ (..., m): each contact frame's placement error from its anchor.
+    def position_error(self, q: Any, anchors: Any = None) -> np.ndarray:
+        """Φ (..., m): each contact frame's placement error from its anchor, then each
+        loop's (p_A − p_B and, for a weld, log(R_A R_Bᵀ), world axes; no anchor needed).
 
         ``anchors`` holds one entry per contact: a world position (3,) for a point
         contact, a placement (R (3, 3), p (3,)) or a 4 × 4 homogeneous matrix for a surface
@@ -465,7 +672,47 @@ class Contacts:
         R, p = self.frames.placement(qa)
         return self._phi(R, p, anchors)
 
+    def loop_error(self, q: Any) -> np.ndarray:
+        """The loops' position error Φ (..., 3 or 6 a loop): p_A − p_B (and log(R_A R_Bᵀ)
+        for a weld), world axes, every component (a reduced loop's too).
+
+        Examples
+        --------
+        >>> from lagdyn.robot.sdf import EXAMPLE_SDF, from_sdf
+        >>> four_bar = from_sdf(EXAMPLE_SDF, base="fixed").closures()
+        >>> float(abs(four_bar.loop_error([0.0, 0.0, 0.0])).max()) < 1e-12   # the file's pose
+        True
+        """
+        qa = self.model._q(q)
+        R, p = self.frames.placement(qa)
+        return self._loop_phi(R, p)
+
+    def _loop_phi(self, R: np.ndarray, p: np.ndarray, rows: bool = False) -> np.ndarray:
+        """World Φ of every loop, or (``rows``) Φ along each loop's rows."""
+        out = []
+        for (fa, fb, kind), B in zip(self.loops, self.loop_bases):
+            ka, kb = self._index[fa], self._index[fb]
+            e = [p[..., ka, :] - p[..., kb, :]]
+            if kind == "weld":
+                e.append(_log3(R[..., ka, :, :] @ np.swapaxes(R[..., kb, :, :], -1, -2)))
+            if rows and B is not None:
+                Ra = R[..., ka, :, :]
+                loc = np.concatenate([_mtv(Ra, x) for x in e], axis=-1)
+                e = [np.einsum("ij,...j->...i", B, loc)]
+            out += e
+        if not out:
+            return np.zeros((*p.shape[:-2], 0))
+        return np.concatenate(out, axis=-1)
+
     def _phi(self, R: np.ndarray, p: np.ndarray, anchors: Any) -> np.ndarray:
+        loops = self._loop_phi(R, p, rows=True)
+        if not self.contacts:
+            return loops
+        if anchors is None:
+            raise LagdynError(
+                "the position error of ground contacts needs anchors= (where each contact "
+                "frame should be); loops need none"
+            )
         items = self._anchor_items(anchors)
         local = self.reference == "local"
         out = []
@@ -481,7 +728,17 @@ class Contacts:
                     out.append(_log3(np.swapaxes(Ra, -1, -2) @ Rk))
                 else:
                     out.append(_log3(Rk @ np.swapaxes(Ra, -1, -2)))
-        return np.concatenate(out, axis=-1)
+        contacts = np.concatenate(out, axis=-1)
+        if not self.loops:
+            return contacts
+        shape = np.broadcast_shapes(contacts.shape[:-1], loops.shape[:-1])
+        return np.concatenate(
+            [
+                np.broadcast_to(contacts, (*shape, contacts.shape[-1])),
+                np.broadcast_to(loops, (*shape, loops.shape[-1])),
+            ],
+            axis=-1,
+        )
 
     def _anchor_items(self, anchors: Any) -> list[tuple[np.ndarray, np.ndarray]]:
         k = len(self.contacts)
@@ -540,7 +797,8 @@ class Contacts:
             solves the KKT system in the least-squares sense (minimum-norm λ), for
             redundant contacts (a rank-deficient J_c), which the others refuse by name.
         baumgarte : (alpha, beta), optional
-            γ −= 2α J_c v + β² Φ; β > 0 needs ``anchors`` (see :meth:`position_error`).
+            γ −= 2α J_c v + β² Φ; β > 0 needs ``anchors`` for ground contacts (see
+            :meth:`position_error`); the loops' Φ comes from the placements.
         stiffness, tol, max_iter
             Of the penalty methods, as in ``ConstrainedNumericModel.solve``.
 
@@ -593,10 +851,10 @@ class Contacts:
             if alpha:
                 gamma = gamma - 2 * alpha * np.einsum("...ij,...j->...i", Jc, va)
             if beta:
-                if anchors is None:
+                if anchors is None and self.contacts:
                     raise LagdynError(
                         "baumgarte with beta > 0 needs anchors= (where each contact frame "
-                        "should be) for the position error Φ"
+                        "should be) for the position error Φ (loops need none)"
                     )
                 gamma = gamma - beta**2 * self._phi(R, p, anchors)
         shape = np.broadcast_shapes(M.shape[:-2], Jc.shape[:-2], ta.shape[:-1], h.shape[:-1])
@@ -750,7 +1008,195 @@ class Contacts:
         for name, dim in self.contacts:
             out[name] = lam[..., k : k + dim]
             k += dim
+        for loop in self.loops:  # the force on frame A's body (−λ on B's), world axes
+            dim = LOOP_KINDS[loop[2]]
+            out[loop_name(loop)] = lam[..., k : k + dim]
+            k += dim
         return out
+
+    # ------------------------------------------------------------------ loops
+    def redundant_rows(self, q: Any) -> tuple[str, ...]:
+        """The names of the rows of J_c (:attr:`row_names`) that depend on the rows before
+        them at one configuration q (Gram–Schmidt in row order, relative 1e-8): empty when
+        the rows are independent; with them, :meth:`dynamics` needs ``method="lstsq"``.
+
+        Examples
+        --------
+        >>> from lagdyn.robot.sdf import EXAMPLE_SDF, from_sdf
+        >>> four_bar = from_sdf(EXAMPLE_SDF, base="fixed").closures(reduce=False)
+        >>> four_bar.redundant_rows([0.1, 0.2, 0.3])   # planar: the z row is zero
+        ('crank_rod__on_parent~crank_rod__on_child[z]',)
+        """
+        from ..numeric.constrained import _dependent_rows
+
+        qa = self.model._q(q)
+        if qa.ndim != 1:
+            raise ShapeError(f"redundant_rows takes one configuration (nq,), got {qa.shape}")
+        rows, part = _dependent_rows(self._rows(qa, None)[0])
+        if part > 0:  # none below 1e-8: the row named is only the closest to dependent
+            return ()
+        return tuple(self.row_names[r] for r in rows)
+
+    def loop_forces(self, q: Any, lam: Any) -> dict[str, np.ndarray]:
+        """Each loop's force (and torque, for a weld) on frame A's body, world axes, from λ
+        (..., m) of :meth:`dynamics`: a reduced loop's rows, along directions of frame A,
+        are turned back into world axes (R_A Bᵀ λ_k; B's dropped directions carry none).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from lagdyn.robot.sdf import EXAMPLE_SDF, from_sdf
+        >>> four_bar = from_sdf(EXAMPLE_SDF, base="fixed").closures()
+        >>> q = np.zeros(3)
+        >>> a, lam = four_bar.dynamics(q, np.zeros(3), np.zeros(3))
+        >>> f = four_bar.loop_forces(q, lam)['crank_rod__on_parent~crank_rod__on_child']
+        >>> f.shape, float(f[2])                           # planar: no force along z
+        ((3,), 0.0)
+        """
+        qa = self.model._q(q)
+        lam = _real("lam", lam, self.m)
+        R, _ = self.frames.placement(qa)
+        out, k = {}, self.m_contacts
+        for (fa, _fb, kind), B in zip(self.loops, self.loop_bases):
+            d = LOOP_KINDS[kind]
+            if B is None:
+                out[loop_name((fa, _fb, kind))] = lam[..., k : k + d]
+                k += d
+                continue
+            r = B.shape[0]
+            loc = np.einsum("ji,...j->...i", B, lam[..., k : k + r])
+            Ra = R[..., self._index[fa], :, :]
+            world = [np.einsum("...ij,...j->...i", Ra, loc[..., i : i + 3]) for i in range(0, d, 3)]
+            out[loop_name((fa, _fb, kind))] = np.concatenate(world, axis=-1)
+            k += r
+        return out
+
+    def project(
+        self, q: Any, *, tol: float = 1e-12, max_iter: int = 50
+    ) -> tuple[np.ndarray, float]:
+        r"""A configuration on the loops (Φ_loops = 0) near ``q``, and its residual max |Φ|.
+
+        Newton steps on the manifold, q ← q ⊕ δ with δ = −J⁺Φ (J the loop rows, J⁺ its
+        pseudo-inverse: the least change, redundant rows allowed; ⊕ the model's
+        ``integrate``, so a floating base's quaternion stays of unit norm), until
+        max |Φ| ≤ ``tol``. Ground contacts are not projected (they have no anchors here).
+
+        Raises
+        ------
+        ConstraintError
+            The steps did not bring max |Φ| below ``tol`` (a loop that cannot close from
+            here), with the residual reached.
+
+        Examples
+        --------
+        >>> from lagdyn.robot.sdf import EXAMPLE_SDF, from_sdf
+        >>> four_bar = from_sdf(EXAMPLE_SDF, base="fixed").closures()
+        >>> q, resid = four_bar.project([0.3, 0.0, 0.0])    # crank turned: the others follow
+        >>> resid < 1e-12, round(float(q[0]), 3) != 0.3 or abs(q[1]) > 0
+        (True, True)
+        """
+        from ..numeric.model import check_option
+
+        check_option("tol", tol)
+        check_option("max_iter", max_iter, integer=True)
+        if not self.loops:
+            raise LagdynError("project moves a configuration onto loops; these rows have none")
+        qa = np.array(self.model._q(q), dtype=np.float64)
+        step = getattr(self.model, "integrate", None)
+        resid = np.inf
+        for _ in range(max_iter + 1):
+            R, p = self.frames.placement(qa)
+            phi = self._loop_phi(R, p)
+            resid = float(np.max(np.abs(phi), initial=0.0))
+            if not np.isfinite(resid):
+                break
+            if resid <= tol:
+                return qa, resid
+            Jw = self.frames.jacobian(qa)
+            J = np.concatenate(
+                [
+                    Jw[..., self._index[a], : LOOP_KINDS[k], :]
+                    - Jw[..., self._index[b], : LOOP_KINDS[k], :]
+                    for a, b, k in self.loops
+                ],
+                axis=-2,
+            )
+            delta = -np.einsum("...ij,...j->...i", np.linalg.pinv(J, rcond=1e-10), phi)
+            qa = step(qa, delta) if step is not None else qa + delta
+        raise ConstraintError(
+            f"the loops did not close from this configuration: max |Φ| = {resid:.3g} after "
+            f"{max_iter} Newton steps (tol {tol:g}); a loop that cannot close, or a start "
+            "too far from the loop manifold"
+        )
+
+
+def closures(
+    model: Any,
+    loops: Any,
+    contacts: Any = (),
+    *,
+    reduce: bool = True,
+    reference: str = "local_world_aligned",
+) -> Contacts:
+    """Loops (frame pairs held together) and, beside them, ground contacts, on a numeric
+    model: a :class:`Contacts` whose rows are the contacts' then the loops'.
+
+    Parameters
+    ----------
+    model : FloatingModel or FrameModel-like
+        ``robot.lambdify(...)`` of a floating-base robot (its ``M`` and ``bias`` kernels
+        are used), or :func:`fixed_model` of a fixed-base ``RobotSystem``.
+    loops : sequence of (frame_a, frame_b) or (frame_a, frame_b, "point" | "weld")
+    contacts : sequence of (str, int), optional
+        Ground contacts, as :meth:`FloatingModel.contacts` (a standing Cassie: feet and
+        loops).
+    reduce : bool
+        Look for loops whose rows are dependent at every closed configuration tried (the
+        neutral one and two random ones, projected): a planar linkage closed by a ball
+        joint. Their independent directions are kept, fixed in frame A's axes (rows
+        B R_Aᵀ(J_A − J_B), named ``"a~b[a.x]"``); see :attr:`Contacts.loop_bases`.
+    reference : {"local_world_aligned", "local"}
+        Of the ground contacts' rows (the loops' are in world axes).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lagdyn.robot.contacts import closures
+    >>> from lagdyn.robot.sdf import EXAMPLE_SDF, from_sdf
+    >>> sdf = from_sdf(EXAMPLE_SDF, base="floating")
+    >>> num = sdf.tree.lambdify({"g": 9.81}, kernels=["M", "bias"])
+    >>> rig = closures(num, sdf.loops, [("ground", 6)])    # the ground link bolted down
+    >>> rig
+    Contacts({'ground': 6}, loops=1, m=8, reference='local_world_aligned')
+    >>> rig.row_names[-1]                    # the planar loop's z row was found and dropped
+    'crank_rod__on_parent~crank_rod__on_child[crank_rod__on_parent.y]'
+    >>> q, v = sdf.tree.neutral(), np.zeros(sdf.tree.nv)
+    >>> a, lam = rig.dynamics(q, v, np.zeros(sdf.tree.nv))
+    >>> bool(abs(rig.jacobian(q) @ a - (-rig.drift(q, v))).max() < 1e-9)
+    True
+    """
+    return Contacts(model, contacts, loops=loops, reduce=reduce, reference=reference)
+
+
+def fixed_model(
+    system: Any,
+    params: Mapping[Any, float] | None = None,
+    *,
+    backend: str = "numpy",
+    **options: Any,
+) -> Any:
+    """A fixed-base robot's numerics for :func:`closures`: :class:`FrameModel` with ``M``,
+    ``nonlinear_effects`` (C q̇ + g) and ``integrate`` (q + v dt).
+
+    Examples
+    --------
+    >>> from lagdyn.robot.contacts import fixed_model
+    >>> from lagdyn.robot.sdf import EXAMPLE_SDF, from_sdf
+    >>> fm = fixed_model(from_sdf(EXAMPLE_SDF, base="fixed").tree)
+    >>> fm.M([0.0, 0.0, 0.0]).shape
+    (3, 3)
+    """
+    return _FixedDynamics(system, params, backend=backend, **options)
 
 
 def _solve(
@@ -841,15 +1287,14 @@ def _check_rank(J: np.ndarray, contacts: Contacts, q: np.ndarray) -> None:
         return
     index = int(bad[0])
     rows, _ = _dependent_rows(flat[index])
-    owner = []
-    for name, dim in contacts.contacts:
-        owner += [f"{name}[{k}]" for k in range(dim)]
+    owner = contacts.row_names
     named = ", ".join(f"{r} ({owner[r]})" for r in rows)
     qs = np.broadcast_to(q, (*J.shape[:-2], q.shape[-1])) if J.ndim > 2 else q
     raise ConstraintError(
         f"redundant contacts {_state_text(J.shape[:-2], index, qs)}: row"
         f"{'s' if len(rows) > 1 else ''} {named} of J_c depend on the others (J_c has rank "
-        f"< {m}); use method='lstsq' for the minimum-norm contact forces"
+        f"< {m}); use method='lstsq' for the minimum-norm contact forces "
+        "(Contacts.redundant_rows lists the dependent rows)"
     )
 
 
@@ -992,3 +1437,36 @@ class FrameModel:
         R, p = fk.placement(qa)
         vel = np.einsum("...ij,...j->...i", fk.jacobian(qa)[..., k, :, :], va)
         return classical_in(D, vel, R[..., k, :, :], p[..., k, :], reference)
+
+
+class _FixedDynamics(FrameModel):
+    """:class:`FrameModel` with the dynamics :class:`Contacts` reads (``M``, ``bias``)."""
+
+    def __init__(
+        self,
+        system: Any,
+        params: Mapping[Any, float] | None = None,
+        *,
+        backend: str = "numpy",
+        cache: bool = True,
+        cache_dir: Any = None,
+        **options: Any,
+    ) -> None:
+        super().__init__(
+            system, params, backend=backend, cache=cache, cache_dir=cache_dir, **options
+        )
+        self.numeric = system.lambdify(
+            self.values, backend=backend, cache=cache, cache_dir=cache_dir, **options
+        )
+
+    def M(self, q: Any) -> np.ndarray:
+        """M(q) (..., n, n)."""
+        return np.asarray(self.numeric.M(self._q(q)))
+
+    def nonlinear_effects(self, q: Any, v: Any) -> np.ndarray:
+        """C(q, q̇) q̇ + g(q) (..., n)."""
+        return np.asarray(self.numeric.bias(self._q(q), _real("v", v, self.nv)))
+
+    def integrate(self, q: Any, v: Any, dt: float = 1.0) -> np.ndarray:
+        """q + v dt."""
+        return self._q(q) + _real("v", v, self.nv) * float(dt)

@@ -58,7 +58,7 @@ from __future__ import annotations
 import math
 import os
 import xml.etree.ElementTree as ET
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -211,6 +211,13 @@ class SdfTree:
     masses : dict
         Every link's mass as the file gives it (SDF's default 1 for a link without
         ``<inertial>``).
+
+    Examples
+    --------
+    >>> from lagdyn.robot.sdf import EXAMPLE_SDF, read_sdf
+    >>> found = read_sdf(EXAMPLE_SDF)
+    >>> found.name, found.closures, found.masses["crank"]
+    ('four_bar', ('crank_rod',), 1.0)
     """
 
     name: str
@@ -525,13 +532,22 @@ class SdfModel:
     sdf: SdfTree
 
     @property
+    def _floating(self) -> bool:
+        from .floating import FloatingRobot
+
+        return isinstance(self.tree, FloatingRobot)
+
+    @property
     def loops(self) -> tuple[tuple[str, str, str], ...]:
         """``(frame_a, frame_b, kind)`` of each closing joint."""
         return self.sdf.loops
 
     def closed(self, **kwargs: Any) -> Any:
-        """:func:`lagdyn.robot.close_loops` of the tree and the file's loops (``kwargs``
-        passed on: ``redundant``, ``q0``, ``tol`` ...).
+        """The closed-loop robot: for a floating base the numeric loop closure
+        :meth:`closures` (``kwargs``: its arguments; Cassie's four loops close in seconds),
+        for a fixed base :func:`lagdyn.robot.close_loops` of the tree and the file's loops
+        (``kwargs`` passed on: ``redundant``, ``q0``, ``tol`` ...), a symbolic
+        :class:`~lagdyn.ConstrainedSystem` for small mechanisms such as the four-bar.
 
         Examples
         --------
@@ -539,10 +555,57 @@ class SdfModel:
         >>> cs = from_sdf(EXAMPLE_SDF, base="fixed").closed(redundant="lstsq")
         >>> cs.dof, cs.residual < 1e-9
         (1, True)
+        >>> from_sdf(EXAMPLE_SDF, base="floating").closed()   # planar: 2 independent rows
+        Contacts({}, loops=1, m=2, reference='local_world_aligned')
         """
+        if self._floating:
+            return self.closures(**kwargs)
         from .loops import close_loops
 
         return close_loops(self.tree, list(self.loops), **kwargs)
+
+    def closures(
+        self,
+        params: Mapping[Any, float] | None = None,
+        *,
+        contacts: Sequence[Any] = (),
+        reduce: bool = True,
+        reference: str = "local_world_aligned",
+        backend: str = "numpy",
+        **options: Any,
+    ) -> Any:
+        """The file's loops closed numerically (:func:`lagdyn.robot.contacts.closures`):
+        a :class:`~lagdyn.robot.contacts.Contacts` with the loops' rows J_A − J_B from
+        generated frame kernels (and ground ``contacts`` before them), for either base.
+
+        Parameters
+        ----------
+        params : mapping, optional
+            Parameter values (default the tree's defaults, e.g. g = 9.81).
+        contacts : sequence of (str, int), optional
+            Ground contacts beside the loops (a standing robot).
+        reduce : bool
+            Drop each loop's rows that depend on its others everywhere (Cassie's planar
+            plantar loops: 2 rows each), :func:`~lagdyn.robot.contacts.closures`.
+        reference, backend, **options
+            As :meth:`~lagdyn.robot.floating.FloatingModel.contacts` and ``lambdify``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from lagdyn.robot.sdf import EXAMPLE_SDF, from_sdf
+        >>> four_bar = from_sdf(EXAMPLE_SDF, base="fixed").closures()
+        >>> four_bar.m, four_bar.row_names[1]        # planar: the z row is dropped
+        (2, 'crank_rod__on_parent~crank_rod__on_child[crank_rod__on_parent.y]')
+        """
+        from .contacts import closures, fixed_model
+
+        if not self._floating:
+            model: Any = fixed_model(self.tree, params, backend=backend, **options)
+        else:
+            options.setdefault("kernels", ["M", "bias"])
+            model = self.tree.lambdify(params, backend=backend, **options)
+        return closures(model, list(self.loops), contacts, reduce=reduce, reference=reference)
 
 
 def from_sdf(
