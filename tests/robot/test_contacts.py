@@ -446,3 +446,123 @@ def test_fixed_base_frames_against_pinocchio(pin):
             assert _rel(fm.frame_drift(q, v, frame.name, ref), acc) < TOL
     with pytest.raises(LagdynError, match=r"no frame named 'tool1'.*closest: tool0"):
         fm.frame_jacobian(q, "tool1")
+
+
+# ---------------------------------------------------------------------- loops
+def _four_bar(closure: str = "ball"):
+    """The SDF four-bar, floating; its closing joint a ball ('point' loop) or fixed
+    ('weld' loop)."""
+    from lagdyn.robot.sdf import EXAMPLE_SDF, from_sdf
+
+    text = EXAMPLE_SDF.replace('name="crank_rod" type="ball"', f'name="crank_rod" type="{closure}"')
+    sdf = from_sdf(text, base="floating")
+    return sdf, sdf.tree.lambdify({"g": 9.81}, kernels=["M", "bias"])
+
+
+def _closed(c, num, rng):
+    q = num.robot.neutral().copy()
+    q[:3] = rng.normal(size=3)
+    quat = rng.normal(size=4)
+    q[3:7] = quat / np.linalg.norm(quat)
+    q[7:] += rng.normal(scale=0.3, size=q.size - 7)
+    q, res = c.project(q)
+    J = c.jacobian(q)
+    v = rng.normal(size=num.nv)
+    return q, v - np.linalg.pinv(J) @ (J @ v), res
+
+
+@pytest.mark.parametrize("closure", ["ball", "fixed"])
+def test_loop_drift_is_the_rate_of_the_rows(closure):
+    """γ's drift is d/dt (J v) at v̇ = 0 (central differences along q ⊕ v t), on and off the
+    loop manifold, for point and weld loops, with the rows reduced (in frame A's axes) or
+    not (world axes)."""
+    from lagdyn.robot.contacts import closures
+
+    sdf, num = _four_bar(closure)
+    rng = np.random.default_rng(11)
+    reduced = closures(num, sdf.loops)
+    raw = closures(num, sdf.loops, reduce=False)
+    assert (reduced.m, raw.m) == ((2, 3) if closure == "ball" else (3, 6))
+    q, _, _ = _closed(reduced, num, rng)
+    h = 1e-6
+    for c in (reduced, raw):
+        for qq in (q, num.integrate(q, 0.3 * rng.normal(size=num.nv))):
+            v = rng.normal(size=num.nv)
+            fd = (
+                c.jacobian(num.integrate(qq, v * h)) @ v - c.jacobian(num.integrate(qq, -v * h)) @ v
+            ) / (2 * h)
+            assert np.abs(fd - c.drift(qq, v)).max() < 1e-8 * (1 + np.abs(fd).max())
+
+
+def test_weld_loop_against_pinocchio(pin):
+    """A weld loop (the four-bar closed by a fixed joint, floating) against Pinocchio's
+    constraintDynamics with a CONTACT_6D RigidConstraintModel between the two joints'
+    frames (LOCAL_WORLD_ALIGNED): v̇ to 1e-9; the force and torque along the kept
+    directions (the planar weld keeps x, y and rz of frame A) to 1e-6 (Pinocchio's
+    proximal iterations leave ~1e-7 in the three dependent directions)."""
+    from lagdyn.robot.contacts import closures
+
+    sdf, num = _four_bar("fixed")
+    c = closures(num, sdf.loops)
+    assert c.row_names[-1].endswith("[crank_rod__on_parent.rz]")
+    model = pin.buildModelFromXML(sdf.sdf.urdf, pin.JointModelFreeFlyer())
+    data = model.createData()
+    a_name, b_name, _ = sdf.loops[0]
+    fa, fb = model.frames[model.getFrameId(a_name)], model.frames[model.getFrameId(b_name)]
+    cms = pin.StdVec_RigidConstraintModel(
+        [
+            pin.RigidConstraintModel(
+                pin.ContactType.CONTACT_6D,
+                model,
+                fa.parentJoint,
+                fa.placement,
+                fb.parentJoint,
+                fb.placement,
+                pin.LOCAL_WORLD_ALIGNED,
+            )
+        ]
+    )
+    cds = pin.StdVec_RigidConstraintData([x.createData() for x in cms])
+    pin.initConstraintDynamics(model, data, cms, cds)
+    prox = pin.ProximalSettings(1e-15, 1e-6, 1000)
+    rng = np.random.default_rng(12)
+    for _ in range(3):
+        q, v, res = _closed(c, num, rng)
+        assert res < 1e-12
+        tau = rng.normal(size=num.nv)
+        a, lam = c.dynamics(q, v, tau)
+        ap = pin.constraintDynamics(model, data, q, v, tau, cms, cds, prox)
+        assert _rel(a, ap) < TOL
+        R = c.frames.placement(q)[0][c.frames.index[a_name]]
+        mine = c.loop_forces(q, lam)[f"{a_name}~{b_name}"]
+        theirs = np.asarray(data.lambda_c)
+        local = [np.r_[R.T @ w[:3], R.T @ w[3:]] for w in (mine, theirs)]
+        assert _rel(local[0][[0, 1, 5]], local[1][[0, 1, 5]]) < 1e-6
+        assert np.abs(local[0][[2, 3, 4]]).max() < 1e-12 * np.abs(mine).max()  # none dropped
+
+
+def test_ground_contacts_and_loops_together():
+    """A 6-D ground contact and a loop in one Contacts: rows and forces in that order,
+    J v̇ = −γ, every solver; Baumgarte's β needs anchors for the contact only; impulses."""
+    from lagdyn.robot.contacts import closures
+
+    sdf, num = _four_bar("ball")
+    rig = closures(num, sdf.loops, [("ground", 6)])
+    assert rig.m == 8 and rig.m_contacts == 6
+    assert rig.row_names[:6] == tuple(f"ground[{k}]" for k in range(6))
+    rng = np.random.default_rng(13)
+    q, v, _ = _closed(rig, num, rng)
+    tau = rng.normal(size=num.nv)
+    a, lam = rig.dynamics(q, v, tau)
+    assert np.abs(rig.jacobian(q) @ a + rig.drift(q, v)).max() < 1e-10
+    for method in ("schur", "lstsq", "augmented_lagrangian"):
+        b, mu = rig.dynamics(q, v, tau, method=method)
+        assert _rel(b, a) < 1e-8 and _rel(mu, lam) < 1e-8, method
+    assert set(rig.forces(lam)) == {"ground", "crank_rod__on_parent~crank_rod__on_child"}
+    with pytest.raises(LagdynError, match="loops need none"):
+        rig.dynamics(q, v, tau, baumgarte=(1.0, 1.0))
+    R, p = num.frame_placement(q, "ground")
+    b, _ = rig.dynamics(q, v, tau, baumgarte=(1.0, 1.0), anchors=[(R, p)])
+    assert _rel(b, a) < 1e-9  # on the anchor and on the loop: Φ = 0, and here J v = 0
+    vp, imp = rig.impulse(q, v + rng.normal(size=num.nv))
+    assert np.abs(rig.jacobian(q) @ vp).max() < 1e-10
