@@ -1079,13 +1079,16 @@ class Contacts:
         Newton steps on the manifold, q ← q ⊕ δ with δ = −J⁺Φ (J the loop rows, J⁺ its
         pseudo-inverse: the least change, redundant rows allowed; ⊕ the model's
         ``integrate``, so a floating base's quaternion stays of unit norm), until
-        max |Φ| ≤ ``tol``. Ground contacts are not projected (they have no anchors here).
+        max |Φ| ≤ ``tol`` along the rows. The residual returned is max |Φ| over every
+        world component: a reduced loop's dropped directions are constant, not moved (on
+        Cassie's right plantar loop 1e-11 m, the file's rounding). Ground contacts are not
+        projected (they have no anchors here).
 
         Raises
         ------
         ConstraintError
-            The steps did not bring max |Φ| below ``tol`` (a loop that cannot close from
-            here), with the residual reached.
+            The steps did not bring max |Φ| along the rows below ``tol`` (a loop that
+            cannot close from here), with the residual reached.
 
         Examples
         --------
@@ -1104,23 +1107,16 @@ class Contacts:
         qa = np.array(self.model._q(q), dtype=np.float64)
         step = getattr(self.model, "integrate", None)
         resid = np.inf
+        k0 = self.m_contacts
         for _ in range(max_iter + 1):
             R, p = self.frames.placement(qa)
-            phi = self._loop_phi(R, p)
+            phi = self._loop_phi(R, p, rows=True)  # along the rows the dynamics hold
             resid = float(np.max(np.abs(phi), initial=0.0))
             if not np.isfinite(resid):
                 break
             if resid <= tol:
-                return qa, resid
-            Jw = self.frames.jacobian(qa)
-            J = np.concatenate(
-                [
-                    Jw[..., self._index[a], : LOOP_KINDS[k], :]
-                    - Jw[..., self._index[b], : LOOP_KINDS[k], :]
-                    for a, b, k in self.loops
-                ],
-                axis=-2,
-            )
+                return qa, float(np.max(np.abs(self._loop_phi(R, p)), initial=0.0))
+            J = self._rows(qa, None)[0][..., k0:, :]
             delta = -np.einsum("...ij,...j->...i", np.linalg.pinv(J, rcond=1e-10), phi)
             qa = step(qa, delta) if step is not None else qa + delta
         raise ConstraintError(
