@@ -349,7 +349,8 @@ def test_cassie_loops_close_numerically(
         a, lam = c.dynamics(q, v, tau, baumgarte=(gain, gain))
         v = v + dt * a
         q = c.model.integrate(q, v, dt)
-    assert float(np.abs(c.loop_error(q)).max()) < 0.15 * phi0
+    ratio = float(np.abs(c.loop_error(q)).max()) / phi0
+    assert 0.07 < ratio < 0.12  # measured 0.092 (without Baumgarte: 0.9998)
     assert np.abs(q[7:] - q0[7:]).max() > 1e-2  # it moved
 
 
