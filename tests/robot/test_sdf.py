@@ -378,6 +378,13 @@ def test_cassie_stands_on_its_feet_with_its_loops_closed(
     a, lam2 = c.dynamics(q, np.zeros(robot.nv), tau)
     assert np.abs(a).max() < 1e-9
     np.testing.assert_allclose(lam2, lam, atol=1e-8 * np.abs(lam).max())
+    # the same set from the numeric model: model.contacts(feet, loops=...)
+    same = c.model.contacts(feet, loops=model.loops)  # type: ignore[attr-defined]
+    assert same.row_names == c.row_names
+    v = np.random.default_rng(1).normal(size=robot.nv)
+    for x, y in zip(same.dynamics(q, v, tau), c.dynamics(q, v, tau)):
+        np.testing.assert_allclose(x, y, rtol=1e-12, atol=1e-12)
+    assert c.model.contacts(feet, loops=model.loops) is same  # built once per set
 
 
 @needs_cassie

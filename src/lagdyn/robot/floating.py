@@ -730,13 +730,18 @@ class FloatingModel:
 
     def contacts(
         self,
-        contacts: Sequence[Any],
+        contacts: Sequence[Any] = (),
         *,
+        loops: Sequence[Any] = (),
+        reduce: bool = True,
         reference: str = "local_world_aligned",
         fused: bool = False,
     ) -> Any:
-        """Point and surface contacts on named frames: a
-        :class:`~lagdyn.robot.contacts.Contacts` (its generated module built once per set).
+        """Point and surface contacts on named frames, and loops closing two frames on each
+        other: a :class:`~lagdyn.robot.contacts.Contacts` (its generated module built once
+        per set). ``loops`` are ``(frame_a, frame_b)`` or ``(frame_a, frame_b, "point" |
+        "weld")``; with ``reduce`` a loop keeps only the directions that are independent at
+        its closed configurations (see :func:`lagdyn.robot.contacts.closures`).
 
         With ``fused``, :meth:`~lagdyn.robot.contacts.Contacts.dynamics` (method ``"kkt"``,
         no Baumgarte) runs as one generated kernel — M, h, J_c, J̇_c v and an unrolled
@@ -750,11 +755,20 @@ class FloatingModel:
         >>> robot.lambdify({"g": 9.81}).contacts([("shank_r", 3)])
         Contacts({'shank_r': 3}, m=3, reference='local_world_aligned')
         """
-        from .contacts import Contacts, _parse_contacts
+        from .contacts import Contacts, _parse_contacts, _parse_loops
 
-        key = (_parse_contacts(self.robot, contacts), reference, bool(fused))
+        parsed = _parse_loops(self.robot, loops)
+        key = (
+            _parse_contacts(self.robot, contacts, empty=bool(parsed)),
+            parsed,
+            bool(reduce),
+            reference,
+            bool(fused),
+        )
         if key not in self._contacts:
-            self._contacts[key] = Contacts(self, contacts, reference=reference, fused=fused)
+            self._contacts[key] = Contacts(
+                self, contacts, loops=loops, reduce=reduce, reference=reference, fused=fused
+            )
         return self._contacts[key]
 
     def contact_dynamics(
