@@ -1315,6 +1315,46 @@ class _FixedRobot:
         return hit
 
 
+def _frame_placement_of(model: Any, q: Any, frame: str) -> tuple[np.ndarray, np.ndarray]:
+    """(R, p) of ``frame`` for a model with ``_frame`` and ``_q`` (the one implementation of
+    ``frame_placement`` behind :class:`FrameModel` and ``FloatingModel``)."""
+    fk, k = model._frame(frame)
+    R, p = fk.placement(model._q(q))
+    return R[..., k, :, :], p[..., k, :]
+
+
+def _frame_jacobian_of(model: Any, q: Any, frame: str, reference: str) -> np.ndarray:
+    """The frame Jacobian (..., 6, nv) in ``reference`` (behind ``frame_jacobian``)."""
+    _check_reference(reference)
+    fk, k = model._frame(frame)
+    qa = model._q(q)
+    J = fk.jacobian(qa)[..., k, :, :]
+    if reference == "local_world_aligned":
+        return J
+    R, p = fk.placement(qa)
+    return to_reference(J, R[..., k, :, :], p[..., k, :], reference)
+
+
+def _frame_velocity_of(model: Any, q: Any, v: Any, frame: str, reference: str) -> np.ndarray:
+    """J v (..., 6) in ``reference`` (behind ``frame_velocity``)."""
+    J = _frame_jacobian_of(model, q, frame, reference)
+    return np.einsum("...ij,...j->...i", J, _real("v", v, model.nv))
+
+
+def _frame_drift_of(model: Any, q: Any, v: Any, frame: str, reference: str) -> np.ndarray:
+    """The classical acceleration at zero joint acceleration (..., 6) in ``reference``
+    (behind ``frame_drift``)."""
+    _check_reference(reference)
+    fk, k = model._frame(frame)
+    qa, va = model._q(q), _real("v", v, model.nv)
+    D = fk.drift(qa, va)[..., k, :]
+    if reference == "local_world_aligned":
+        return D
+    R, p = fk.placement(qa)
+    vel = np.einsum("...ij,...j->...i", fk.jacobian(qa)[..., k, :, :], va)
+    return classical_in(D, vel, R[..., k, :, :], p[..., k, :], reference)
+
+
 class FrameModel:
     """Generated frame kinematics of a fixed-base robot (a URDF arm): placements, Jacobians
     (6 × n), velocities and drifts of every frame of ``system.frames``, as the methods of
@@ -1396,43 +1436,25 @@ class FrameModel:
 
     def frame_placement(self, q: Any, frame: str) -> tuple[np.ndarray, np.ndarray]:
         """(R (..., 3, 3), p (..., 3)) of the frame in the world."""
-        fk, k = self._frame(frame)
-        R, p = fk.placement(self._q(q))
-        return R[..., k, :, :], p[..., k, :]
+        return _frame_placement_of(self, q, frame)
 
     def frame_jacobian(
         self, q: Any, frame: str, reference: str = "local_world_aligned"
     ) -> np.ndarray:
         """The frame Jacobian (..., 6, n), rows linear then angular, in ``reference``."""
-        _check_reference(reference)
-        fk, k = self._frame(frame)
-        qa = self._q(q)
-        J = fk.jacobian(qa)[..., k, :, :]
-        if reference == "local_world_aligned":
-            return J
-        R, p = fk.placement(qa)
-        return to_reference(J, R[..., k, :, :], p[..., k, :], reference)
+        return _frame_jacobian_of(self, q, frame, reference)
 
     def frame_velocity(
         self, q: Any, v: Any, frame: str, reference: str = "local_world_aligned"
     ) -> np.ndarray:
         """J v (..., 6) in ``reference``."""
-        J = self.frame_jacobian(q, frame, reference)
-        return np.einsum("...ij,...j->...i", J, _real("v", v, self.nv))
+        return _frame_velocity_of(self, q, v, frame, reference)
 
     def frame_drift(
         self, q: Any, v: Any, frame: str, reference: str = "local_world_aligned"
     ) -> np.ndarray:
         """The classical acceleration at q̈ = 0 (..., 6): J̇ q̇, in ``reference``."""
-        _check_reference(reference)
-        fk, k = self._frame(frame)
-        qa, va = self._q(q), _real("v", v, self.nv)
-        D = fk.drift(qa, va)[..., k, :]
-        if reference == "local_world_aligned":
-            return D
-        R, p = fk.placement(qa)
-        vel = np.einsum("...ij,...j->...i", fk.jacobian(qa)[..., k, :, :], va)
-        return classical_in(D, vel, R[..., k, :, :], p[..., k, :], reference)
+        return _frame_drift_of(self, q, v, frame, reference)
 
 
 class _FixedDynamics(FrameModel):

@@ -51,6 +51,7 @@ from ..recursive.floating import (
 )
 from ..recursive.floating import program as floating_program_of
 from ..recursive.kinematics import Frame, check_frames
+from .contacts import _real
 
 __all__ = [
     "EXAMPLE_URDF",
@@ -370,16 +371,6 @@ def _as_frame(name: str, value: Any) -> Frame:
     )
 
 
-def _real(name: str, a: Any, k: int) -> np.ndarray:
-    try:
-        x = np.asarray(a, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ShapeError(f"{name} must be real numbers of shape (..., {k})") from None
-    if x.ndim == 0 or x.shape[-1] != k:
-        raise ShapeError(f"{name} has shape {x.shape}, expected (..., {k})")
-    return x
-
-
 def _check_quaternion(q: np.ndarray, name: str = "q") -> None:
     """Refuse a quaternion of zero norm or with a non-finite entry (the first bad state of a
     batch is named). Squares summed column by column: numpy's reductions over a last axis
@@ -645,9 +636,9 @@ class FloatingModel:
         >>> np.round(p, 6) + 0.0
         array([ 0.  ,  0.1 , -0.05])
         """
-        fk, k = self._frame(frame)
-        R, p = fk.placement(self._q(q))
-        return R[..., k, :, :], p[..., k, :]
+        from .contacts import _frame_placement_of
+
+        return _frame_placement_of(self, q, frame)
 
     def frame_jacobian(
         self, q: Any, frame: str, reference: str = "local_world_aligned"
@@ -666,16 +657,9 @@ class FloatingModel:
         >>> bool(np.allclose(J[:, :6], np.eye(6)))       # the base's own velocity
         True
         """
-        from .contacts import _check_reference, to_reference
+        from .contacts import _frame_jacobian_of
 
-        _check_reference(reference)
-        fk, k = self._frame(frame)
-        qa = self._q(q)
-        J = fk.jacobian(qa)[..., k, :, :]
-        if reference == "local_world_aligned":
-            return J
-        R, p = fk.placement(qa)
-        return to_reference(J, R[..., k, :, :], p[..., k, :], reference)
+        return _frame_jacobian_of(self, q, frame, reference)
 
     def frame_velocity(
         self, q: Any, v: Any, frame: str, reference: str = "local_world_aligned"
@@ -693,9 +677,9 @@ class FloatingModel:
         >>> num.frame_velocity(robot.neutral(), v, "shank_r")[:3]
         array([2., 0., 0.])
         """
-        J = self.frame_jacobian(q, frame, reference)
-        va = _real("v", v, self.nv)
-        return np.einsum("...ij,...j->...i", J, va)
+        from .contacts import _frame_velocity_of
+
+        return _frame_velocity_of(self, q, v, frame, reference)
 
     def frame_drift(
         self, q: Any, v: Any, frame: str, reference: str = "local_world_aligned"
@@ -715,18 +699,9 @@ class FloatingModel:
         >>> np.round(a[:3], 6) + 0.0                      # centripetal: −ω² r
         array([ 0. , -0.1,  0. ])
         """
-        from .contacts import _check_reference, classical_in
+        from .contacts import _frame_drift_of
 
-        _check_reference(reference)
-        fk, k = self._frame(frame)
-        qa = self._q(q)
-        va = _real("v", v, self.nv)
-        D = fk.drift(qa, va)[..., k, :]
-        if reference == "local_world_aligned":
-            return D
-        R, p = fk.placement(qa)
-        vel = np.einsum("...ij,...j->...i", fk.jacobian(qa)[..., k, :, :], va)
-        return classical_in(D, vel, R[..., k, :, :], p[..., k, :], reference)
+        return _frame_drift_of(self, q, v, frame, reference)
 
     def contacts(
         self,
