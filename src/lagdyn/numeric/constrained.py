@@ -68,7 +68,7 @@ from ..errors import ConstraintError, LagdynError, ShapeError
 from .expressions import lambdify_expressions
 from .model import check_option
 
-__all__ = ["ConstrainedNumericModel"]
+__all__ = ["ConstrainedNumericModel", "penalty_solve"]
 
 Method = Literal["kkt", "schur", "penalty", "augmented_lagrangian"]
 METHODS = ("kkt", "schur", "penalty", "augmented_lagrangian")
@@ -343,7 +343,7 @@ class ConstrainedNumericModel:
             return self._kkt(M, J, f, gamma)
         if method == "schur":
             return self._schur(M, J, f, gamma)
-        return self._penalty(M, J, f, gamma, method, stiffness, tol, max_iter)
+        return penalty_solve(M, J, f, gamma, method, stiffness, tol, max_iter)
 
     def _states(self, q: Any, qd: Any, tau: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         arrays = []
@@ -391,52 +391,6 @@ class ConstrainedNumericModel:
         if self.redundant == "lstsq":
             self._check_consistent(J, qdd, gamma)
         return qdd, lam
-
-    def _penalty(
-        self,
-        M: np.ndarray,
-        J: np.ndarray,
-        f: np.ndarray,
-        gamma: np.ndarray,
-        method: str,
-        stiffness: float | None,
-        tol: float,
-        max_iter: int,
-    ) -> tuple[np.ndarray, np.ndarray]:
-        Jt = np.swapaxes(J, -1, -2)
-        JtJ = Jt @ J
-        if stiffness is None:
-            stiffness = 1e8 if method == "penalty" else 1e4
-        scale = np.trace(M, axis1=-2, axis2=-1) / np.maximum(
-            np.trace(JtJ, axis1=-2, axis2=-1), np.finfo(float).tiny
-        )
-        k = (float(stiffness) * scale)[..., None, None]
-        A = M + k * JtJ
-        base = f + (k[..., 0] * np.einsum("...ij,...j->...i", Jt, gamma))
-        if method == "penalty":
-            qdd = np.linalg.solve(A, base[..., None])[..., 0]
-            lam = k[..., 0] * (gamma - np.einsum("...ij,...j->...i", J, qdd))
-            return qdd, lam
-        lam = np.zeros_like(gamma)
-        gscale = 1.0 + np.max(np.abs(gamma), initial=0.0)
-        for _ in range(max_iter):
-            rhs = base + np.einsum("...ij,...j->...i", Jt, lam)
-            qdd = np.linalg.solve(A, rhs[..., None])[..., 0]
-            resid = gamma - np.einsum("...ij,...j->...i", J, qdd)
-            lam = lam + k[..., 0] * resid
-            if np.max(np.abs(resid), initial=0.0) <= tol * gscale:
-                return qdd, lam
-        worst = float(np.max(np.abs(resid)))
-        if not np.isfinite(worst):
-            raise ConstraintError(
-                "augmented Lagrangian: the residual overflowed to NaN or infinity (a state too "
-                f"large for doubles, max |q̈| = {float(np.max(np.abs(qdd))):.3g}): the motion "
-                "blew up; use a smaller step"
-            )
-        raise ConstraintError(
-            f"augmented Lagrangian did not converge in {max_iter} iterations "
-            f"(residual {worst:.3g}); raise stiffness or max_iter"
-        )
 
     def _check_consistent(self, J: np.ndarray, qdd: np.ndarray, gamma: np.ndarray) -> None:
         """With ``redundant="lstsq"``: refuse a least-squares compromise between rows that
@@ -555,6 +509,74 @@ class ConstrainedNumericModel:
         S = J @ MinvJt
         y = np.einsum("...ij,...j->...i", np.linalg.pinv(S), r)
         return np.einsum("...ij,...j->...i", MinvJt, y)
+
+
+def penalty_solve(
+    M: np.ndarray,
+    J: np.ndarray,
+    f: np.ndarray,
+    gamma: np.ndarray,
+    method: str = "penalty",
+    stiffness: float | None = None,
+    tol: float = 1e-12,
+    max_iter: int = 50,
+) -> tuple[np.ndarray, np.ndarray]:
+    r"""Solve M a = f + Jᵀλ with J a = γ by a penalty (``method="penalty"``) or the augmented
+    Lagrangian iteration (``"augmented_lagrangian"``), batched over leading axes.
+
+    The stiffness k (default 1e8 for the penalty, 1e4 for the iteration) is scaled by
+    tr M / tr JᵀJ; the penalty returns a = (M + k JᵀJ)⁻¹(f + k Jᵀγ) and λ = k(γ − J a), the
+    iteration adds λ until |γ − J a| ≤ ``tol`` (1 + |γ|). Used by the constrained systems and
+    by the contacts of floating bases.
+
+    Raises
+    ------
+    ConstraintError
+        The iteration does not converge in ``max_iter`` steps, or its residual overflows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lagdyn.numeric.constrained import penalty_solve
+    >>> M, J = np.eye(2), np.array([[1.0, -1.0]])
+    >>> a, lam = penalty_solve(M, J, np.array([1.0, 0.0]), np.zeros(1), "augmented_lagrangian")
+    >>> np.round(a, 9) + 0.0, np.round(lam, 9) + 0.0
+    (array([0.5, 0.5]), array([-0.5]))
+    """
+    Jt = np.swapaxes(J, -1, -2)
+    JtJ = Jt @ J
+    if stiffness is None:
+        stiffness = 1e8 if method == "penalty" else 1e4
+    scale = np.trace(M, axis1=-2, axis2=-1) / np.maximum(
+        np.trace(JtJ, axis1=-2, axis2=-1), np.finfo(float).tiny
+    )
+    k = (float(stiffness) * scale)[..., None, None]
+    A = M + k * JtJ
+    base = f + (k[..., 0] * np.einsum("...ij,...j->...i", Jt, gamma))
+    if method == "penalty":
+        qdd = np.linalg.solve(A, base[..., None])[..., 0]
+        lam = k[..., 0] * (gamma - np.einsum("...ij,...j->...i", J, qdd))
+        return qdd, lam
+    lam = np.zeros_like(gamma)
+    gscale = 1.0 + np.max(np.abs(gamma), initial=0.0)
+    for _ in range(max_iter):
+        rhs = base + np.einsum("...ij,...j->...i", Jt, lam)
+        qdd = np.linalg.solve(A, rhs[..., None])[..., 0]
+        resid = gamma - np.einsum("...ij,...j->...i", J, qdd)
+        lam = lam + k[..., 0] * resid
+        if np.max(np.abs(resid), initial=0.0) <= tol * gscale:
+            return qdd, lam
+    worst = float(np.max(np.abs(resid)))
+    if not np.isfinite(worst):
+        raise ConstraintError(
+            "augmented Lagrangian: the residual overflowed to NaN or infinity (a state too "
+            f"large for doubles, max |q̈| = {float(np.max(np.abs(qdd))):.3g}): the motion "
+            "blew up; use a smaller step"
+        )
+    raise ConstraintError(
+        f"augmented Lagrangian did not converge in {max_iter} iterations "
+        f"(residual {worst:.3g}); raise stiffness or max_iter"
+    )
 
 
 def _gains(baumgarte: Any) -> tuple[float, float]:

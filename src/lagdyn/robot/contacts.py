@@ -65,6 +65,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConstraintError, LagdynError, ShapeError
+from ..numeric.constrained import penalty_solve
 
 __all__ = [
     "CONTACT_METHODS",
@@ -1234,32 +1235,7 @@ def _solve(
         r = gamma - np.einsum("...ij,...j->...i", J, Minvf)
         lam = np.linalg.solve(S, r[..., None])[..., 0]
         return Minvf + np.einsum("...ij,...j->...i", MinvJt, lam), lam
-    Jt = np.swapaxes(J, -1, -2)
-    JtJ = Jt @ J
-    if stiffness is None:
-        stiffness = 1e8 if method == "penalty" else 1e4
-    scale = np.trace(M, axis1=-2, axis2=-1) / np.maximum(
-        np.trace(JtJ, axis1=-2, axis2=-1), np.finfo(float).tiny
-    )
-    k = float(stiffness) * scale
-    A = M + k[..., None, None] * JtJ
-    base = f + k[..., None] * np.einsum("...ij,...j->...i", Jt, gamma)
-    if method == "penalty":
-        vd = np.linalg.solve(A, base[..., None])[..., 0]
-        return vd, k[..., None] * (gamma - np.einsum("...ij,...j->...i", J, vd))
-    lam = np.zeros_like(gamma)
-    gscale = 1.0 + np.max(np.abs(gamma), initial=0.0)
-    resid = gamma
-    for _ in range(max_iter):
-        vd = np.linalg.solve(A, (base + np.einsum("...ij,...j->...i", Jt, lam))[..., None])[..., 0]
-        resid = gamma - np.einsum("...ij,...j->...i", J, vd)
-        lam = lam + k[..., None] * resid
-        if np.max(np.abs(resid), initial=0.0) <= tol * gscale:
-            return vd, lam
-    raise ConstraintError(
-        f"augmented Lagrangian did not converge in {max_iter} iterations (residual "
-        f"{float(np.max(np.abs(resid))):.3g}); raise stiffness or max_iter"
-    )
+    return penalty_solve(M, J, f, gamma, method, stiffness, tol, max_iter)
 
 
 def _chol_solve(L: np.ndarray, B: np.ndarray) -> np.ndarray:
