@@ -259,12 +259,43 @@ def simulate(
 
     # xs: (n_t, ..., 2n) → batch first
     q_t, qd_t = xs[..., :n], xs[..., n:]
+    energy, kinetic, taus, phis = _record(num, grid, q_t, qd_t, tau_src, phi_fn)
+    forces = _generalized_forces(num, grid, q_t, qd_t)
+    # unforced (no τ, and no Q in the model) ⇒ E is conserved: the recorded Q of a
+    # conservative model is rounding only, so it does not count as work
+    unforced = tau_src.is_zero and not _has_forces(num)
+    work = None if unforced else _work(grid, qd_t, taus, forces)
+    check_energy(method, energy, kinetic, work, grid, substeps)
+    return _result(
+        grid,
+        q_t,
+        qd_t,
+        energy,
+        kinetic,
+        taus,
+        forces,
+        phis,
+        method,
+        _names(num, n),
+        steps,
+        started,
+    )
+
+
+def _record(
+    num: Any,
+    grid: np.ndarray,
+    q_t: np.ndarray,
+    qd_t: np.ndarray,
+    tau_src: Actuation,
+    phi_fn: Callable[[np.ndarray], Any] | None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+    """Energy, kinetic energy, actuation and constraint values along a run (time first)."""
     energy = np.asarray(num.energy(q_t, qd_t), dtype=float)
     kinetic = energy - np.asarray(num.energy(q_t, np.zeros_like(qd_t)), dtype=float)
-    taus = np.empty_like(q_t)
+    taus = np.empty_like(qd_t)
     for k, tk in enumerate(grid):
         taus[k] = tau_src(float(tk), q_t[k], qd_t[k])
-    forces = _generalized_forces(num, grid, q_t, qd_t)
     phis = None
     if phi_fn is not None:
         phis = real_array("phi(q)", phi_fn(q_t))
@@ -273,29 +304,47 @@ def simulate(
         phis = phis.astype(float)
         if phis.ndim == q_t.ndim - 1:
             phis = phis[..., None]
-    lead = q_t.ndim - 2  # number of batch axes
-    # unforced (no τ, and no Q in the model) ⇒ E is conserved: the recorded Q of a
-    # conservative model is rounding only, so it does not count as work
-    unforced = tau_src.is_zero and not _has_forces(num)
-    work = None if unforced else _work(grid, qd_t, taus, forces)
-    check_energy(method, energy, kinetic, work, grid, substeps)
+    return energy, kinetic, taus, phis
 
-    def batch_first(a: np.ndarray, trailing: int) -> np.ndarray:
-        return np.moveaxis(a, 0, a.ndim - 1 - trailing) if lead else a
+
+def _result(
+    grid: np.ndarray,
+    q_t: np.ndarray,
+    qd_t: np.ndarray,
+    energy: np.ndarray,
+    kinetic: np.ndarray,
+    taus: np.ndarray,
+    forces: np.ndarray | None,
+    phis: np.ndarray | None,
+    method: str,
+    names: tuple[str, ...],
+    steps: int,
+    started: float,
+    velocity_names: tuple[str, ...] = (),
+) -> SimulationResult:
+    """The :class:`SimulationResult` of arrays with time first: batch axes moved first."""
+    lead = q_t.ndim - 2  # number of batch axes
+
+    def batch_first(a: np.ndarray) -> np.ndarray:
+        return np.moveaxis(a, 0, a.ndim - 2) if lead else a
+
+    def series(a: np.ndarray) -> np.ndarray:  # (n_t, ...) → (..., n_t)
+        return np.moveaxis(a, 0, -1) if lead else a
 
     return SimulationResult(
         t=grid,
-        q=batch_first(q_t, 1),
-        qd=batch_first(qd_t, 1),
-        energy=np.moveaxis(energy, 0, -1) if lead else energy,
-        kinetic=np.moveaxis(kinetic, 0, -1) if lead else kinetic,
-        tau=batch_first(taus, 1),
-        Q=None if forces is None else batch_first(forces, 1),
-        phi=None if phis is None else batch_first(phis, 1),
+        q=batch_first(q_t),
+        qd=batch_first(qd_t),
+        energy=series(energy),
+        kinetic=series(kinetic),
+        tau=batch_first(taus),
+        Q=None if forces is None else batch_first(forces),
+        phi=None if phis is None else batch_first(phis),
         method=method,
-        names=_names(num, n),
+        names=names,
         steps=int(steps),
         wall_time=time.perf_counter() - started,
+        velocity_names=velocity_names,
     )
 
 
@@ -381,43 +430,32 @@ def _simulate_floating(
             bar.update(done)
     finally:
         bar.close()
-    energy = np.asarray(num.energy(qs, vs), dtype=float)
-    kinetic = energy - np.asarray(num.energy(qs, np.zeros_like(vs)), dtype=float)
-    taus = np.empty_like(vs)
-    for k, tk in enumerate(grid):
-        taus[k] = tau_src(float(tk), qs[k], vs[k])
+    energy, kinetic, taus, phis = _record(num, grid, qs, vs, tau_src, phi)
     work = None if tau_src.is_zero else _work(grid, vs, taus, None)
     check_energy(method, energy, kinetic, work, grid, substeps)
-    phis = None
-    if phi is not None:
-        phis = real_array("phi(q)", phi(qs)).astype(float)
-        if phis.ndim == qs.ndim - 1:
-            phis = phis[..., None]
-    lead = qs.ndim - 2
-
-    def batch_first(a: np.ndarray, trailing: int) -> np.ndarray:
-        return np.moveaxis(a, 0, a.ndim - 1 - trailing) if lead else a
-
     joints = tuple(getattr(getattr(num, "robot", None), "joint_names", ())) or tuple(
         f"q{i}" for i in range(nq - 7)
     )
-    return SimulationResult(
-        t=grid,
-        q=batch_first(qs, 1),
-        qd=batch_first(vs, 1),
-        energy=np.moveaxis(energy, 0, -1) if lead else energy,
-        kinetic=np.moveaxis(kinetic, 0, -1) if lead else kinetic,
-        tau=batch_first(taus, 1),
-        phi=None if phis is None else batch_first(phis, 1),
-        method=method,
-        names=("base_x", "base_y", "base_z", "quat_x", "quat_y", "quat_z", "quat_w", *joints),
-        velocity_names=(
-            *(f"base_v{a}" for a in "xyz"),
-            *(f"base_w{a}" for a in "xyz"),
-            *(f"{j}_d" for j in joints),
-        ),
-        steps=(grid.shape[0] - 1) * substeps,
-        wall_time=time.perf_counter() - started,
+    names = ("base_x", "base_y", "base_z", "quat_x", "quat_y", "quat_z", "quat_w", *joints)
+    rates = (
+        *(f"base_v{a}" for a in "xyz"),
+        *(f"base_w{a}" for a in "xyz"),
+        *(f"{j}_d" for j in joints),
+    )
+    return _result(
+        grid,
+        qs,
+        vs,
+        energy,
+        kinetic,
+        taus,
+        None,
+        phis,
+        method,
+        names,
+        (grid.shape[0] - 1) * substeps,
+        started,
+        velocity_names=rates,
     )
 
 
