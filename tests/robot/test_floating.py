@@ -267,6 +267,17 @@ def test_quaternion_zero_norm_is_refused_and_others_normalized(toy, toy_num):
     unit[3:7] /= np.linalg.norm(q[3:7])
     assert _rel(toy_num.g(scaled), toy_num.g(unit)) < 1e-14
     assert abs(np.linalg.norm(integrate(scaled, np.ones(9))[3:7]) - 1) < 1e-15
+    # in a batch the first bad state is named (not the whole batch printed), and a huge but
+    # finite quaternion, whose squares overflow, is not called zero
+    batch = np.tile(toy.neutral(), (5, 1))
+    batch[3, 3:7] = 0.0
+    with pytest.raises(ld.LagdynError, match=r"zero norm at batch index \(3,\)"):
+        toy_num.M(batch)
+    batch[3, 3:7] = [0.0, 0.0, np.inf, 1.0]
+    with pytest.raises(ld.LagdynError, match=r"non-finite entry at batch index \(3,\)"):
+        toy_num.M(batch)
+    batch[3, 3:7] = [0.0, 0.0, 0.0, 1e200]
+    np.testing.assert_allclose(toy_num.M(batch)[3], toy_num.M(batch)[0], rtol=1e-14)
 
 
 def test_shapes_and_bad_input(toy, toy_num):
