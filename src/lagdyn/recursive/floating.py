@@ -55,6 +55,7 @@ import hashlib
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from types import SimpleNamespace
 from typing import Any
 
@@ -759,13 +760,14 @@ def decide_skew(fc: FloatingChain) -> bool | None:
     M (CRBA) and C (the Christoffel-consistent Coriolis matrix) read the joint values and
     the velocities v only, never the base pose (checked: a program that reads the base
     configuration gives ``None``). Every joint angle becomes a point (cᵢ, sᵢ) of the unit
-    circle, every velocity, parameter and prismatic joint a symbol; each statement of the
-    programs is expanded and reduced with sᵢ² = 1 − cᵢ² (the unique normal form of
-    :class:`lagdyn.recursive.proofs._Torus`), and :math:`\dot M` is taken on the
-    expanded entries by the chain rule (ċᵢ = −sᵢ v₆₊ᵢ, ṡᵢ = cᵢ v₆₊ᵢ). A zero normal form of
-    every residual is a proof (``True``); a nonzero one is a counterexample on the torus
-    (``False``), unless the programs hold constant angles (a URDF ``rpy`` such as 0.1,
-    where only that point of the circle is meant) or floats: then ``None``.
+    circle, every velocity, parameter and prismatic joint a variable; each statement of
+    the programs is expanded and reduced with sᵢ² = 1 − cᵢ² (the unique normal form, in
+    the packed integer arithmetic of :class:`lagdyn.recursive.torus.PackedTorus`), and
+    :math:`\dot M` is taken on the expanded entries by the chain rule (ċᵢ = −sᵢ v₆₊ᵢ,
+    ṡᵢ = cᵢ v₆₊ᵢ). A zero normal form of every residual is a proof (``True``); a nonzero
+    one is a counterexample on the torus (``False``), unless the programs hold constant
+    angles (a URDF ``rpy`` such as 0.1, where only that point of the circle is meant) or
+    floats, or an exponent reaches 128 (beyond the packed fields): then ``None``.
 
     Examples
     --------
@@ -777,9 +779,8 @@ def decide_skew(fc: FloatingChain) -> bool | None:
     >>> decide_skew(robot.base)
     True
     """
-    import symengine as se
-
-    from .proofs import _number, _run, _Torus, _UnsupportedError
+    from .proofs import _number, _UnsupportedError, torus_values
+    from .torus import TorusOverflowError
 
     M, C = program(fc, "M"), program(fc, "C")
     ins = M.inputs
@@ -812,48 +813,31 @@ def decide_skew(fc: FloatingChain) -> bool | None:
     if floats:
         return None
     circles += [(sp.cos(a), sp.sin(a), None) for a in sorted(angles, key=str)]
-    marks = [(se.Symbol(f"_ldtc{k}"), se.Symbol(f"_ldts{k}")) for k in range(len(circles))]
-    dom = _Torus(marks)
-    env: dict[sp.Basic, Any] = {x: se.Symbol(x.name) for x in params - known}
-    for (c, s_, _), (cs, ss) in zip(circles, marks):
-        env[c], env[s_] = cs, ss
-    for q, _ in prismatic:
-        env[q] = se.Symbol(q.name)
-    v = [se.Symbol(x.name) for x in ins["qd"]]
-    env.update(zip(ins["qd"], v))
-    moving = [(cs, ss, env[rate]) for (_, _, rate), (cs, ss) in zip(circles, marks) if rate]
-    slides = [(env[q], env[rate]) for q, rate in prismatic]
-
-    def rate_of(value: Any) -> Any:
-        terms = []
-        for cs, ss, w in moving:
-            terms.append(dom.mul([w, cs, value.diff(ss)]))
-            terms.append(dom.mul([se.Integer(-1), w, ss, value.diff(cs)]))
-        terms += [dom.mul([w, value.diff(q)]) for q, w in slides]
-        return dom.add(terms)
-
+    others = [*sorted(params - known, key=str), *(q for q, _ in prismatic), *ins["qd"]]
+    wanted = [("dM", M, True), ("C", C, False)]
     try:
         for prog in (M, C):
             for e in [e for _, e in prog.body] + list(prog.outputs):
                 for a in sp.preorder_traversal(e):
                     if a.is_Number:
                         _number(a)  # refuses what exact arithmetic cannot take
-        dM = [rate_of(x) for x in _run(M, env, dom)]
-        Cv = _run(C, env, dom)
+        dom, _, out = torus_values(circles, others, prismatic, wanted)
+        dM, Cv = out["dM"], out["C"]
+        minus = dom.const(Fraction(-1))
         zero = all(
             dom.is_zero(
                 dom.add(
                     [
                         dM[i * N + j],
-                        dom.mul([se.Integer(-1), Cv[i * N + j]]),
-                        dom.mul([se.Integer(-1), Cv[j * N + i]]),
+                        dom.mul([minus, Cv[i * N + j]]),
+                        dom.mul([minus, Cv[j * N + i]]),
                     ]
                 )
             )
             for i in range(N)
             for j in range(i, N)
         )
-    except _UnsupportedError:
+    except (_UnsupportedError, TorusOverflowError):
         return None
     if zero:
         return True

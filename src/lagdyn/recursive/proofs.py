@@ -80,6 +80,7 @@ from .coriolis import energy as _energy
 from .forward import forward_dynamics as _forward_dynamics
 from .program import Program, input_symbols
 from .rnea import rnea as _rnea
+from .torus import PackedTorus, TorusOverflowError
 
 __all__ = [
     "CHECKS",
@@ -887,13 +888,15 @@ def _decide(name: str, problem: _Problem, security: int) -> tuple[bool | None, f
 
 
 def _decide_exact(name: str, problem: _Problem) -> bool | None:
-    """Decide one polynomial identity by expanding the programs on the torus (:class:`_Torus`).
+    """Decide one polynomial identity by expanding the programs on the torus.
 
-    Every input stays a symbol: (cᵢ, sᵢ) for each circle (joint angles and constant
+    Every input stays a variable: (cᵢ, sᵢ) for each circle (joint angles and constant
     angles), the parameters, a prismatic joint's q and the q̇, q̈, τ vectors. Each program
-    statement is expanded and reduced as it is evaluated. The residuals' normal forms are
-    then compared with 0: a decision, not a sample. ``None`` for floating-point programs
-    (a rounded rotation is not exactly orthogonal) and for what the domain cannot take
+    statement is expanded and reduced as it is evaluated, in packed integer arithmetic
+    (:class:`lagdyn.recursive.torus.PackedTorus`; the symengine domain :class:`_Torus`
+    when an exponent outgrows the packed fields). The residuals' normal forms are then
+    compared with 0: a decision, not a sample. ``None`` for floating-point programs (a
+    rounded rotation is not exactly orthogonal) and for what the domain cannot take
     (division, other functions); a nonzero residual with a constant-angle circle is
     ``None`` too (constant angles may be algebraically dependent, 7/10 and 7/5, so the
     identity may still hold at them).
@@ -901,11 +904,87 @@ def _decide_exact(name: str, problem: _Problem) -> bool | None:
     The time derivatives (Ṁ, Ė) are taken on the expanded outputs by the chain rule,
     which is exact on polynomials and cheaper than dual numbers through the program.
     """
-    import symengine as se
-
     needs, residuals = _IDENTITIES[name]
     if problem.floats:
         return None
+    try:
+        try:
+            zero = _expand_packed(needs, residuals, problem)
+        except TorusOverflowError:  # an exponent of 128 or more: symengine holds it
+            zero = _expand_symengine(needs, residuals, problem)
+    except _UnsupportedError:
+        return None
+    if zero:
+        return True
+    # a constant angle's circle stands for one point of it: refuted elsewhere on the circle
+    # (or with two dependent constant angles taken as independent), it may still hold there
+    constant_angles = any(rate is None for _, _, rate in problem.circles)
+    return None if problem.inexact or constant_angles else False
+
+
+def torus_values(
+    circles: Sequence[tuple[sp.Basic, sp.Basic, sp.Basic | None]],
+    others: Sequence[sp.Basic],
+    slides: Sequence[tuple[sp.Basic, sp.Basic]],
+    wanted: Sequence[tuple[str, Program, bool]],
+) -> tuple[PackedTorus, dict[sp.Basic, Any], dict[str, list[Any]]]:
+    """Programs expanded on the torus in packed arithmetic (:class:`PackedTorus`).
+
+    ``circles``: (cos, sin, rate symbol or None for a constant angle) of every circle;
+    ``others``: every other input symbol (parameters, rates, prismatic coordinates);
+    ``slides``: (input, its rate) pairs that move linearly (a prismatic q with its q̇, q̇
+    with q̈); ``wanted``: (name, program, take its time derivative). Returns the domain,
+    the inputs' values and each name's outputs (time derivatives by the chain rule on the
+    expanded outputs: ċ = −s q̇, ṡ = c q̇, plus the slides). Raises
+    :class:`TorusOverflowError` when an exponent outgrows the packed fields and
+    ``_UnsupportedError`` for what the domain cannot take (division, other functions).
+    """
+    dom = PackedTorus(len(circles), len(others))
+    env: dict[sp.Basic, Any] = {x: dom.var(j) for j, x in enumerate(others)}
+    for k, (c, s_, _) in enumerate(circles):
+        env[c], env[s_] = dom.circle(k)
+    index = {x: 2 * len(circles) + j for j, x in enumerate(others)}
+    moving = [(k, env[rate]) for k, (_, _, rate) in enumerate(circles) if rate is not None]
+    linear = [(index[x], env[rate]) for x, rate in slides]
+    out: dict[str, list[Any]] = {}
+    for name, prog, derivative in wanted:
+        try:
+            values = _run(prog, env, dom)
+        except ZeroDivisionError as exc:  # (the packed domain has no division)
+            raise _UnsupportedError("division") from exc
+        if derivative:
+            # once per value: a symmetric M's program returns one value for m_ij and m_ji
+            rates: dict[int, Any] = {}
+            for v in values:
+                if id(v) not in rates:
+                    rates[id(v)] = dom.rate(v, moving, linear)
+            values = [rates[id(v)] for v in values]
+        out[name] = values
+    return dom, env, out
+
+
+def _expand_packed(
+    needs: Sequence[str], residuals: Callable[..., list[Any]], problem: _Problem
+) -> bool:
+    """Whether every residual's normal form is zero, in :class:`PackedTorus` arithmetic."""
+    n = problem.n
+    ins = input_symbols(n)
+    others: list[sp.Basic] = [*problem.params, *(q for q, _ in problem.prismatic)]
+    for key in ("qd", "qdd", "tau"):
+        others += ins[key]
+    slides = [*problem.prismatic, *zip(ins["qd"], ins["qdd"])]
+    wanted = [(what, problem.progs[_key(what)], what in ("dM", "dE")) for what in needs]
+    dom, env, out = torus_values(problem.circles, others, slides, wanted)
+    x = {key: [env[v] for v in ins[key]] for key in ("qd", "qdd", "tau")}
+    return all(dom.is_zero(r) for r in residuals(dom, out, x, n))
+
+
+def _expand_symengine(
+    needs: Sequence[str], residuals: Callable[..., list[Any]], problem: _Problem
+) -> bool:
+    """Whether every residual's normal form is zero, in symengine (:class:`_Torus`)."""
+    import symengine as se
+
     n = problem.n
     marks = [(se.Symbol(f"_ldtc{k}"), se.Symbol(f"_ldts{k}")) for k in range(len(problem.circles))]
     dom = _Torus(marks)
@@ -918,8 +997,6 @@ def _decide_exact(name: str, problem: _Problem) -> bool | None:
     x = {key: [se.Symbol(v.name) for v in ins[key]] for key in ("qd", "qdd", "tau")}
     for key in x:
         env.update(zip(ins[key], x[key]))
-    # the time derivative of an expanded value: ċ = −s q̇, ṡ = c q̇ per joint angle (a
-    # constant angle has no rate), prismatic q̇, and q̇ moving with q̈
     moving = [(cs, ss, env[rate]) for (_, _, rate), (cs, ss) in zip(problem.circles, marks) if rate]
     slides = [(env[q], env[v]) for q, v in problem.prismatic]
     accel = list(zip(x["qd"], x["qdd"]))
@@ -927,7 +1004,6 @@ def _decide_exact(name: str, problem: _Problem) -> bool | None:
     rates: dict[int, tuple[Any, Any]] = {}
 
     def rate_of(value: Any) -> Any:
-        # once per value: a symmetric M's program returns one value for m_ij and m_ji
         found = rates.get(id(value))
         if found is not None:
             return found[1]
@@ -941,20 +1017,11 @@ def _decide_exact(name: str, problem: _Problem) -> bool | None:
         rates[id(value)] = (value, out)  # (the value kept: its id stays)
         return out
 
-    try:
-        out: dict[str, Any] = {}
-        for what in needs:
-            values = _run(problem.progs[_key(what)], env, dom)
-            out[what] = [rate_of(v) for v in values] if what in ("dM", "dE") else values
-        zero = all(dom.is_zero(r) for r in residuals(dom, out, x, n))
-    except _UnsupportedError:
-        return None
-    if zero:
-        return True
-    # a constant angle's circle stands for one point of it: refuted elsewhere on the circle
-    # (or with two dependent constant angles taken as independent), it may still hold there
-    constant_angles = any(rate is None for _, _, rate in problem.circles)
-    return None if problem.inexact or constant_angles else False
+    out: dict[str, Any] = {}
+    for what in needs:
+        values = _run(problem.progs[_key(what)], env, dom)
+        out[what] = [rate_of(v) for v in values] if what in ("dM", "dE") else values
+    return all(dom.is_zero(r) for r in residuals(dom, out, x, n))
 
 
 def _residual_degree(
