@@ -139,3 +139,15 @@ def test_memoized_derivatives_equal_the_plain_ones(model: str) -> None:
             assert _laurent.diff_poly(encoder, poly, k, memo) == _laurent.diff_poly(
                 encoder, poly, k
             )
+
+
+def test_rates_are_the_objects_sympys_diff_returns() -> None:
+    # qd builds Derivative(q(t), t) directly instead of sp.diff (issue 25): object for
+    # object what diff gives, for coordinates with and without assumptions
+    coords = (*ld.coordinates("x th"), sp.Function("r", positive=True)(t))
+    system = ld.LagrangianSystem(sum(c.diff(t) ** 2 for c in coords) / 2, coords)
+    for fast, qi in zip(system.qd, coords):
+        slow = sp.diff(qi, t)
+        assert fast == slow and sp.srepr(fast) == sp.srepr(slow)
+        assert fast.is_real == slow.is_real and fast.is_positive == slow.is_positive
+    assert system.M == sp.eye(3)
