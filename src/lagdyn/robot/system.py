@@ -213,8 +213,8 @@ class RobotSystem(LagrangianSystem):
 
         ``route="recursive"`` (the default without a user ``C``) decides it exactly for the
         CRBA M and the recursive Coriolis C that the generated code runs, without building
-        the closed form: the programs are expanded on the torus with every input a symbol
-        and Ṁ formed by forward-mode differentiation along q̇
+        the closed form: the programs are expanded on the torus with every input a
+        variable and Ṁ formed by the chain rule on the expanded M
         (:mod:`lagdyn.recursive.proofs`); ``True`` and ``False`` are both certain.
         ``route="closed"`` (the default with a user ``C``) is
         :func:`lagdyn.structure.is_skew_symmetric` on the closed-form M and C (or ``C``).
