@@ -48,7 +48,7 @@ from .laurent import (
     NotRepresentableError,
     encoder_for,
 )
-from .linear import LinearTrigEncoder, NotLinearError, combine, is_zero_form
+from .linear import Form, LinearTrigEncoder, NotLinearError, combine, is_zero_form
 
 _ZERO = se.Integer(0)
 _ONE = se.Integer(1)
@@ -616,15 +616,33 @@ def skew_per_frequency(
     n = len(q)
     enc = LinearTrigEncoder(q, rates=qd)
     velocities = [enc.symbol(v) for v in qd]
+    rates: dict[Any, Any] = {}
     try:
         for i in range(n):
             for j in range(i, n):
-                mdot = enc.rate(enc.form(M[i, j]), velocities)
-                residual = combine((1, mdot), (-1, enc.form(C[i, j])), (-1, enc.form(C[j, i])))
-                if not is_zero_form(residual):
+                mdot = enc.rate(enc.form(M[i, j]), velocities, rates)
+                if not _equal_forms(mdot, enc.form(C[i, j]), enc.form(C[j, i])):
                     return False
     except NotLinearError:
         return None
+    return True
+
+
+def _equal_forms(plus: Form, *minus: Form) -> bool:
+    """Whether ``plus − Σ minus`` is the zero form: each frequency's coefficient expanded
+    once (``is_zero_form(combine(...))`` without the intermediate sums)."""
+    keys = dict.fromkeys(plus)
+    for form in minus:
+        keys.update(dict.fromkeys(form))
+    empty: tuple[list[Any], list[Any]] = ([], [])
+    for key in keys:
+        for slot in (0, 1):
+            positive = plus.get(key, empty)[slot]
+            negative = [x for form in minus for x in form.get(key, empty)[slot]]
+            if not positive and not negative:
+                continue
+            if se.expand(se.Add(*positive) - se.Add(*negative)) != _ZERO:
+                return False
     return True
 
 

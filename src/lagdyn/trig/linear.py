@@ -300,9 +300,14 @@ class LinearTrigEncoder:
         return found
 
     # -- calculus on forms -----------------------------------------------------
-    def rate(self, form: Form, velocities: Sequence[Any]) -> Form:
+    def rate(
+        self, form: Form, velocities: Sequence[Any], memo: dict[Key, Any] | None = None
+    ) -> Form:
         """``Σ_k ∂form/∂q_k · v_k``; the coefficients are differentiated only when a
         coordinate occurred outside the trigonometric atoms (:attr:`poly_q`).
+
+        ``memo``: the angular rates ``e·v`` by key, shared by calls with the same
+        ``velocities`` (the entries of one matrix share their frequencies).
 
         Examples
         --------
@@ -315,9 +320,17 @@ class LinearTrigEncoder:
         polynomial = bool(self.poly_q)
         out: Form = {}
         for key, (a, b) in form.items():
-            omega = se.Add(
-                *[se.Rational(f.numerator, f.denominator) * v for f, v in zip(key, velocities) if f]
-            )
+            omega = None if memo is None else memo.get(key)
+            if omega is None:
+                omega = se.Add(
+                    *[
+                        se.Rational(f.numerator, f.denominator) * v
+                        for f, v in zip(key, velocities)
+                        if f
+                    ]
+                )
+                if memo is not None:
+                    memo[key] = omega
             A = se.Add(*a)
             B = se.Add(*b)
             new_a = [se.Mul(B, omega)] if b and key != self.zero_key else []
