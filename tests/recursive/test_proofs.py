@@ -263,7 +263,6 @@ def test_the_skew_proof_on_the_programs_is_a_decision(name):
     assert "M" not in system.__dict__ and "C" not in system.__dict__  # closed form not built
 
 
-@pytest.mark.slow
 def test_the_skew_proof_of_the_panda_is_a_decision():
     system = ld.zoo.get("panda", parameters="symbolic")
     assert system.is_skew_symmetric() is True
