@@ -756,7 +756,10 @@ class LagrangianSystem:
     def _M_from_symengine(self) -> sp.ImmutableMatrix:
         conv = self._symtab.to_sympy
         m_dyn = {k: conv(e) for k, e in self._M_se.items()}
-        return sp.ImmutableMatrix(self.n, self.n, lambda i, j: m_dyn[min(i, j), max(i, j)])
+        n = self.n
+        return sp.ImmutableMatrix(
+            n, n, [m_dyn[(i, j) if i <= j else (j, i)] for i in range(n) for j in range(n)]
+        )
 
     @cached_property
     def _M_dyn(self) -> sp.ImmutableMatrix:

@@ -323,7 +323,10 @@ class FastDerivation:
         """
         n = self.n
         cells = {(i, j): self._enc.rebuild(self._m[(i, j)]) for i in range(n) for j in range(i, n)}
-        return sympy.ImmutableMatrix(n, n, lambda i, j: cells[(min(i, j), max(i, j))])
+        # a flat list, not a function of (i, j): sympy would call it with sympy Integers
+        return sympy.ImmutableMatrix(
+            n, n, [cells[(i, j) if i <= j else (j, i)] for i in range(n) for j in range(n)]
+        )
 
     @cached_property
     def dM(self) -> dict[tuple[int, int, int], sympy.Expr]:
@@ -380,7 +383,13 @@ class FastDerivation:
         """
         n = self.n
         return sympy.ImmutableMatrix(
-            n, n, lambda i, j: self._velocity_sum([self._gp(i, j, k) for k in range(n)])
+            n,
+            n,
+            [
+                self._velocity_sum([self._gp(i, j, k) for k in range(n)])
+                for i in range(n)
+                for j in range(n)
+            ],
         )
 
     def _velocity_sum(self, polys: Sequence[TrigPoly]) -> sympy.Expr:
