@@ -158,23 +158,31 @@ def test_exponents_beyond_the_fields_are_refused():
         dom.inv(x)
 
 
-def test_the_symengine_domain_decides_when_the_packed_fields_overflow(monkeypatch):
-    """The fallback path: with the packed domain made to overflow, the proof still
-    decides (True for the arm, False for a Coriolis program with one entry doubled)."""
-    arm = ld.zoo.get("spatial_3r", parameters="symbolic")
+class _Overflowing(PackedTorus):
+    """A packed domain whose products always overflow (forces the fallback path)."""
 
-    def overflow(*args, **kwargs):
+    def _mul2(self, a, b):
         raise TorusOverflowError("forced")
 
-    calls = []
-    original = proofs._expand_symengine
 
-    def spy(*args, **kwargs):
-        calls.append(1)
-        return original(*args, **kwargs)
+class _Counted(proofs._Torus):
+    made = 0
 
-    monkeypatch.setattr(proofs, "_expand_packed", overflow)
-    monkeypatch.setattr(proofs, "_expand_symengine", spy)
+    def __init__(self, *args, **kwargs):
+        type(self).made += 1
+        super().__init__(*args, **kwargs)
+
+
+def test_the_symengine_domain_decides_when_the_packed_fields_overflow(monkeypatch):
+    """The fallback path: with the packed domain made to overflow, the proofs still decide
+    in symengine (True for the arm and a floating robot, False for a Coriolis program with
+    one entry doubled)."""
+    from lagdyn.recursive.floating import decide_skew
+    from lagdyn.robot.floating import EXAMPLE_URDF
+
+    monkeypatch.setattr(proofs, "PackedTorus", _Overflowing)
+    monkeypatch.setattr(proofs, "_Torus", _Counted)
+    arm = ld.zoo.get("spatial_3r", parameters="symbolic")
     assert proofs.is_skew_symmetric(arm) is True
     C = arm.program("C")
     outputs = list(C.outputs)
@@ -182,4 +190,8 @@ def test_the_symengine_domain_decides_when_the_packed_fields_overflow(monkeypatc
     bad = type(arm)(arm.chain)
     bad.__dict__["_programs"] = {"C": dataclasses.replace(C, outputs=tuple(outputs))}
     assert proofs.is_skew_symmetric(bad) is False
-    assert len(calls) == 2
+    robot = ld.robot.from_urdf(
+        EXAMPLE_URDF.replace('rpy="0.1 0 0"', 'rpy="0 0 0"'), base="floating"
+    )
+    assert decide_skew(robot.base) is True
+    assert _Counted.made == 3

@@ -767,7 +767,8 @@ def decide_skew(fc: FloatingChain) -> bool | None:
     ṡᵢ = cᵢ v₆₊ᵢ). A zero normal form of every residual is a proof (``True``); a nonzero
     one is a counterexample on the torus (``False``), unless the programs hold constant
     angles (a URDF ``rpy`` such as 0.1, where only that point of the circle is meant) or
-    floats, or an exponent reaches 128 (beyond the packed fields): then ``None``.
+    floats: then ``None``. (An exponent of 128 or more, beyond the packed fields, is
+    expanded in symengine instead.)
 
     Examples
     --------
@@ -821,7 +822,10 @@ def decide_skew(fc: FloatingChain) -> bool | None:
                 for a in sp.preorder_traversal(e):
                     if a.is_Number:
                         _number(a)  # refuses what exact arithmetic cannot take
-        dom, _, out = torus_values(circles, others, prismatic, wanted)
+        try:
+            dom, _, out = torus_values(circles, others, prismatic, wanted)
+        except TorusOverflowError:  # an exponent of 128 or more: symengine holds it
+            dom, _, out = torus_values(circles, others, prismatic, wanted, packed=False)
         dM, Cv = out["dM"], out["C"]
         minus = dom.const(Fraction(-1))
         zero = all(
@@ -837,7 +841,7 @@ def decide_skew(fc: FloatingChain) -> bool | None:
             for i in range(N)
             for j in range(i, N)
         )
-    except (_UnsupportedError, TorusOverflowError):
+    except _UnsupportedError:
         return None
     if zero:
         return True

@@ -260,11 +260,13 @@ class _Torus:
     normal form completely before comparing with 0. Division is not available.
     """
 
-    def __init__(self, circles: Sequence[tuple[Any, Any]]) -> None:
+    def __init__(self, circles: Sequence[tuple[Any, Any]], others: int = 0) -> None:
         import symengine as se
 
         self.se = se
         self.circles = list(circles)
+        self.others = [se.Symbol(f"_ldtx{j}") for j in range(others)]
+        self._vars = [v for pair in self.circles for v in pair] + self.others
         self._sines = {s: c for c, s in self.circles}
         self._held: dict[Any, frozenset[Any]] = {}
         self._rules: dict[Any, Any] = {}
@@ -357,6 +359,25 @@ class _Torus:
 
     def is_zero(self, x: Any) -> bool:
         return bool(self.normal_form(x) == 0)
+
+    # the layout of :class:`PackedTorus`: variables 2k, 2k + 1 are (cₖ, sₖ), then the others
+    def circle(self, k: int) -> tuple[Any, Any]:
+        return self.circles[k][0], self.circles[k][1]
+
+    def var(self, j: int) -> Any:
+        return self.others[j]
+
+    def rate(
+        self, x: Any, moving: Sequence[tuple[int, Any]], linear: Sequence[tuple[int, Any]] = ()
+    ) -> Any:
+        """Σ ω (cₖ ∂x/∂sₖ − sₖ ∂x/∂cₖ) over ``moving`` plus Σ rate ∂x/∂v over ``linear``."""
+        terms = []
+        for k, omega in moving:
+            c, s = self.circles[k]
+            terms.append(self.mul([omega, c, x.diff(s)]))
+            terms.append(self.mul([self.se.Integer(-1), omega, s, x.diff(c)]))
+        terms += [self.mul([rate, x.diff(self._vars[v])]) for v, rate in linear]
+        return self.add(terms)
 
 
 class _Degrees:
@@ -909,10 +930,7 @@ def _decide_exact(name: str, problem: _Problem) -> bool | None:
     if problem.floats:
         return None
     try:
-        try:
-            zero = _expand_packed(needs, residuals, problem)
-        except TorusOverflowError:  # an exponent of 128 or more: symengine holds it
-            zero = _expand_symengine(needs, residuals, problem)
+        zero = _expand(needs, residuals, problem)
     except _UnsupportedError:
         return None
     if zero:
@@ -928,8 +946,11 @@ def torus_values(
     others: Sequence[sp.Basic],
     slides: Sequence[tuple[sp.Basic, sp.Basic]],
     wanted: Sequence[tuple[str, Program, bool]],
-) -> tuple[PackedTorus, dict[sp.Basic, Any], dict[str, list[Any]]]:
-    """Programs expanded on the torus in packed arithmetic (:class:`PackedTorus`).
+    *,
+    packed: bool = True,
+) -> tuple[Any, dict[sp.Basic, Any], dict[str, list[Any]]]:
+    """Programs expanded on the torus in packed arithmetic (:class:`PackedTorus`), or
+    with ``packed=False`` in symengine (:class:`_Torus`, the same normal form).
 
     ``circles``: (cos, sin, rate symbol or None for a constant angle) of every circle;
     ``others``: every other input symbol (parameters, rates, prismatic coordinates);
@@ -940,7 +961,14 @@ def torus_values(
     :class:`TorusOverflowError` when an exponent outgrows the packed fields and
     ``_UnsupportedError`` for what the domain cannot take (division, other functions).
     """
-    dom = PackedTorus(len(circles), len(others))
+    dom: Any
+    if packed:
+        dom = PackedTorus(len(circles), len(others))
+    else:
+        import symengine as se
+
+        marks = [(se.Symbol(f"_ldtc{k}"), se.Symbol(f"_ldts{k}")) for k in range(len(circles))]
+        dom = _Torus(marks, len(others))
     env: dict[sp.Basic, Any] = {x: dom.var(j) for j, x in enumerate(others)}
     for k, (c, s_, _) in enumerate(circles):
         env[c], env[s_] = dom.circle(k)
@@ -964,10 +992,9 @@ def torus_values(
     return dom, env, out
 
 
-def _expand_packed(
-    needs: Sequence[str], residuals: Callable[..., list[Any]], problem: _Problem
-) -> bool:
-    """Whether every residual's normal form is zero, in :class:`PackedTorus` arithmetic."""
+def _expand(needs: Sequence[str], residuals: Callable[..., list[Any]], problem: _Problem) -> bool:
+    """Whether every residual's normal form is zero: in :class:`PackedTorus` arithmetic,
+    or in symengine when an exponent outgrows the packed fields."""
     n = problem.n
     ins = input_symbols(n)
     others: list[sp.Basic] = [*problem.params, *(q for q, _ in problem.prismatic)]
@@ -975,53 +1002,11 @@ def _expand_packed(
         others += ins[key]
     slides = [*problem.prismatic, *zip(ins["qd"], ins["qdd"])]
     wanted = [(what, problem.progs[_key(what)], what in ("dM", "dE")) for what in needs]
-    dom, env, out = torus_values(problem.circles, others, slides, wanted)
+    try:
+        dom, env, out = torus_values(problem.circles, others, slides, wanted)
+    except TorusOverflowError:
+        dom, env, out = torus_values(problem.circles, others, slides, wanted, packed=False)
     x = {key: [env[v] for v in ins[key]] for key in ("qd", "qdd", "tau")}
-    return all(dom.is_zero(r) for r in residuals(dom, out, x, n))
-
-
-def _expand_symengine(
-    needs: Sequence[str], residuals: Callable[..., list[Any]], problem: _Problem
-) -> bool:
-    """Whether every residual's normal form is zero, in symengine (:class:`_Torus`)."""
-    import symengine as se
-
-    n = problem.n
-    marks = [(se.Symbol(f"_ldtc{k}"), se.Symbol(f"_ldts{k}")) for k in range(len(problem.circles))]
-    dom = _Torus(marks)
-    ins = input_symbols(n)
-    env: dict[sp.Basic, Any] = {p: se.Symbol(p.name) for p in problem.params}
-    for (c, s_, _), (cs, ss) in zip(problem.circles, marks):
-        env[c], env[s_] = cs, ss
-    for q, _ in problem.prismatic:
-        env[q] = se.Symbol(q.name)
-    x = {key: [se.Symbol(v.name) for v in ins[key]] for key in ("qd", "qdd", "tau")}
-    for key in x:
-        env.update(zip(ins[key], x[key]))
-    moving = [(cs, ss, env[rate]) for (_, _, rate), (cs, ss) in zip(problem.circles, marks) if rate]
-    slides = [(env[q], env[v]) for q, v in problem.prismatic]
-    accel = list(zip(x["qd"], x["qdd"]))
-
-    rates: dict[int, tuple[Any, Any]] = {}
-
-    def rate_of(value: Any) -> Any:
-        found = rates.get(id(value))
-        if found is not None:
-            return found[1]
-        terms = []
-        for cs, ss, v in moving:
-            terms.append(dom.mul([v, cs, value.diff(ss)]))
-            terms.append(dom.mul([se.Integer(-1), v, ss, value.diff(cs)]))
-        terms += [dom.mul([v, value.diff(q)]) for q, v in slides]
-        terms += [dom.mul([a, value.diff(v)]) for v, a in accel]
-        out = dom.add(terms)
-        rates[id(value)] = (value, out)  # (the value kept: its id stays)
-        return out
-
-    out: dict[str, Any] = {}
-    for what in needs:
-        values = _run(problem.progs[_key(what)], env, dom)
-        out[what] = [rate_of(v) for v in values] if what in ("dM", "dE") else values
     return all(dom.is_zero(r) for r in residuals(dom, out, x, n))
 
 
