@@ -289,11 +289,13 @@ _SMOOTH_SE = frozenset(
 )
 
 
-def _smooth_se(expr: Any) -> bool:
+def _smooth_se(expr: Any, atoms: Any = None) -> bool:
     """Whether every function in a symengine expression is one symengine differentiates
     (then no derivative of it holds an unevaluated ``Derivative``: one walk of L instead of
-    printing every derivative)."""
-    return all(type(f).__name__ in _SMOOTH_SE for f in expr.atoms(se.Function))
+    printing every derivative). ``atoms``: the expression's atoms of type Function (others
+    are ignored), when the caller has collected them."""
+    found = expr.atoms(se.Function) if atoms is None else atoms
+    return all(type(f).__name__ in _SMOOTH_SE for f in found if isinstance(f, se.Function))
 
 
 class LagrangianSystem:
@@ -714,15 +716,23 @@ class LagrangianSystem:
             sv = [se.Symbol(v.name) for v in self._vs]
             grads = [Ls.diff(v) for v in sv]
             entries = {(i, j): grads[i].diff(sv[j]) for i in range(n) for j in range(i, n)}
-            if not _smooth_se(Ls) and any(_unevaluated(e) for e in (*grads, *entries.values())):
+            # one walk of L for its functions and numbers: read here (smoothness) and by
+            # encode_symengine (trig atoms, rational numbers)
+            atoms = Ls.atoms(se.Function, se.Number)
+            if not _smooth_se(Ls, atoms) and any(
+                _unevaluated(e) for e in (*grads, *entries.values())
+            ):
                 Ls = None  # symengine left a derivative (max, min, ...): sympy differentiates
         if Ls is not None:
             szero = {v: 0 for v in sv}
             names = {v.name for v in self._vs}
+            free: set[Any] = set()  # the entries' symbols, for encode_symengine
             for (i, j), e in entries.items():
-                bad = sorted(x.name for x in e.free_symbols if x.name in names)
+                symbols = e.free_symbols
+                bad = sorted(x.name for x in symbols if x.name in names)
                 if bad:
                     self._not_quadratic(i, j, self._symtab.to_sympy(e), bad)
+                free |= symbols
             self._M_se = entries
             conv = self._symtab.to_sympy
             b = [conv(gr.subs(szero)) for gr in grads]
@@ -730,7 +740,9 @@ class LagrangianSystem:
             import lagdyn.trig.laurent as _laurent
 
             plain_q = [se.Symbol(s.name) for s in self._qs]
-            self._mass_polys = _laurent.encode_symengine(entries, self._q, plain_q, conv, source=Ls)
+            self._mass_polys = _laurent.encode_symengine(
+                entries, self._q, plain_q, conv, source=Ls, source_atoms=atoms, free=free
+            )
             if self._mass_polys is None:
                 self._M_dyn = self._M_from_symengine()
             return sp.ImmutableMatrix(n, 1, b), sp.sympify(V)

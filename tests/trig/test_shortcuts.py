@@ -151,3 +151,37 @@ def test_rates_are_the_objects_sympys_diff_returns() -> None:
         assert fast == slow and sp.srepr(fast) == sp.srepr(slow)
         assert fast.is_real == slow.is_real and fast.is_positive == slow.is_positive
     assert system.M == sp.eye(3)
+
+
+def _second_rate_derivatives(L: sp.Expr, q: tuple) -> tuple:
+    """L in plain symengine symbols and its entries ∂²L/∂v_i∂v_j, as the system forms them."""
+    n = len(q)
+    qs, vs = _convert.state_symbols(n)
+    fwd, bwd = _convert.substitution(q, [qi.diff(t) for qi in q], qs, vs)
+    Ls = _convert.plain_symengine(L, fwd)
+    sv = [se.Symbol(v.name) for v in vs]
+    entries = {(i, j): Ls.diff(sv[i]).diff(sv[j]) for i in range(n) for j in range(i, n)}
+    table = _convert.SymbolTable.from_symbols(
+        L.free_symbols, extra={s.name: d for s, d in bwd.items()}
+    )
+    return Ls, entries, [se.Symbol(s.name) for s in qs], table.to_sympy
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(random_lagrangians(max_n=3), st.sampled_from([sp.Integer(3), sp.Float(0.5)]))
+def test_encoding_with_the_callers_walks_equals_the_own_walks(model, number) -> None:
+    # the system hands encode_symengine L's atoms and the entries' symbols it collected
+    # (issue 25): the dictionaries must be those of encode_symengine's own walks, and a
+    # float (not representable) must be refused all the same
+    L = model.L + number * model.q[0].diff(t) ** 2 * sp.cos(model.q[0])
+    Ls, entries, plain_q, to_sympy = _second_rate_derivatives(L, model.q)
+    free = set().union(*(e.free_symbols for e in entries.values()))
+    atoms = Ls.atoms(se.Function, se.Number)
+    own = _laurent.encode_symengine(entries, model.q, plain_q, to_sympy, source=Ls)
+    given_walks = _laurent.encode_symengine(
+        entries, model.q, plain_q, to_sympy, source=Ls, source_atoms=atoms, free=free
+    )
+    assert (own is None) == (given_walks is None) == number.is_Float
+    if own is not None and given_walks is not None:
+        assert own[1] == given_walks[1]
+        assert own[0].denominators == given_walks[0].denominators

@@ -1158,6 +1158,9 @@ def encode_symengine(
     plain_q: Sequence[Any],
     to_sympy: Callable[[Any], sympy.Expr],
     source: Any = None,
+    *,
+    source_atoms: set[Any] | None = None,
+    free: set[Any] | None = None,
 ) -> tuple[Encoder, dict[tuple[int, int], TrigPoly]] | None:
     """Canonical dictionaries of symengine expressions (M's entries as a Lagrangian's
     second derivatives come out of symengine), without converting them to sympy.
@@ -1185,6 +1188,11 @@ def encode_symengine(
         Lagrangian the entries are second rate derivatives of, free of the rates
         inside its trig atoms): they are collected from it in one walk instead of one
         walk per entry.
+    source_atoms : set, optional
+        ``source.atoms(symengine.Function, symengine.Number)`` when the caller has it
+        (read instead of walking ``source`` again).
+    free : set, optional
+        The union of the entries' free symbols when the caller has it.
 
     Examples
     --------
@@ -1201,13 +1209,19 @@ def encode_symengine(
     """
     encoder = Encoder(q)
     atoms: set[Any] = set()
-    free: set[Any] = set()
-    for e in entries.values():
-        free.update(e.free_symbols)
+    if free is None:
+        free = set()
+        for e in entries.values():
+            free.update(e.free_symbols)
     # the Laurent form brings its own imaginary unit: the input must bring none
-    for e in [source] if source is not None else entries.values():
-        atoms.update(e.atoms(se.cos, se.sin))
-        if not all(c.is_Integer or c.is_Rational for c in e.atoms(se.Number)):
+    if source is not None and source_atoms is not None:
+        groups: list[Any] = [source_atoms]
+    else:  # one walk per expression for its trig atoms and numbers
+        walked = [source] if source is not None else entries.values()
+        groups = [e.atoms(se.cos, se.sin, se.Number) for e in walked]
+    for group in groups:
+        atoms.update(a for a in group if isinstance(a, (se.cos, se.sin)))
+        if not all(c.is_Integer or c.is_Rational for c in group if isinstance(c, se.Number)):
             return None
     by_atom: dict[Any, sympy.Expr] = {}
     signs: dict[Any, int] = {}
