@@ -404,9 +404,10 @@ class LagrangianSystem:
         _refuse_reserved(self._L, self._forces_in, self._q, self.defaults, walk)
         self._qs, self._vs = _convert.state_symbols(self.n)
         self._fwd, self._bwd = _convert.substitution(self._q, self.qd, self._qs, self._vs)
-        free = self._L.free_symbols
         if walk is not None and len({s.name for s in walk.free}) == len(walk.free):
-            free = walk.free  # (two symbols of one name: L's own set, in its order)
+            free = walk.free
+        else:  # (two symbols of one name: L's own set, in its order)
+            free = self._L.free_symbols
         self._symtab = _convert.SymbolTable.from_symbols(
             free,
             extra={s.name: d for s, d in self._bwd.items()},
