@@ -137,3 +137,20 @@ def test_plain_symengine_equals_the_two_step_conversion(expr: sp.Expr) -> None:
     """One walk to symengine = xreplace to plain symbols, then sympify."""
     reference = _convert.to_symengine(_convert.to_plain(expr, FORWARD))
     assert _convert.plain_symengine(expr, FORWARD) == reference
+
+
+def test_canonical_add_finds_like_terms_without_building_their_parts() -> None:
+    # like terms are recognised by the arguments of their non-numeric parts (issue 25:
+    # as_coeff_Mul built a new Mul per term): every shape of a pair must still merge
+    w = sp.cos(x)
+    for args in (
+        [x, 3 * x],
+        [2 * x * y, x * y],
+        [-x * y * w, x * y * w / 2, z],
+        [x * y, 2 * y * x + z],
+        [sp.Float(0.5) * x, y],
+        [w, -w],
+        [x * y, x * z],
+    ):
+        mine, reference = _convert.canonical_add(args), sp.Add(*args)
+        assert mine == reference and mine.args == reference.args

@@ -296,10 +296,19 @@ def canonical_add(args: Sequence[sp.Expr]) -> sp.Expr:
         return number
     if len(terms) == 1 and number == 0:
         return terms[0]
+    # like terms share their non-numeric part, which ``as_coeff_Mul`` would build as a
+    # new Mul per term: compared here by its arguments instead (a Mul never has one)
     seen = set()
     for term in terms:
-        coeff, rest = term.as_coeff_Mul()
-        if not coeff.is_Rational or rest in seen:
+        if term.is_Mul:
+            rest = term.args
+            if rest[0].is_Number:
+                if not rest[0].is_Rational:
+                    return sp.Add(*args)
+                rest = rest[1:]
+        else:
+            rest = (term,)
+        if rest in seen:
             return sp.Add(*args)
         seen.add(rest)
     sort_args(terms)
