@@ -121,8 +121,10 @@ def _multiset(terms: int, power: int) -> int:
 
 def _whole(e: sp.Basic) -> int | None:
     """|e| rounded down when ``e`` is a rational number of magnitude ≥ 1, else ``None``."""
-    if isinstance(e, sp.Rational) and abs(e) >= 1:
-        return int(abs(e.p) // e.q)
+    if isinstance(e, sp.Rational):
+        p, q = abs(int(e.p)), int(e.q)  # (Python integers: sympy's comparisons are slow)
+        if p >= q:
+            return p // q
     return None
 
 
@@ -181,12 +183,10 @@ def expansion_size(expr: sp.Basic, memo: dict[sp.Basic, Any] | None = None) -> t
             for s in sizes:
                 terms = min(terms * s[0], _CAP)
             degree = min(sum(s[1] for s in sizes), _CAP)
-        elif node.is_Pow and _whole(args[1]) is not None:
-            power = _whole(args[1])
-            assert power is not None
+        elif node.is_Pow and (power := _whole(args[1])) is not None:
             inner_t, inner_d = _multiset(sizes[0][0], power), min(sizes[0][1] * power, _CAP)
             peak_t, peak_d = max(peak_t, inner_t), max(peak_d, inner_d)
-            terms, degree = (inner_t, inner_d) if args[1] > 0 else (1, 0)
+            terms, degree = (inner_t, inner_d) if args[1].p > 0 else (1, 0)
         elif node.is_Number or node.is_NumberSymbol:
             terms, degree = 1, 0
         else:  # symbols, rates, calls, sqrt(...), b**x: one term
