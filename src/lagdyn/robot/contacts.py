@@ -1015,6 +1015,44 @@ class Contacts:
             k += dim
         return out
 
+    # ------------------------------------------------------------------ friction
+    def step(self, q: Any, v: Any, tau: Any, dt: float, *, mu: Any, **options: Any) -> Any:
+        """One time step with frictional, unilateral point contacts on a level ground:
+        :func:`lagdyn.robot.friction.step` (``ground``, ``margin``, ``correction``,
+        ``compliance``, ``tol``, ``max_iter``, ``lam0``, ``on_failure``).
+
+        Examples
+        --------
+        >>> import numpy as np, lagdyn as ld
+        >>> from lagdyn.robot.friction import EXAMPLE_BOX
+        >>> box = ld.robot.from_urdf(EXAMPLE_BOX, base="floating", parameters="numeric")
+        >>> feet = box.lambdify({"g": 9.81}, kernels=["M", "bias"]).contacts(["c1", "c2"])
+        >>> feet.step(box.neutral(), np.zeros(7), np.zeros(7), 0.01, mu=0.5).active.tolist()
+        [True, True]
+        """
+        from .friction import step
+
+        return step(self, q, v, tau, dt, mu=mu, **options)
+
+    def rollout(
+        self, q0: Any, v0: Any, tau: Any, dt: float, steps: int, *, mu: Any, **options: Any
+    ) -> Any:
+        """``steps`` frictional time steps: :func:`lagdyn.robot.friction.rollout` (``tau``
+        held or a law ``tau(t, q, v)``).
+
+        Examples
+        --------
+        >>> import numpy as np, lagdyn as ld
+        >>> from lagdyn.robot.friction import EXAMPLE_BOX
+        >>> box = ld.robot.from_urdf(EXAMPLE_BOX, base="floating", parameters="numeric")
+        >>> feet = box.lambdify({"g": 9.81}, kernels=["M", "bias"]).contacts(["c1", "c2"])
+        >>> feet.rollout(box.neutral(), np.zeros(7), np.zeros(7), 0.01, 3, mu=0.5).q.shape
+        (4, 8)
+        """
+        from .friction import rollout
+
+        return rollout(self, q0, v0, tau, dt, steps, mu=mu, **options)
+
     # ------------------------------------------------------------------ loops
     def redundant_rows(self, q: Any) -> tuple[str, ...]:
         """The names of the rows of J_c (:attr:`row_names`) that depend on the rows before

@@ -1,0 +1,730 @@
+r"""Frictional, unilateral point contacts with a level ground: one time step at a time.
+
+The contact problem of Moreau–Jean time stepping at the velocity level, as Pinocchio 4's
+constraint solvers, MuJoCo's and Drake's discrete solvers pose it. Over a step of length
+``dt`` from (q, v) with torques τ:
+
+.. math::
+    v_{free} = v + dt\,M^{-1}(\tau - h), \qquad
+    G = J M^{-1} J^T + R, \qquad g = J v_{free} + c,
+
+    \sigma = G\lambda + g,\quad \lambda \in K_\mu,\quad
+    \sigma + \mu\lVert\sigma_t\rVert e_n \in K_\mu^*,\quad
+    \lambda \perp \sigma + \mu\lVert\sigma_t\rVert e_n,
+
+    v^+ = v_{free} + M^{-1}J^T\lambda, \qquad q^+ = q \oplus dt\,v^+.
+
+- the rows J are the *point* contacts' rows in ``local_world_aligned`` axes (x, y tangent,
+  z the ground normal, world z up); the ground is the plane z = ``ground`` (or one height
+  under each contact); a contact is **active** when its frame's origin is within
+  ``margin`` of the ground, or would reach it during the step at its free velocity
+  (φ + dt (J v_free)_n ≤ margin, φ = p_z − ground its gap: "speculative" contacts, so a
+  fast foot cannot pass through the ground in one step); an inactive contact has λ = 0;
+- λ (..., 3k) are **impulses** (N s), one (λ_x, λ_y, λ_n) a contact, in the Coulomb cone
+  K_μ = {‖λ_t‖ ≤ μ λ_n}; σ is the contact velocity after the step (plus c); the
+  De Saxcé correction μ‖σ_t‖e_n makes the cone complementarity the Coulomb law: a contact
+  separates (λ = 0, σ_n ≥ 0), sticks (‖λ_t‖ < μλ_n, σ = 0) or slides (‖λ_t‖ = μλ_n,
+  σ_n = 0, λ_t = −μλ_n σ_t/‖σ_t‖: maximum dissipation);
+- R = ``compliance`` · I (default 0, rigid): a small positive value regularises a
+  singular G (more contacts than the robot has freedoms to oppose) and makes the contact
+  soft (σ_n = −R λ_n at rest: a penetration velocity proportional to the impulse);
+- c is the gap term of the normal rows: c_n = φ/dt for a contact above the ground (the
+  foot may close the gap during the step, not go past it) and ``correction`` · φ/dt for
+  a penetration (φ < 0: a fraction ``correction`` of it, 0.2 by default, is removed per
+  step, Baumgarte-like; ``correction=0``: none).
+
+The problem is solved by projected Gauss–Seidel over the contacts (:func:`solve_ncp`): each
+contact's normal impulse is updated exactly (a clamp), then its tangential impulse by the
+exact minimiser of the contact's 2 × 2 quadratic over the disc ‖λ_t‖ ≤ μλ_n (a trust-region
+step, Newton on its secular equation); the fixed points are exactly the De Saxcé solutions.
+It iterates until the natural-map residual of every contact, in m/s,
+‖λ − P_K(λ − ρ(σ + μ‖σ_t‖e_n))‖ / ρ (ρ = 3 / trace G_ii), is at most ``tol``.
+Vectorised over the states: the loops run over iterations and contacts only.
+
+Not supported (refused by name): surface contacts (6 rows), loops, contacts in ``"local"``
+axes, other ground shapes than a level plane, rolling or torsional friction, restitution
+(impacts are plastic: a landing foot stops along the normal).
+
+Examples
+--------
+>>> import numpy as np, lagdyn as ld
+>>> from lagdyn.robot.friction import EXAMPLE_BOX
+>>> box = ld.robot.from_urdf(EXAMPLE_BOX, base="floating", parameters="numeric")
+>>> num = box.lambdify({"g": 9.81}, kernels=["M", "bias"])
+>>> feet = num.contacts(["c1", "c2", "c3", "c4"])       # the four bottom corners
+>>> q, v = box.neutral(), np.zeros(7)
+>>> q[2] = 0.05                                          # the corners on z = 0
+>>> v[0] = 1.0                                           # sliding along x at 1 m/s
+>>> s = feet.step(q, v, np.zeros(7), 0.01, mu=0.5)
+>>> round(float(s.v[0]), 6)                              # 1 − μ g dt
+0.95095
+>>> s.active.tolist(), bool(s.converged)
+([True, True, True, True], True)
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+from ..errors import ConstraintError, LagdynError, LagdynWarning, ShapeError
+
+__all__ = [
+    "EXAMPLE_BOX",
+    "FrictionStep",
+    "FrictionWarning",
+    "NCPSolution",
+    "Rollout",
+    "cone_projection",
+    "rollout",
+    "solve_ncp",
+    "step",
+]
+
+#: A 1 kg box (0.2 × 0.2 × 0.1 m) with a point frame at each of its four bottom corners
+#: (``c1`` … ``c4``), 5 cm below its centre of mass, and a flywheel (0.2 kg of the 1 kg)
+#: on a joint about z through the centre (lagdyn's floating bases need one joint): the
+#: sliding-block example. nq = 8, nv = 7.
+EXAMPLE_BOX = """<robot name="box">
+  <link name="box"><inertial><mass value="0.8"/>
+    <inertia ixx="0.0033333" ixy="0" ixz="0" iyy="0.0033333" iyz="0" izz="0.0053333"/>
+  </inertial></link>
+  <joint name="rotor" type="continuous"><parent link="box"/><child link="wheel"/>
+    <axis xyz="0 0 1"/></joint>
+  <link name="wheel"><inertial><mass value="0.2"/>
+    <inertia ixx="0.0001" ixy="0" ixz="0" iyy="0.0001" iyz="0" izz="0.0002"/>
+  </inertial></link>
+  <joint name="j1" type="fixed"><parent link="box"/><child link="c1"/>
+    <origin xyz="0.1 0.1 -0.05"/></joint><link name="c1"/>
+  <joint name="j2" type="fixed"><parent link="box"/><child link="c2"/>
+    <origin xyz="0.1 -0.1 -0.05"/></joint><link name="c2"/>
+  <joint name="j3" type="fixed"><parent link="box"/><child link="c3"/>
+    <origin xyz="-0.1 0.1 -0.05"/></joint><link name="c3"/>
+  <joint name="j4" type="fixed"><parent link="box"/><child link="c4"/>
+    <origin xyz="-0.1 -0.1 -0.05"/></joint><link name="c4"/>
+</robot>"""
+
+OnFailure = Literal["raise", "warn", "status"]
+_ON_FAILURE = ("raise", "warn", "status")
+
+
+class FrictionWarning(LagdynWarning):
+    """The contact solver stopped at ``max_iter`` above ``tol`` (``on_failure="warn"``)."""
+
+
+@dataclass(frozen=True)
+class NCPSolution:
+    """The result of :func:`solve_ncp`.
+
+    Attributes
+    ----------
+    lam : ndarray (..., 3k)
+        Impulses, (λ_x, λ_y, λ_n) a contact, each in its cone (0 on inactive contacts).
+    sigma : ndarray (..., 3k)
+        G λ + g.
+    residual : ndarray (...)
+        The largest natural-map residual over the contacts (m/s).
+    iterations : int
+        Gauss–Seidel sweeps run (the batch stops when every state has converged).
+    converged : ndarray (...) of bool
+        ``residual <= tol``.
+    """
+
+    lam: np.ndarray
+    sigma: np.ndarray
+    residual: np.ndarray
+    iterations: int
+    converged: np.ndarray
+
+
+@dataclass(frozen=True)
+class FrictionStep:
+    """One time step of :func:`step`.
+
+    Attributes
+    ----------
+    q : ndarray (..., nq)
+        q ⊕ dt v⁺.
+    v : ndarray (..., nv)
+        v⁺.
+    lam : ndarray (..., 3k)
+        The contact impulses over the step (N s; divide by dt for a mean force), world axes,
+        (λ_x, λ_y, λ_n) a contact in the order of the contacts.
+    active : ndarray (..., k) of bool
+        The contacts at or below ``ground + margin`` at q.
+    residual, converged, iterations
+        Of :func:`solve_ncp` (residual in m/s).
+    """
+
+    q: np.ndarray
+    v: np.ndarray
+    lam: np.ndarray
+    active: np.ndarray
+    residual: np.ndarray
+    converged: np.ndarray
+    iterations: int
+
+
+@dataclass(frozen=True)
+class Rollout:
+    """Steps of :func:`rollout`, time first.
+
+    Attributes
+    ----------
+    t : ndarray (steps + 1,)
+    q : ndarray (steps + 1, ..., nq)
+    v : ndarray (steps + 1, ..., nv)
+    lam : ndarray (steps, ..., 3k)
+        The impulses of each step.
+    active : ndarray (steps, ..., k) of bool
+    residual : ndarray (steps, ...)
+    converged : ndarray (steps, ...) of bool
+    """
+
+    t: np.ndarray
+    q: np.ndarray
+    v: np.ndarray
+    lam: np.ndarray
+    active: np.ndarray
+    residual: np.ndarray
+    converged: np.ndarray
+
+
+# ---------------------------------------------------------------------- the cone
+def cone_projection(x: Any, mu: Any) -> np.ndarray:
+    r"""The Euclidean projection of x = (x_t1, x_t2, x_n) (..., 3) onto the Coulomb cone
+    K_μ = {‖x_t‖ ≤ μ x_n}; ``mu`` broadcasts against x's leading axes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lagdyn.robot.friction import cone_projection
+    >>> cone_projection([0.1, 0.0, 1.0], 0.5)          # inside: unchanged
+    array([0.1, 0. , 1. ])
+    >>> cone_projection([0.0, 0.0, -1.0], 0.5)         # in the polar cone: the apex
+    array([0., 0., 0.])
+    >>> cone_projection([2.0, 0.0, 1.0], 1.0)          # onto the boundary
+    array([1.5, 0. , 1.5])
+    """
+    x = np.asarray(x, dtype=np.float64)
+    mu = np.asarray(mu, dtype=np.float64)
+    xt, xn = x[..., :2], x[..., 2]
+    t = np.sqrt(xt[..., 0] ** 2 + xt[..., 1] ** 2)
+    inside = t <= mu * xn
+    polar = mu * t <= -xn
+    a = (mu * t + xn) / (1.0 + mu * mu)
+    scale = np.where(t > 0, mu * a / np.where(t > 0, t, 1.0), 0.0)
+    out = np.empty(np.broadcast_shapes(x.shape, (*np.shape(mu), 3)))
+    out[..., :2] = xt * scale[..., None]
+    out[..., 2] = a
+    out = np.where(inside[..., None], x, out)
+    return np.where((polar & ~inside)[..., None], 0.0, out)
+
+
+def _residual(
+    lam: np.ndarray, sigma: np.ndarray, mu: np.ndarray, rho: np.ndarray, active: np.ndarray
+) -> np.ndarray:
+    """max over contacts of ‖λ − P_K(λ − ρ y)‖/ρ, y = σ + μ‖σ_t‖e_n; lam, sigma (B, k, 3)."""
+    y = sigma.copy()
+    y[..., 2] += mu * np.sqrt(sigma[..., 0] ** 2 + sigma[..., 1] ** 2)
+    r = lam - cone_projection(lam - rho[..., None] * y, mu)
+    r = np.sqrt(np.sum(r * r, axis=-1)) / rho
+    return np.max(np.where(active, r, 0.0), axis=-1, initial=0.0)
+
+
+def _disc_step(d: np.ndarray, Q: np.ndarray, c: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """argmin ½xᵀWx + cᵀx over ‖x‖ ≤ r, W = Q diag(d) Qᵀ ≻ 0 (2 × 2), batched (B, ...)."""
+    ct = np.einsum("bji,bj->bi", Q, c)  # Qᵀ c
+    x = -ct / d
+    norm = np.sqrt(x[:, 0] ** 2 + x[:, 1] ** 2)
+    out = np.einsum("bij,bj->bi", Q, x)
+    big = norm > r
+    if not np.any(big):
+        return out
+    idx = np.nonzero(big)[0]
+    cb, db, rb = ct[idx], d[idx], r[idx]
+    keep = rb > 0.0  # r = 0: the apex
+    out[idx[~keep]] = 0.0
+    idx, cb, db, rb = idx[keep], cb[keep], db[keep], rb[keep]
+    if not len(idx):
+        return out
+    nu = np.zeros(len(idx))
+    # Moré–Sorensen: Newton on φ(ν) = 1/‖x(ν)‖ − 1/r, x(ν) = −(D + ν)⁻¹ c̃: φ is concave
+    # and increasing, so the iterates increase monotonically from ν = 0 to the root
+    for _ in range(50):
+        den = db + nu[:, None]
+        xb = -cb / den
+        n2 = np.sum(xb * xb, axis=1)
+        s3 = np.sum(cb * cb / den**3, axis=1)  # φ' = s3 / ‖x‖³
+        phi = 1.0 / np.sqrt(n2) - 1.0 / rb
+        step = -phi * n2 * np.sqrt(n2) / s3
+        nu = nu + step
+        if np.all(np.abs(step) <= 1e-15 * (nu + db[:, 1])):
+            break
+    xb = -cb / (db + nu[:, None])
+    nrm = np.sqrt(np.sum(xb * xb, axis=1))
+    xb = xb * (rb / nrm)[:, None]  # on the circle exactly
+    out[idx] = np.einsum("bij,bj->bi", Q[idx], xb)
+    return out
+
+
+def solve_ncp(
+    G: Any,
+    g: Any,
+    mu: Any,
+    *,
+    active: Any = None,
+    lam0: Any = None,
+    tol: float = 1e-9,
+    max_iter: int = 1000,
+) -> NCPSolution:
+    r"""Solve the De Saxcé complementarity problem of k point contacts by projected
+    Gauss–Seidel (the module docstring).
+
+    Parameters
+    ----------
+    G : array_like (..., 3k, 3k)
+        The Delassus matrix (symmetric, positive semi-definite, each 3 × 3 diagonal block
+        positive definite), rows (x, y, n) a contact.
+    g : array_like (..., 3k)
+        The free contact velocity (σ at λ = 0).
+    mu : float or array_like (k,)
+        Friction coefficients (≥ 0, finite).
+    active : array_like (..., k) of bool, optional
+        Contacts taking part (default all); the others get λ = 0.
+    lam0 : array_like (..., 3k), optional
+        A warm start (projected onto the cones first).
+    tol : float
+        On the natural-map residual of every contact (m/s).
+    max_iter : int
+        Gauss–Seidel sweeps at most.
+
+    Returns
+    -------
+    NCPSolution
+        ``converged`` says which states reached ``tol``; this function does not raise on
+        non-convergence (:func:`step` does, by default).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lagdyn.robot.friction import solve_ncp
+    >>> G = np.eye(3)
+    >>> s = solve_ncp(G, [1.0, 0.0, -1.0], 0.5)     # pressed down, pushed along x
+    >>> np.round(s.lam, 12) + 0.0                    # sliding: on the cone, against x
+    array([-0.5,  0. ,  1. ])
+    >>> np.round(s.sigma, 12) + 0.0                  # no normal velocity, still slipping
+    array([0.5, 0. , 0. ])
+    >>> s.converged
+    array(True)
+    """
+    from ..numeric.model import check_option
+
+    check_option("tol", tol)
+    check_option("max_iter", max_iter, integer=True)
+    Ga = np.asarray(G, dtype=np.float64)
+    ga = np.asarray(g, dtype=np.float64)
+    if Ga.ndim < 2 or Ga.shape[-1] != Ga.shape[-2] or Ga.shape[-1] % 3:
+        raise ShapeError(f"G must be (..., 3k, 3k), got shape {Ga.shape}")
+    m = Ga.shape[-1]
+    k = m // 3
+    if ga.ndim < 1 or ga.shape[-1] != m:
+        raise ShapeError(f"g must be (..., {m}) for G of shape {Ga.shape}, got {ga.shape}")
+    mus = _friction(mu, k)
+    batch = np.broadcast_shapes(Ga.shape[:-2], ga.shape[:-1])
+    act = np.ones((*batch, k), dtype=bool) if active is None else np.asarray(active, dtype=bool)
+    if act.ndim < 1 or act.shape[-1] != k:
+        raise ShapeError(f"active must be (..., {k}), got {act.shape}")
+    batch = np.broadcast_shapes(batch, act.shape[:-1])
+    B = math.prod(batch)
+    Gf = np.broadcast_to(Ga, (*batch, m, m)).reshape(B, m, m)
+    gf = np.broadcast_to(ga, (*batch, m)).reshape(B, m)
+    af = np.broadcast_to(act, (*batch, k)).reshape(B, k)
+    if not (np.isfinite(Gf).all() and np.isfinite(gf).all()):
+        raise LagdynError("G and g must be finite (a NaN or infinity in the contact problem)")
+    if lam0 is None:
+        lam = np.zeros((B, k, 3))
+    else:
+        l0 = np.asarray(lam0, dtype=np.float64)
+        if l0.ndim < 1 or l0.shape[-1] != m:
+            raise ShapeError(f"lam0 must be (..., {m}), got {l0.shape}")
+        lam = cone_projection(np.broadcast_to(l0, (*batch, m)).reshape(B, k, 3), mus)
+    lam = np.where(af[..., None], lam, 0.0)
+    blocks = [Gf[:, 3 * i : 3 * i + 3, 3 * i : 3 * i + 3] for i in range(k)]
+    for i, W in enumerate(blocks):
+        bad = ~(W[:, 2, 2] > 0) & af[:, i]
+        if bad.any():
+            raise ConstraintError(
+                f"contact {i} has a zero normal row of the Delassus matrix at state "
+                f"{int(np.nonzero(bad)[0][0])}: J M⁻¹ Jᵀ is singular on it"
+            )
+    eig = [np.linalg.eigh(W[:, :2, :2]) for W in blocks]
+    rho = np.stack([3.0 / np.trace(W, axis1=1, axis2=2) for W in blocks], axis=-1)
+    cols = [Gf[:, :, 3 * i : 3 * i + 3] for i in range(k)]
+    sigma = gf + np.einsum("bij,bj->bi", Gf, lam.reshape(B, m))
+    sweeps = 0
+    resid = _residual(lam, sigma.reshape(B, k, 3), mus, rho, af)
+    while sweeps < max_iter and not np.all(resid <= tol):
+        sweeps += 1
+        for i in range(k):
+            a = af[:, i]
+            W, (d, Q), C = blocks[i], eig[i], cols[i]
+            s = sigma[:, 3 * i : 3 * i + 3]
+            old = lam[:, i].copy()
+            ln = np.maximum(0.0, old[:, 2] - s[:, 2] / W[:, 2, 2])
+            ln = np.where(a, ln, 0.0)
+            sigma += C[:, :, 2] * (ln - old[:, 2])[:, None]
+            s = sigma[:, 3 * i : 3 * i + 2]
+            c = s - np.einsum("bij,bj->bi", W[:, :2, :2], old[:, :2])
+            lt = _disc_step(d, Q, c, mus[i] * ln)
+            lt = np.where(a[:, None], lt, 0.0)
+            sigma += np.einsum("bij,bj->bi", C[:, :, :2], lt - old[:, :2])
+            lam[:, i, 2] = ln
+            lam[:, i, :2] = lt
+        # recompute σ now and then: the increments accumulate rounding
+        if sweeps % 50 == 0:
+            sigma = gf + np.einsum("bij,bj->bi", Gf, lam.reshape(B, m))
+        resid = _residual(lam, sigma.reshape(B, k, 3), mus, rho, af)
+    sigma = gf + np.einsum("bij,bj->bi", Gf, lam.reshape(B, m))
+    resid = _residual(lam, sigma.reshape(B, k, 3), mus, rho, af)
+    return NCPSolution(
+        lam=lam.reshape((*batch, m)),
+        sigma=sigma.reshape((*batch, m)),
+        residual=resid.reshape(batch),
+        iterations=sweeps,
+        converged=(resid <= tol).reshape(batch),
+    )
+
+
+# ---------------------------------------------------------------------- checks
+def _friction(mu: Any, k: int) -> np.ndarray:
+    """μ per contact (k,), checked."""
+    try:
+        arr = np.asarray(mu, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise LagdynError(f"mu must be a number or one number a contact, got {mu!r:.60}") from None
+    if arr.ndim == 0:
+        arr = np.full(k, float(arr))
+    if arr.shape != (k,):
+        raise ShapeError(
+            f"mu must be a number or {k} numbers (one a contact), got shape {arr.shape}"
+        )
+    bad = [i for i in range(k) if not (np.isfinite(arr[i]) and arr[i] >= 0)]
+    if bad:
+        raise LagdynError(
+            "mu (the friction coefficient) must be finite and >= 0; got "
+            + ", ".join(f"{arr[i]!r} (contact {i})" for i in bad)
+        )
+    return arr
+
+
+def _number(name: str, value: Any, *, low: float, high: float = math.inf, open_low: bool) -> float:
+    ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
+    x = float(value) if ok else math.nan
+    if not (math.isfinite(x) and (x > low if open_low else x >= low) and x <= high):
+        rng = f"{'>' if open_low else '>='} {low:g}" + (
+            f" and <= {high:g}" if high < math.inf else ""
+        )
+        raise LagdynError(f"{name} must be a finite number {rng}, got {value!r}")
+    return x
+
+
+def _ground(ground: Any, k: int) -> np.ndarray:
+    """The ground height, a number or one a contact (..., k), finite."""
+    try:
+        arr = np.asarray(ground, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise LagdynError(
+            f"ground must be a number (the height of the plane), got {ground!r:.60}"
+        ) from None
+    if arr.ndim and arr.shape[-1] != k:
+        raise ShapeError(
+            f"ground must be a number or (..., {k}) heights, one under each contact; got shape "
+            f"{arr.shape}"
+        )
+    if not np.isfinite(arr).all():
+        raise LagdynError(f"ground must be finite, got {ground!r:.60}")
+    return arr
+
+
+def _check_contacts(contacts: Any) -> list[str]:
+    """The frames of a :class:`Contacts` fit for friction, or a named refusal."""
+    problems = []
+    surfaces = [n for n, d in contacts.contacts if d != 3]
+    if surfaces:
+        problems.append(
+            f"surface contacts ({', '.join(repr(s) for s in surfaces)}: 6 rows) have no "
+            "friction model here"
+        )
+    if contacts.loops:
+        problems.append(f"loops ({len(contacts.loops)}) are not contacts with the ground")
+    if contacts.reference != "local_world_aligned":
+        problems.append(
+            f"reference={contacts.reference!r}: the cone's normal is world z, so the rows must "
+            "be 'local_world_aligned'"
+        )
+    if not contacts.contacts:
+        problems.append("there are no ground contacts")
+    if problems:
+        raise LagdynError(
+            "frictional contacts support point contacts (frame, 3) with the ground, in "
+            "'local_world_aligned' axes, and nothing else: " + "; ".join(problems)
+        )
+    return [n for n, _ in contacts.contacts]
+
+
+def _real(name: str, a: Any, n: int) -> np.ndarray:
+    try:
+        x = np.asarray(a, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ShapeError(f"{name} must be real numbers of shape (..., {n})") from None
+    if x.ndim == 0 or x.shape[-1] != n:
+        raise ShapeError(f"{name} has shape {x.shape}, expected (..., {n})")
+    return x
+
+
+# ---------------------------------------------------------------------- the step
+def step(
+    contacts: Any,
+    q: Any,
+    v: Any,
+    tau: Any,
+    dt: float,
+    *,
+    mu: Any,
+    ground: float = 0.0,
+    margin: float = 0.0,
+    correction: float = 0.2,
+    compliance: float = 0.0,
+    tol: float = 1e-9,
+    max_iter: int = 1000,
+    lam0: Any = None,
+    on_failure: OnFailure = "raise",
+) -> FrictionStep:
+    r"""One Moreau–Jean step with frictional, unilateral point contacts on the plane
+    z = ``ground`` (the module docstring), batched over leading axes.
+
+    Parameters
+    ----------
+    contacts : Contacts
+        Point contacts (``(frame, 3)``) in ``"local_world_aligned"`` axes, no loops.
+    q, v, tau : array_like (..., nq), (..., nv), (..., nv)
+        The state at the start of the step and the torques held over it (τ's six base
+        entries are a wrench on the base; zero for a robot).
+    dt : float
+        The step (s), > 0.
+    mu : float or array_like (k,)
+        Coulomb friction coefficients, ≥ 0 (0: frictionless).
+    ground : float or array_like (..., k)
+        The height of the level ground (world z up), or one height under each contact.
+    margin : float
+        ≥ 0. A contact is active when its frame's origin is at most ``margin`` above the
+        ground, or would get there during the step at its free velocity.
+    correction : float in [0, 1]
+        The fraction of a penetration removed per step (c_n = correction · φ/dt for a gap
+        φ < 0; a positive gap gives c_n = φ/dt).
+    compliance : float
+        R = compliance · I added to the Delassus matrix (≥ 0; s/kg).
+    tol, max_iter
+        Of :func:`solve_ncp` (tol in m/s).
+    lam0 : array_like (..., 3k), optional
+        A warm start for the impulses (:func:`rollout` passes the previous step's).
+    on_failure : {"raise", "warn", "status"}
+        When a state's solve stops at ``max_iter`` above ``tol``: a
+        :class:`~lagdyn.errors.ConstraintError` naming the state and its residual
+        (default); a :class:`FrictionWarning` and the result; or the result alone, whose
+        ``converged`` and ``residual`` say which states failed.
+
+    Returns
+    -------
+    FrictionStep
+        ``(q, v, lam, active, residual, converged, iterations)``.
+
+    Examples
+    --------
+    >>> import numpy as np, lagdyn as ld
+    >>> from lagdyn.robot.friction import EXAMPLE_BOX
+    >>> box = ld.robot.from_urdf(EXAMPLE_BOX, base="floating", parameters="numeric")
+    >>> feet = box.lambdify({"g": 9.81}, kernels=["M", "bias"]).contacts(
+    ...     ["c1", "c2", "c3", "c4"])
+    >>> q = box.neutral()
+    >>> q[2] = 0.05                                  # resting on its corners
+    >>> s = feet.step(q, np.zeros(7), np.zeros(7), 0.01, mu=0.5)
+    >>> bool(np.allclose(s.v, 0, atol=1e-9))         # stays at rest
+    True
+    >>> round(float(s.lam[2::3].sum()), 6)           # the impulses carry m g dt
+    0.0981
+    >>> q[2] = 1.0                                   # in the air: free fall
+    >>> s = feet.step(q, np.zeros(7), np.zeros(7), 0.01, mu=0.5)
+    >>> s.active.tolist(), round(float(s.v[2]), 6)
+    ([False, False, False, False], -0.0981)
+    """
+    from ..numeric.model import check_option
+
+    names = _check_contacts(contacts)
+    k = len(names)
+    dt = _number("dt", dt, low=0.0, open_low=True)
+    mus = _friction(mu, k)
+    heights = _ground(ground, k)
+    margin = _number("margin", margin, low=0.0, open_low=False)
+    correction = _number("correction", correction, low=0.0, high=1.0, open_low=False)
+    compliance = _number("compliance", compliance, low=0.0, open_low=False)
+    check_option("tol", tol)
+    check_option("max_iter", max_iter, integer=True)
+    if on_failure not in _ON_FAILURE:
+        raise LagdynError(f"on_failure must be one of {', '.join(_ON_FAILURE)}; got {on_failure!r}")
+    model = contacts.model
+    nv = model.nv
+    qa = model._q(q)
+    va = _real("v", v, nv)
+    ta = _real("tau", tau, nv)
+    M = np.asarray(model.M(qa))
+    h = np.asarray(model.nonlinear_effects(qa, va))
+    J, _, _, p = contacts._rows(qa, None)
+    m = 3 * k
+    batch = np.broadcast_shapes(
+        M.shape[:-2], h.shape[:-1], J.shape[:-2], ta.shape[:-1], va.shape[:-1]
+    )
+    M = np.broadcast_to(M, (*batch, nv, nv))
+    J = np.broadcast_to(J, (*batch, m, nv))
+    idx = [contacts._index[n] for n in names]
+    gap = np.broadcast_to(p[..., idx, 2] - heights, (*batch, k))
+    try:
+        L = np.linalg.cholesky(M)
+    except np.linalg.LinAlgError:
+        raise LagdynError("the mass matrix is not positive definite at a state") from None
+    Jt = np.swapaxes(J, -1, -2)
+    MinvJt = _chol_solve(L, Jt)
+    Minvf = _chol_solve(L, np.broadcast_to(ta - h, (*batch, nv))[..., None])[..., 0]
+    v_free = np.broadcast_to(va, (*batch, nv)) + dt * Minvf
+    G = J @ MinvJt
+    if compliance:
+        G = G + compliance * np.eye(m)
+    g = np.einsum("...ij,...j->...i", J, v_free)
+    # active: within the margin, or reaching it during the step at the free velocity
+    active = (gap <= margin) | (gap + dt * g[..., 2::3] <= margin)
+    g[..., 2::3] += np.where(gap > 0, gap, correction * gap) / dt
+    sol = solve_ncp(G, g, mus, active=active, lam0=lam0, tol=tol, max_iter=max_iter)
+    if not np.all(sol.converged):
+        bad = np.nonzero(~np.asarray(sol.converged).reshape(-1))[0]
+        where = f"state {int(bad[0])} (of {int(np.prod(batch))})" if batch else "the state"
+        worst = float(np.max(sol.residual))
+        text = (
+            f"the frictional contact problem did not converge at {where}, "
+            f"{len(bad)} state(s) in all: residual {worst:.3g} m/s > tol {tol:g} after "
+            f"{max_iter} Gauss–Seidel sweeps (an ill-conditioned Delassus matrix: try "
+            "compliance > 0, a larger max_iter or tol)"
+        )
+        if on_failure == "raise":
+            raise ConstraintError(text)
+        if on_failure == "warn":
+            warnings.warn(text, FrictionWarning, stacklevel=3)
+    v_plus = v_free + np.einsum("...ij,...j->...i", MinvJt, sol.lam)
+    q_plus = model.integrate(np.broadcast_to(qa, (*batch, qa.shape[-1])), v_plus, dt)
+    return FrictionStep(
+        q=q_plus,
+        v=v_plus,
+        lam=sol.lam,
+        active=active,
+        residual=sol.residual,
+        converged=sol.converged,
+        iterations=sol.iterations,
+    )
+
+
+def _chol_solve(L: np.ndarray, B: np.ndarray) -> np.ndarray:
+    y = np.linalg.solve(L, B)
+    return np.linalg.solve(np.swapaxes(L, -1, -2), y)
+
+
+def rollout(
+    contacts: Any,
+    q0: Any,
+    v0: Any,
+    tau: Any,
+    dt: float,
+    steps: int,
+    *,
+    mu: Any,
+    t0: float = 0.0,
+    **options: Any,
+) -> Rollout:
+    r"""``steps`` steps of :func:`step` from (q0, v0), each warm-started with the impulses of
+    the one before.
+
+    Parameters
+    ----------
+    contacts : Contacts
+    q0, v0 : array_like (..., nq), (..., nv)
+    tau : array_like (..., nv) or callable
+        Held torques, or a law ``tau(t, q, v)`` evaluated at the start of every step (its
+        result (..., nv)).
+    dt : float
+    steps : int
+        > 0.
+    mu : float or array_like (k,)
+    t0 : float
+        The time of the first state.
+    **options
+        Of :func:`step` (``ground``, ``margin``, ``correction``, ``compliance``, ``tol``,
+        ``max_iter``, ``on_failure``).
+
+    Returns
+    -------
+    Rollout
+        ``t (steps + 1,)``, ``q (steps + 1, ..., nq)``, ``v``, ``lam (steps, ..., 3k)``,
+        ``active``, ``residual``, ``converged``.
+
+    Examples
+    --------
+    >>> import numpy as np, lagdyn as ld
+    >>> from lagdyn.robot.friction import EXAMPLE_BOX
+    >>> box = ld.robot.from_urdf(EXAMPLE_BOX, base="floating", parameters="numeric")
+    >>> feet = box.lambdify({"g": 9.81}, kernels=["M", "bias"]).contacts(
+    ...     ["c1", "c2", "c3", "c4"])
+    >>> q, v = box.neutral(), np.zeros(7)
+    >>> q[2], v[0] = 0.05, 1.0                       # on its corners, sliding at 1 m/s
+    >>> run = feet.rollout(q, v, np.zeros(7), 0.01, 30, mu=0.5)
+    >>> run.q.shape, run.lam.shape
+    ((31, 8), (30, 12))
+    >>> np.round(run.v[[0, 10, 20, 30], 0], 6) + 0.0  # −μ g a second, then at rest
+    array([1.    , 0.5095, 0.019 , 0.    ])
+    """
+    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps <= 0:
+        raise LagdynError(f"steps must be a positive integer, got {steps!r}")
+    if "lam0" in options:
+        raise LagdynError("rollout warm-starts each step itself: lam0 is not an option here")
+    t0 = _number("t0", t0, low=-math.inf, open_low=True)
+    dtf = _number("dt", dt, low=0.0, open_low=True)
+    law: Callable[..., Any] | None = tau if callable(tau) else None
+    model = contacts.model
+    q = np.asarray(model._q(q0), dtype=np.float64)
+    v = _real("v0", v0, model.nv)
+    qs, vs, lams, acts, res, conv = [q], [v], [], [], [], []
+    lam = None
+    for n in range(int(steps)):
+        t = t0 + n * dtf
+        u = _real("tau(t, q, v)", law(t, q, v), model.nv) if law is not None else tau
+        s = step(contacts, q, v, u, dtf, mu=mu, lam0=lam, **options)
+        q, v, lam = s.q, s.v, s.lam
+        qs.append(q)
+        vs.append(v)
+        lams.append(s.lam)
+        acts.append(s.active)
+        res.append(s.residual)
+        conv.append(s.converged)
+    shape = np.broadcast_shapes(*(x.shape[:-1] for x in qs[1:]))
+    return Rollout(
+        t=t0 + dtf * np.arange(int(steps) + 1),
+        q=np.stack([np.broadcast_to(x, (*shape, x.shape[-1])) for x in qs]),
+        v=np.stack([np.broadcast_to(x, (*shape, x.shape[-1])) for x in vs]),
+        lam=np.stack(lams),
+        active=np.stack(acts),
+        residual=np.stack(res),
+        converged=np.stack(conv),
+    )
