@@ -195,3 +195,24 @@ def test_input_symbols_named_like_the_encoders_own_stay_distinct() -> None:
     with pytest.raises(ld.LagdynError, match=r"_lagdyn_gcd_tag.*reserved"):
         ld.LagrangianSystem(lagrangian(odd), q)
     ld.LagrangianSystem(lagrangian(plain), q)  # ordinary names build
+
+
+def test_a_shared_decode_memo_equals_fresh_decodes() -> None:
+    """decode's memo is shared by the entries of a matrix (issue 25: each (monomial,
+    coefficient) pair is turned into its contribution once): a pair met first in one
+    entry, a monomial met first with a zero coefficient (the entry 0), the conjugate
+    halves, all must give what a fresh decode gives."""
+    exprs = [
+        sp.Integer(0),
+        sp.Integer(1),
+        sp.cos(q1) ** 2,
+        3 * sp.cos(q1) ** 2 - sp.sin(q1) * sp.cos(q2),
+        sp.sin(q1 + q2) * sp.cos(q1) + 2,
+    ]
+    enc = _laurent.encoder_for(exprs, Q)
+    assert enc is not None
+    memo: dict = {}
+    for e in exprs:
+        laurent = enc.encode(e)
+        assert enc.decode(laurent, memo=memo) == enc.decode(laurent)
+    assert enc.decode(enc.encode(sp.Integer(1)), memo=memo) == {(0, 0, 0): (1, 0)}

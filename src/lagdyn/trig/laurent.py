@@ -111,6 +111,9 @@ _UNIT_ANGLE = sympy.Symbol("_lagdyn_unit_angle")
 
 _MAX_DENOMINATOR = 1024
 
+#: not yet classified (decode's memo outlives one call: a per-call sentinel would not do)
+_MISSING = object()
+
 
 class NotRepresentableError(Exception):
     """Raised internally when an expression leaves the trig-polynomial class.
@@ -507,54 +510,75 @@ class Encoder:
         width = len(self.angles)
         parts: dict[Key, tuple[list[Any], list[Any]]] = {}
         # monomials, factors and coefficients recur (across the entries of one matrix
-        # too, through ``memo``): each is classified once
-        # mono -> (key, key nonzero, coefficient part, basis variable seen) or None
+        # too, through ``memo``): each is classified once, and each (monomial,
+        # coefficient) pair is turned into its contribution once (the 36 entries of the
+        # 8-link chain's M in joint angles: 2,213 terms, 373 distinct pairs)
+        # mono -> ((key, key nonzero, coefficient part, basis variable seen) or None,
+        #          {coefficient: (key, cos part or None, sin part or None) or None})
         monomials: dict[Any, Any] = {} if memo is None else memo
         factor_info: dict[Any, tuple[tuple[tuple[int, int], ...], bool] | None] = {}
         coef_info: dict[Any, tuple[Any, Any, Any, Any, bool]] = {}
-        missing = object()
+        missing = _MISSING
         for mono, coef in laurent.as_coefficients_dict().items():
             if mono.is_Number:  # a number n comes as {n: 1}
                 mono, coef = _ONE, mono * coef
-            numbers = coef_info.get(coef)
-            if numbers is None:
-                if strict:
-                    self._check_rational(coef)
-                real, imag = _real_imag(coef)
-                real_part = None if real == _ZERO else real
-                imag_part = None if imag == _ZERO else imag
-                numbers = coef_info[coef] = (
-                    real_part,
-                    None if real_part is None else 2 * real,
-                    None if imag_part is None else -2 * imag,
-                    imag_part,
-                    real_part is None and imag_part is None,
-                )
-            real_part, twice_real, twice_imag, imag_part, zero = numbers
-            if zero:
+            entry = monomials.get(mono)
+            if entry is None:
+                entry = monomials[mono] = (missing, {})
+            found: Any = entry[0]
+            by_coef: dict[Any, Any] = entry[1]
+            contribution: Any = by_coef.get(coef, missing)
+            if contribution is missing:
+                numbers = coef_info.get(coef)
+                if numbers is None:
+                    if strict:
+                        self._check_rational(coef)
+                    real, imag = _real_imag(coef)
+                    real_part = None if real == _ZERO else real
+                    imag_part = None if imag == _ZERO else imag
+                    numbers = coef_info[coef] = (
+                        real_part,
+                        None if real_part is None else 2 * real,
+                        None if imag_part is None else -2 * imag,
+                        imag_part,
+                        real_part is None and imag_part is None,
+                    )
+                real_part, twice_real, twice_imag, imag_part, zero = numbers
+                if zero:
+                    continue
+                if found is missing:
+                    found = self._split_monomial(mono, width, factor_info, strict, basis)
+                    monomials[mono] = (found, by_coef)
+                if found is None:
+                    contribution = None  # the conjugate term carries the same information
+                else:
+                    tkey, nonzero, base, paired = found
+                    if nonzero:
+                        contribution = (
+                            tkey,
+                            None if twice_real is None else twice_real * base,
+                            None if twice_imag is None else twice_imag * base,
+                        )
+                    else:
+                        if imag_part is not None and not paired:
+                            raise NotRepresentableError(laurent)  # complex-valued input
+                        contribution = (
+                            tkey,
+                            None if real_part is None else real_part * base,
+                            None,
+                        )
+                by_coef[coef] = contribution
+            if contribution is None:
                 continue
-            found = monomials.get(mono, missing)
-            if found is missing:
-                found = monomials[mono] = self._split_monomial(
-                    mono, width, factor_info, strict, basis
-                )
-            if found is None:
-                continue  # the conjugate term carries the same information
-            tkey, nonzero, base, paired = found
+            tkey, cos_part, sin_part = contribution
             slot = parts.get(tkey)
             if slot is None:
                 slot = ([], [])
                 parts[tkey] = slot
-            if nonzero:
-                if twice_real is not None:
-                    slot[0].append(twice_real * base)
-                if twice_imag is not None:
-                    slot[1].append(twice_imag * base)
-            else:
-                if imag_part is not None and not paired:
-                    raise NotRepresentableError(laurent)  # complex-valued input
-                if real_part is not None:
-                    slot[0].append(real_part * base)
+            if cos_part is not None:
+                slot[0].append(cos_part)
+            if sin_part is not None:
+                slot[1].append(sin_part)
         result: TrigPoly = {}
         for tkey, (a_terms, b_terms) in parts.items():
             a = se.Add(*a_terms) if a_terms else _ZERO
