@@ -51,7 +51,17 @@ Poly = tuple[dict[int, int], int]
 
 
 class TorusOverflowError(ArithmeticError):
-    """An exponent reached 128: the packed fields cannot hold it (the caller falls back)."""
+    """An exponent reached 128: the packed fields cannot hold it (the caller falls back).
+
+    Examples
+    --------
+    >>> dom = PackedTorus(circles=0, others=1)
+    >>> try:
+    ...     dom.pow(dom.var(0), 128)
+    ... except TorusOverflowError as exc:
+    ...     print(exc)
+    an exponent reached 128
+    """
 
 
 class PackedTorus:
