@@ -735,6 +735,7 @@ class LagrangianSystem:
                     self._not_quadratic(i, j, self._symtab.to_sympy(e), bad)
                 free |= symbols
             self._M_se = entries
+            self._M_se_free = free
             conv = self._symtab.to_sympy
             b = [conv(gr.subs(szero)) for gr in grads]
             V = conv(-Ls.subs(szero))
@@ -833,7 +834,10 @@ class LagrangianSystem:
             m_se = {key: _laurent.symengine_form(encoder, p) for key, p in polys.items()}
         if m_se is None:
             m_se = self._plain_symengine_M()
-        syms = sorted(set().union(*(e.free_symbols for e in m_se.values())), key=str)
+        free = getattr(self, "_M_se_free", None) if m_se is self.__dict__.get("_M_se") else None
+        if free is None:  # (_split_lagrangian collected _M_se's symbols)
+            free = set().union(*(e.free_symbols for e in m_se.values()))
+        syms = sorted(free, key=str)
         rows = [[m_se[min(i, j), max(i, j)] for j in range(n)] for i in range(n)]
         rank = _validate.rank_at_random_states(rows, syms)
         if rank is not None and rank < n:
