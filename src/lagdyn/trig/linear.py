@@ -197,7 +197,18 @@ class LinearTrigEncoder:
         if node.is_Add:
             scalars: list[Any] = []
             forms: list[Form] = []
+            products, known_scalars = self._products, self._scalar
             for arg in node.args:
+                # (the memo lookups of _read, without the call: the terms of the entries
+                # of C recur, products read once)
+                f = products.get(arg)
+                if f is not None:
+                    forms.append(f)
+                    continue
+                s = known_scalars.get(arg)
+                if s is not None:
+                    scalars.append(s)
+                    continue
                 s, f = self._read(arg)
                 if f is None:
                     scalars.append(s)
