@@ -63,19 +63,26 @@ _HALF = se.Rational(1, 2)
 __all__ = ["FastDerivation", "derive", "split_quadratic"]
 
 
-def _christoffel(parts: tuple[TrigPoly, TrigPoly, TrigPoly], sums: dict[Any, Any]) -> TrigPoly:
+def _christoffel(
+    parts: tuple[TrigPoly, TrigPoly, TrigPoly],
+    sums: dict[Any, Any],
+    items: dict[int, list[tuple[Key, Any, Any]]] | None = None,
+) -> TrigPoly:
     """``½(parts[0] + parts[1] − parts[2])``, each coefficient expanded once per distinct
     signed combination (``sums``, shared by every symbol of a derivation: the 10-link
-    pendulum in joint angles has 6,732 coefficient sums and 180 distinct ones)."""
+    pendulum in joint angles has 6,732 coefficient sums and 180 distinct ones).
+
+    ``items``: each part's ``(key, a or None, b or None)`` by ``id`` (a derivative enters
+    up to 3n symbols: its zero coefficients are found once), shared by the calls."""
     acc: dict[Key, tuple[list[Any], list[Any]]] = {}
     for sign, poly in ((1, parts[0]), (1, parts[1]), (-1, parts[2])):
-        for key, (a, b) in poly.items():
+        for key, a, b in _nonzero_items(poly, items):
             slot = acc.get(key)
             if slot is None:
                 slot = acc[key] = ([], [])
-            if a != _ZERO:
+            if a is not None:
                 slot[0].append((sign, a))
-            if b != _ZERO:
+            if b is not None:
                 slot[1].append((sign, b))
     out: TrigPoly = {}
     for key, (a_parts, b_parts) in acc.items():
@@ -84,6 +91,22 @@ def _christoffel(parts: tuple[TrigPoly, TrigPoly, TrigPoly], sums: dict[Any, Any
         if a is not _ZERO or b is not _ZERO:
             out[key] = (a, b)
     return out
+
+
+def _nonzero_items(
+    poly: TrigPoly, memo: dict[int, list[tuple[Key, Any, Any]]] | None
+) -> list[tuple[Key, Any, Any]]:
+    """``(key, a, b)`` of a dictionary with its zero coefficients as ``None``, once per
+    dictionary when ``memo`` (by ``id``; the dictionaries outlive it) is given."""
+    found = None if memo is None else memo.get(id(poly))
+    if found is None:
+        found = [
+            (key, None if a == _ZERO else a, None if b == _ZERO else b)
+            for key, (a, b) in poly.items()
+        ]
+        if memo is not None:
+            memo[id(poly)] = found
+    return found
 
 
 def _half_sum(signed: tuple[tuple[int, Any], ...], sums: dict[Any, Any]) -> Any:
@@ -725,6 +748,7 @@ def derive(
     sums: dict[tuple[Any, ...], Any] = {}
     gamma_polys: dict[tuple[int, int, int], TrigPoly] = {}
     distinct: dict[frozenset[Any], TrigPoly] = {}
+    items: dict[int, list[tuple[Key, Any, Any]]] = {}  # (the d_polys stay alive)
     for i in range(n):
         for j in range(n):
             for k in range(j, n):
@@ -732,7 +756,7 @@ def derive(
                 ids = (id(parts[0]), id(parts[1]), id(parts[2]))
                 gamma = combined.get(ids)
                 if gamma is None:
-                    gamma = _christoffel(parts, sums)
+                    gamma = _christoffel(parts, sums, items)
                     gamma = combined[ids] = distinct.setdefault(frozenset(gamma.items()), gamma)
                 gamma_polys[(i, j, k)] = gamma
     return FastDerivation(encoder, qd, m_polys, d_polys, gamma_polys, g_source)
