@@ -185,3 +185,35 @@ def test_encoding_with_the_callers_walks_equals_the_own_walks(model, number) -> 
     if own is not None and given_walks is not None:
         assert own[1] == given_walks[1]
         assert own[0].denominators == given_walks[0].denominators
+
+
+@pytest.mark.parametrize("model", ["double_pendulum", "two_link_planar", "cart_pole"])
+def test_gradient_equals_the_derivatives_one_by_one(model: str) -> None:
+    # derive takes each entry's n derivatives in one pass (issue 25): the same
+    # dictionaries in the same order as diff_poly gives them one coordinate at a time
+    # (cart_pole: its cart position occurs outside the trig atoms)
+    system = ld.zoo.get(model)
+    encoder, polys = system._mass_polys
+    for poly in polys.values():
+        one_pass = _laurent.gradient(encoder, poly, {})
+        for k in range(system.n):
+            one_by_one = _laurent.diff_poly(encoder, poly, k, {})
+            assert one_pass[k] == one_by_one
+            assert list(one_pass[k]) == list(one_by_one)
+
+
+def test_gradient_with_phases_and_polynomial_coordinates() -> None:
+    x, y, a, phi = sp.symbols("x y a phi")
+    exprs = [
+        a * sp.cos(x - y + phi) + x**2 * sp.sin(y) + sp.cos(x / 2) * sp.sin(2 * y),
+        a * x * sp.cos(y) - sp.sin(x + phi) ** 2,
+    ]
+    enc = _laurent.encoder_for(exprs, [x, y])
+    assert enc is not None
+    for e in exprs:
+        poly = enc.decode(enc.encode(e))
+        memo: dict = {}
+        one_pass = _laurent.gradient(enc, poly, memo)
+        for k in range(2):
+            one_by_one = _laurent.diff_poly(enc, poly, k, {})
+            assert one_pass[k] == one_by_one and list(one_pass[k]) == list(one_by_one)

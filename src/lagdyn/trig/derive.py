@@ -53,6 +53,7 @@ from .laurent import (
     dict_content,
     diff_poly,
     encoder_for,
+    gradient,
     split_content,
 )
 
@@ -734,8 +735,7 @@ def derive(
     d_polys: dict[tuple[int, int, int], TrigPoly] = {}
     scaled: dict[Any, Any] = {}
     for i, j in m_polys:
-        for k in range(n):
-            poly = diff_poly(encoder, m_polys[(i, j)], k, scaled)
+        for k, poly in enumerate(gradient(encoder, m_polys[(i, j)], scaled)):
             d_polys[(i, j, k)] = interned.setdefault(frozenset(poly.items()), poly)
 
     def d(i: int, j: int, k: int) -> TrigPoly:

@@ -89,6 +89,7 @@ __all__ = [
     "diff_poly",
     "encode_symengine",
     "encoder_for",
+    "gradient",
     "split_content",
     "symengine_form",
     "trig_atoms",
@@ -1360,3 +1361,35 @@ def diff_poly(
     x*cos(x) + sin(x)
     """
     return derivative(poly, k, encoder.qse[k], encoder.denominators[k], k in encoder.poly_q, memo)
+
+
+def gradient(encoder: Encoder, poly: TrigPoly, memo: dict[Any, Any]) -> list[TrigPoly]:
+    """``[diff_poly(encoder, poly, k, memo) for k in range(n)]`` in one pass over the
+    dictionary for the coordinates that occur in no coefficient (each term feeds the
+    derivatives along its nonzero frequencies only; same dictionaries, same order).
+
+    Examples
+    --------
+    >>> import sympy
+    >>> x, y, a = sympy.symbols("x y a")
+    >>> enc = encoder_for([sympy.cos(x - y)], [x, y])
+    >>> p = enc.decode(enc.encode(a * sympy.cos(x - y)))
+    >>> [enc.rebuild(d) for d in gradient(enc, p, {})]
+    [-a*sin(x - y), a*sin(x - y)]
+    """
+    n = encoder.n
+    out: list[TrigPoly] = [{} for _ in range(n)]
+    plain = [k not in encoder.poly_q for k in range(n)]
+    denominators = encoder.denominators
+    for key, (a, b) in poly.items():
+        for k in range(n):
+            m = key[k]
+            if m and plain[k]:
+                new_a = _scaled(m, denominators[k], b, memo)
+                new_b = _scaled(-m, denominators[k], a, memo)
+                if new_a != _ZERO or new_b != _ZERO:
+                    out[k][key] = (new_a, new_b)
+    for k in range(n):
+        if not plain[k]:
+            out[k] = diff_poly(encoder, poly, k, memo)
+    return out
