@@ -110,6 +110,8 @@ EXAMPLE_BOX = """<robot name="box">
 </robot>"""
 
 OnFailure = Literal["raise", "warn", "status"]
+#: Batches of at most this many states are solved state by state in Python floats.
+_SCALAR_STATES = 2
 _ON_FAILURE = ("raise", "warn", "status")
 
 
@@ -237,40 +239,174 @@ def _residual(
     return np.max(np.where(active, r, 0.0), axis=-1, initial=0.0)
 
 
-def _disc_step(d: np.ndarray, Q: np.ndarray, c: np.ndarray, r: np.ndarray) -> np.ndarray:
-    """argmin ½xᵀWx + cᵀx over ‖x‖ ≤ r, W = Q diag(d) Qᵀ ≻ 0 (2 × 2), batched (B, ...)."""
-    ct = np.einsum("bji,bj->bi", Q, c)  # Qᵀ c
-    x = -ct / d
-    norm = np.sqrt(x[:, 0] ** 2 + x[:, 1] ** 2)
-    out = np.einsum("bij,bj->bi", Q, x)
-    big = norm > r
-    if not np.any(big):
-        return out
+def _disc_step(
+    a: np.ndarray, b: np.ndarray, c: np.ndarray, c0: np.ndarray, c1: np.ndarray, r: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """argmin ½xᵀWx + (c0, c1)·x over ‖x‖ ≤ r, W = [[a, b], [b, c]] ≻ 0, batched (B,)."""
+    det = a * c - b * b
+    x0 = (b * c1 - c * c0) / det
+    x1 = (b * c0 - a * c1) / det
+    big = x0 * x0 + x1 * x1 > r * r
+    if not big.any():
+        return x0, x1
     idx = np.nonzero(big)[0]
-    cb, db, rb = ct[idx], d[idx], r[idx]
-    keep = rb > 0.0  # r = 0: the apex
-    out[idx[~keep]] = 0.0
-    idx, cb, db, rb = idx[keep], cb[keep], db[keep], rb[keep]
-    if not len(idx):
-        return out
-    nu = np.zeros(len(idx))
-    # Moré–Sorensen: Newton on φ(ν) = 1/‖x(ν)‖ − 1/r, x(ν) = −(D + ν)⁻¹ c̃: φ is concave
-    # and increasing, so the iterates increase monotonically from ν = 0 to the root
+    ab, bb, cb, rb = a[idx], b[idx], c[idx], r[idx]
+    # W = Q diag(d) Qᵀ, Q the rotation by θ
+    th = 0.5 * np.arctan2(2 * bb, ab - cb)
+    co, si = np.cos(th), np.sin(th)
+    d0 = ab * co * co + 2 * bb * si * co + cb * si * si
+    d1 = ab * si * si - 2 * bb * si * co + cb * co * co
+    e0 = co * c0[idx] + si * c1[idx]  # Qᵀ c
+    e1 = -si * c0[idx] + co * c1[idx]
+    y0, y1 = np.zeros(len(idx)), np.zeros(len(idx))
+    ok = rb > 0.0  # r = 0: the apex
+    if ok.any():
+        e0, e1, d0, d1, rb = e0[ok], e1[ok], d0[ok], d1[ok], rb[ok]
+        nu = np.zeros(len(rb))
+        # Moré–Sorensen: Newton on φ(ν) = 1/‖x(ν)‖ − 1/r, x(ν) = −(D + ν)⁻¹ Qᵀc: φ is
+        # concave and increasing, so the iterates increase monotonically to the root
+        for _ in range(50):
+            p0, p1 = d0 + nu, d1 + nu
+            n2 = (e0 / p0) ** 2 + (e1 / p1) ** 2
+            s3 = e0 * e0 / p0**3 + e1 * e1 / p1**3  # φ' = s3 / ‖x‖³
+            nrm = np.sqrt(n2)
+            step = -(1.0 / nrm - 1.0 / rb) * n2 * nrm / s3
+            nu = nu + step
+            if np.all(np.abs(step) <= 1e-15 * (nu + d0 + d1)):
+                break
+        z0, z1 = -e0 / (d0 + nu), -e1 / (d1 + nu)
+        scale = rb / np.sqrt(z0 * z0 + z1 * z1)  # on the circle exactly
+        y0[ok], y1[ok] = z0 * scale, z1 * scale
+    x0[idx] = co * y0 - si * y1
+    x1[idx] = si * y0 + co * y1
+    return x0, x1
+
+
+def _sweep(
+    G: np.ndarray,
+    sigma: np.ndarray,
+    lam: np.ndarray,
+    mus: np.ndarray,
+    act: np.ndarray,
+) -> None:
+    """One Gauss–Seidel sweep over the contacts, in place: per contact the exact normal
+    clamp, then the exact tangential disc step (σ kept up to date by G's columns)."""
+    k = lam.shape[1]
+    for i in range(k):
+        n = 3 * i
+        on = act[:, i]
+        l0, l1, ln = lam[:, i, 0], lam[:, i, 1], lam[:, i, 2]
+        new_n = np.maximum(0.0, ln - sigma[:, n + 2] / G[:, n + 2, n + 2]) * on
+        sigma += G[:, :, n + 2] * (new_n - ln)[:, None]
+        a, b, c = G[:, n, n], G[:, n, n + 1], G[:, n + 1, n + 1]
+        c0 = sigma[:, n] - a * l0 - b * l1
+        c1 = sigma[:, n + 1] - b * l0 - c * l1
+        x0, x1 = _disc_step(a, b, c, c0, c1, mus[i] * new_n)
+        x0, x1 = x0 * on, x1 * on
+        sigma += G[:, :, n] * (x0 - l0)[:, None] + G[:, :, n + 1] * (x1 - l1)[:, None]
+        lam[:, i, 0], lam[:, i, 1], lam[:, i, 2] = x0, x1, new_n
+
+
+def _residual_one(
+    lam: list[float], sigma: list[float], mus: list[float], rho: list[float], act: list[bool]
+) -> float:
+    """:func:`_residual` of one state, in floats."""
+    worst = 0.0
+    for i, on in enumerate(act):
+        if not on:
+            continue
+        n, mu, r = 3 * i, mus[i], rho[i]
+        s0, s1 = sigma[n], sigma[n + 1]
+        yn = sigma[n + 2] + mu * math.hypot(s0, s1)
+        x0, x1, xn = lam[n] - r * s0, lam[n + 1] - r * s1, lam[n + 2] - r * yn
+        t = math.hypot(x0, x1)
+        if t <= mu * xn:
+            p0, p1, pn = x0, x1, xn
+        elif mu * t <= -xn:
+            p0 = p1 = pn = 0.0
+        else:
+            pn = (mu * t + xn) / (1.0 + mu * mu)
+            f = mu * pn / t if t > 0 else 0.0
+            p0, p1 = x0 * f, x1 * f
+        e = math.sqrt((lam[n] - p0) ** 2 + (lam[n + 1] - p1) ** 2 + (lam[n + 2] - pn) ** 2) / r
+        worst = max(worst, e)
+    return worst
+
+
+def _disc_one(a: float, b: float, c: float, c0: float, c1: float, r: float) -> tuple[float, float]:
+    """:func:`_disc_step` of one contact, in floats."""
+    det = a * c - b * b
+    x0 = (b * c1 - c * c0) / det
+    x1 = (b * c0 - a * c1) / det
+    if x0 * x0 + x1 * x1 <= r * r:
+        return x0, x1
+    if r <= 0.0:
+        return 0.0, 0.0
+    th = 0.5 * math.atan2(2 * b, a - c)
+    co, si = math.cos(th), math.sin(th)
+    d0 = a * co * co + 2 * b * si * co + c * si * si
+    d1 = a * si * si - 2 * b * si * co + c * co * co
+    e0, e1 = co * c0 + si * c1, -si * c0 + co * c1
+    nu = 0.0
     for _ in range(50):
-        den = db + nu[:, None]
-        xb = -cb / den
-        n2 = np.sum(xb * xb, axis=1)
-        s3 = np.sum(cb * cb / den**3, axis=1)  # φ' = s3 / ‖x‖³
-        phi = 1.0 / np.sqrt(n2) - 1.0 / rb
-        step = -phi * n2 * np.sqrt(n2) / s3
-        nu = nu + step
-        if np.all(np.abs(step) <= 1e-15 * (nu + db[:, 1])):
+        p0, p1 = d0 + nu, d1 + nu
+        n2 = (e0 / p0) ** 2 + (e1 / p1) ** 2
+        nrm = math.sqrt(n2)
+        step = -(1.0 / nrm - 1.0 / r) * n2 * nrm / (e0 * e0 / p0**3 + e1 * e1 / p1**3)
+        nu += step
+        if abs(step) <= 1e-15 * (nu + d0 + d1):
             break
-    xb = -cb / (db + nu[:, None])
-    nrm = np.sqrt(np.sum(xb * xb, axis=1))
-    xb = xb * (rb / nrm)[:, None]  # on the circle exactly
-    out[idx] = np.einsum("bij,bj->bi", Q[idx], xb)
-    return out
+    z0, z1 = -e0 / (d0 + nu), -e1 / (d1 + nu)
+    f = r / math.hypot(z0, z1)
+    y0, y1 = z0 * f, z1 * f
+    return co * y0 - si * y1, si * y0 + co * y1
+
+
+def _solve_one(
+    G: list[list[float]],
+    g: list[float],
+    lam: list[float],
+    mus: list[float],
+    act: list[bool],
+    rho: list[float],
+    tol: float,
+    max_iter: int,
+) -> tuple[list[float], int]:
+    """The sweeps of :func:`solve_ncp` for one state in Python floats (a few states: numpy's
+    per-call cost on arrays of one element is larger than the arithmetic)."""
+    m = len(g)
+    cols = [list(c) for c in zip(*G)]
+    rng = range(m)
+
+    def fresh() -> list[float]:
+        return [g[r] + math.fsum(x * y for x, y in zip(G[r], lam)) for r in rng]
+
+    sigma = fresh()
+    sweeps = 0
+    while _residual_one(lam, sigma, mus, rho, act) > tol and sweeps < max_iter:
+        sweeps += 1
+        for i, on in enumerate(act):
+            if not on:
+                continue
+            n = 3 * i
+            ln = lam[n + 2]
+            new_n = max(0.0, ln - sigma[n + 2] / G[n + 2][n + 2])
+            dn = new_n - ln
+            if dn:
+                col = cols[n + 2]
+                sigma = [s_ + c_ * dn for s_, c_ in zip(sigma, col)]
+            a, b, c = G[n][n], G[n][n + 1], G[n + 1][n + 1]
+            l0, l1 = lam[n], lam[n + 1]
+            x0, x1 = _disc_one(
+                a, b, c, sigma[n] - a * l0 - b * l1, sigma[n + 1] - b * l0 - c * l1, mus[i] * new_n
+            )
+            d0, d1 = x0 - l0, x1 - l1
+            ca, cb = cols[n], cols[n + 1]
+            sigma = [s_ + p * d0 + q * d1 for s_, p, q in zip(sigma, ca, cb)]
+            lam[n], lam[n + 1], lam[n + 2] = x0, x1, new_n
+        if sweeps % 50 == 0:
+            sigma = fresh()
+    return lam, sweeps
 
 
 def solve_ncp(
@@ -355,41 +491,62 @@ def solve_ncp(
             raise ShapeError(f"lam0 must be (..., {m}), got {l0.shape}")
         lam = cone_projection(np.broadcast_to(l0, (*batch, m)).reshape(B, k, 3), mus)
     lam = np.where(af[..., None], lam, 0.0)
-    blocks = [Gf[:, 3 * i : 3 * i + 3, 3 * i : 3 * i + 3] for i in range(k)]
-    for i, W in enumerate(blocks):
-        bad = ~(W[:, 2, 2] > 0) & af[:, i]
-        if bad.any():
-            raise ConstraintError(
-                f"contact {i} has a zero normal row of the Delassus matrix at state "
-                f"{int(np.nonzero(bad)[0][0])}: J M⁻¹ Jᵀ is singular on it"
+    lam = np.ascontiguousarray(lam)
+    diag = np.diagonal(Gf, axis1=1, axis2=2).reshape(B, k, 3)
+    bad = ~(diag[..., 2] > 0) & af
+    if bad.any():
+        b0, i0 = (int(x[0]) for x in np.nonzero(bad))
+        raise ConstraintError(
+            f"contact {i0} has a zero normal row of the Delassus matrix at state {b0}: "
+            "J M⁻¹ Jᵀ is singular on it"
+        )
+    rho = 3.0 / np.sum(diag, axis=-1)
+    if B <= _SCALAR_STATES:  # plain floats: numpy's cost per call dominates here
+        sweeps = 0
+        mlist = mus.tolist()
+        for b in range(B):
+            out, n_sw = _solve_one(
+                Gf[b].tolist(),
+                gf[b].tolist(),
+                lam[b].reshape(m).tolist(),
+                mlist,
+                af[b].tolist(),
+                rho[b].tolist(),
+                tol,
+                max_iter,
             )
-    eig = [np.linalg.eigh(W[:, :2, :2]) for W in blocks]
-    rho = np.stack([3.0 / np.trace(W, axis1=1, axis2=2) for W in blocks], axis=-1)
-    cols = [Gf[:, :, 3 * i : 3 * i + 3] for i in range(k)]
-    sigma = gf + np.einsum("bij,bj->bi", Gf, lam.reshape(B, m))
-    sweeps = 0
-    resid = _residual(lam, sigma.reshape(B, k, 3), mus, rho, af)
-    while sweeps < max_iter and not np.all(resid <= tol):
-        sweeps += 1
-        for i in range(k):
-            a = af[:, i]
-            W, (d, Q), C = blocks[i], eig[i], cols[i]
-            s = sigma[:, 3 * i : 3 * i + 3]
-            old = lam[:, i].copy()
-            ln = np.maximum(0.0, old[:, 2] - s[:, 2] / W[:, 2, 2])
-            ln = np.where(a, ln, 0.0)
-            sigma += C[:, :, 2] * (ln - old[:, 2])[:, None]
-            s = sigma[:, 3 * i : 3 * i + 2]
-            c = s - np.einsum("bij,bj->bi", W[:, :2, :2], old[:, :2])
-            lt = _disc_step(d, Q, c, mus[i] * ln)
-            lt = np.where(a[:, None], lt, 0.0)
-            sigma += np.einsum("bij,bj->bi", C[:, :, :2], lt - old[:, :2])
-            lam[:, i, 2] = ln
-            lam[:, i, :2] = lt
-        # recompute σ now and then: the increments accumulate rounding
-        if sweeps % 50 == 0:
-            sigma = gf + np.einsum("bij,bj->bi", Gf, lam.reshape(B, m))
+            lam[b] = np.reshape(out, (k, 3))
+            sweeps = max(sweeps, n_sw)
+        sigma = gf + np.einsum("bij,bj->bi", Gf, lam.reshape(B, m))
         resid = _residual(lam, sigma.reshape(B, k, 3), mus, rho, af)
+        return NCPSolution(
+            lam=lam.reshape((*batch, m)),
+            sigma=sigma.reshape((*batch, m)),
+            residual=resid.reshape(batch),
+            iterations=sweeps,
+            converged=(resid <= tol).reshape(batch),
+        )
+    sigma = gf + np.einsum("bij,bj->bi", Gf, lam.reshape(B, m))
+    actf = af.astype(np.float64)
+    # the working set: the states not yet converged (compacted as they converge)
+    cur = np.arange(B)
+    Gw, sw, lw, aw, fw, rw = Gf, sigma, lam, af, actf, rho
+    sweeps = 0
+    while True:
+        resid = _residual(lw, sw.reshape(-1, k, 3), mus, rw, aw)
+        done = resid <= tol
+        if done.all() or sweeps >= max_iter:
+            break
+        if len(cur) > 16 and 2 * int(done.sum()) >= len(cur):
+            lam[cur], sigma[cur] = lw, sw
+            keep = ~done
+            cur = cur[keep]
+            Gw, sw, lw, aw, fw, rw = Gw[keep], sw[keep], lw[keep], aw[keep], fw[keep], rw[keep]
+        sweeps += 1
+        _sweep(Gw, sw, lw, mus, fw)
+        if sweeps % 50 == 0:  # σ afresh: the increments accumulate rounding
+            sw = gf[cur] + np.einsum("bij,bj->bi", Gw, lw.reshape(-1, m))
+    lam[cur] = lw
     sigma = gf + np.einsum("bij,bj->bi", Gf, lam.reshape(B, m))
     resid = _residual(lam, sigma.reshape(B, k, 3), mus, rho, af)
     return NCPSolution(
