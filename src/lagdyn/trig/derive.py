@@ -457,7 +457,8 @@ class FastDerivation:
         parts = []
         for signature, members in groups.items():
             vel = se.expand(se.Add(*[c * enc.symbol(self.qd[k]) for c, k in members]))
-            parts.append(enc.compact(vel) * enc.rebuild(primitives[signature]))
+            # (canonical_mul: the product sympy's Mul gives, without its evaluation)
+            parts.append(_mul([enc.compact(vel), enc.rebuild(primitives[signature])]))
         return sympy.Add(*parts)
 
     def _split_terms(self, poly: TrigPoly) -> tuple[frozenset[Any], list[Any]]:
