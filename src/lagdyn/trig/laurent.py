@@ -211,6 +211,7 @@ class Encoder:
         self.compact_memo: dict[Any, sympy.Expr] = {}
         self._trig_memo: dict[tuple[Key, int], sympy.Expr] = {}
         self._term_memo: dict[tuple[Any, Key, int], sympy.Expr] = {}
+        self._body_memo: dict[frozenset[Any], sympy.Expr] = {}
         self._pow_memo: dict[tuple[Any, int], sympy.Expr] = {}
         self._angle_memo: dict[Key, sympy.Expr] = {}
         self._rank: dict[int, int] | None = None  # coordinates in default_sort_key order
@@ -876,6 +877,19 @@ class Encoder:
             factors.append(sympy.Rational(coef.numerator, coef.denominator))
             factors += [self._power(b, e) for b, e in pw.items()]
             return _mul(factors)
+        # the bodies left once content and common factors are out recur (the 8-link
+        # chain's M and C: 141 bodies, 65 distinct, m7 + m8 21 times); a body depends on
+        # the set of its terms only (canonical sums and products, unique names)
+        signature = frozenset((c, frozenset(pw.items())) for c, pw in terms)
+        body = self._body_memo.get(signature)
+        if body is None:
+            body = self._body_memo[signature] = self._nested(terms)
+        factors.append(body)
+        return _mul(factors)
+
+    def _nested(self, terms: list[tuple[Fraction, dict[Any, int]]]) -> sympy.Expr:
+        """The body of :meth:`_factored`: ``terms`` (no content, no common factor, at least
+        two) nested on the parameter in most of them, recursively."""
         # Nest on parameters (and rates) only: nesting on a coordinate turns a polynomial
         # in q into a Horner scheme, which reads badly and, at degree ~100, is deeper
         # than sympy's recursion limit. Common monomial factors of q are still pulled out.
@@ -914,8 +928,7 @@ class Encoder:
             if outside:
                 parts.append(self._factored(outside))
             body = _add(parts)
-        factors.append(body)
-        return _mul(factors)
+        return body
 
 
 def _real_imag(coef: Any) -> tuple[Any, Any]:
