@@ -115,7 +115,7 @@ def test_solutions_satisfy_the_de_saxce_conditions(k, seed, push):
     G = A @ A.T / (3 * k) + 0.3 * np.eye(3 * k)
     g = rng.normal(size=3 * k)
     g[2::3] += push
-    mu = rng.choice([0.0, 0.05, 0.3, 1.0], size=k)  # μ = 3: see the test below
+    mu = rng.choice([0.0, 0.05, 0.3, 1.0, 3.0], size=k)
     s = solve_ncp(G, g, mu, tol=1e-11, max_iter=20000)
     assert s.converged and s.residual <= 1e-11
     _certify(G, g, s.lam, mu, 1e-9)
@@ -128,14 +128,19 @@ def test_solutions_satisfy_the_de_saxce_conditions(k, seed, push):
         assert np.abs(lam - s.lam).max() < 1e-8 * (1 + np.abs(s.lam).max())
 
 
-def test_a_cycling_gauss_seidel_is_reported():
-    """A known weakness of (block) projected Gauss–Seidel, shared with Pinocchio's PGS: one
-    contact, μ = 3 and a strong normal–tangent coupling in G — the sweeps cycle. The result
-    says so (converged False, the residual above tol); Pinocchio's ADMM solves it."""
+def test_a_cycling_split_is_cured_by_exact_contact_solves(pin):
+    """A known weakness of projected Gauss–Seidel with the normal/tangent split (Pinocchio's
+    PGS fails here too): one contact, μ = 3 and a strong normal–tangent coupling in G — the
+    split sweeps cycle. The second pass, each contact's block solved exactly, converges; the
+    impulse is Pinocchio's ADMM's."""
     G = np.array([[0.503, 0.153, 0.127], [0.153, 1.365, 0.622], [0.127, 0.622, 1.06]])
     g = np.array([-0.45164129, -1.83139926, -0.94726321])
-    s = solve_ncp(G, g, 3.0, tol=1e-9, max_iter=2000)
-    assert not s.converged and s.residual > 1e-3
+    s = solve_ncp(G, g, 3.0, tol=1e-11, max_iter=300)
+    assert s.converged and s.iterations > 300  # the split ran out, the second pass did not
+    _certify(G, g, s.lam, [3.0], 1e-9)
+    assert np.abs(s.lam - _pin_solve(pin, G, g, [3.0], "admm")).max() < 1e-8
+    stack = solve_ncp(np.stack([G] * 4), np.stack([g] * 4), 3.0, tol=1e-11, max_iter=300)
+    assert stack.converged.all() and np.abs(stack.lam - s.lam).max() < 1e-9
 
 
 # ---------------------------------------------------------------------- Pinocchio's solvers

@@ -39,7 +39,12 @@ exact minimiser of the contact's 2 × 2 quadratic over the disc ‖λ_t‖ ≤ �
 step, Newton on its secular equation); the fixed points are exactly the De Saxcé solutions.
 It iterates until the natural-map residual of every contact, in m/s,
 ‖λ − P_K(λ − ρ(σ + μ‖σ_t‖e_n))‖ / ρ (ρ = 3 / trace G_ii), is at most ``tol``.
-Vectorised over the states: the loops run over iterations and contacts only.
+Vectorised over the states: the loops run over iterations and contacts only. A state
+left above ``tol`` after ``max_iter`` sweeps gets a second pass (nonsmooth Gauss–Seidel:
+each contact's 3 × 3 problem solved exactly, in floats), which cures the cycling of the
+split on a contact with a large μ and a strong normal–tangent coupling; a state still
+above ``tol`` is reported (``on_failure``), never returned silently. Slow on a singular G
+(a rigid body on more contacts than it has freedoms): see docs/contacts.md.
 
 Not supported (refused by name): surface contacts (6 rows), loops, contacts in ``"local"``
 axes, other ground shapes than a level plane, rolling or torsional friction, restitution
@@ -132,7 +137,8 @@ class NCPSolution:
     residual : ndarray (...)
         The largest natural-map residual over the contacts (m/s).
     iterations : int
-        Gauss–Seidel sweeps run (the batch stops when every state has converged).
+        Gauss–Seidel sweeps run: those of the vectorised pass (it stops when every state
+        has converged) plus the longest second pass.
     converged : ndarray (...) of bool
         ``residual <= tol``.
     """
@@ -362,6 +368,65 @@ def _disc_one(a: float, b: float, c: float, c0: float, c1: float, r: float) -> t
     return co * y0 - si * y1, si * y0 + co * y1
 
 
+def _local_exact(
+    W: list[list[float]], b: list[float], mu: float
+) -> tuple[float, float, float] | None:
+    """The one-contact De Saxcé problem σ = Wλ + b solved exactly (W 3 × 3 ≻ 0): take-off
+    if b_n ≥ 0, else sticking if −W⁻¹b is in the cone, else sliding — λ_t = −μλ_n u with
+    σ_n = 0 and σ_t = αu, α ≥ 0: the slip direction u by bisection on the angle (24
+    brackets). None if no sliding root is found (then the caller keeps the split step)."""
+    bn = b[2]
+    if bn >= 0.0:
+        return 0.0, 0.0, 0.0
+    nn = W[2][2]
+    if mu == 0.0:
+        return 0.0, 0.0, -bn / nn
+    (a, p, w0), (_, c, w1) = W[0], W[1]
+    # sticking, Cramer's rule on W λ = −b
+    det = a * (c * nn - w1 * w1) - p * (p * nn - w1 * w0) + w0 * (p * w1 - c * w0)
+    if det > 0:
+        r0, r1, r2 = -b[0], -b[1], -bn
+        x0 = (r0 * (c * nn - w1 * w1) - p * (r1 * nn - w1 * r2) + w0 * (r1 * w1 - c * r2)) / det
+        x1 = (a * (r1 * nn - w1 * r2) - r0 * (p * nn - w1 * w0) + w0 * (p * r2 - r1 * w0)) / det
+        xn = (a * (c * r2 - r1 * w1) - p * (p * r2 - r1 * w0) + r0 * (p * w1 - c * w0)) / det
+        if xn > 0 and math.hypot(x0, x1) <= mu * xn:
+            return x0, x1, xn
+
+    def slide(phi: float) -> tuple[float, float, float, float, float] | None:
+        u0, u1 = math.cos(phi), math.sin(phi)
+        d = nn - mu * (w0 * u0 + w1 * u1)
+        if d <= 0:
+            return None
+        ln = -bn / d
+        s0 = ln * (w0 - mu * (a * u0 + p * u1)) + b[0]
+        s1 = ln * (w1 - mu * (p * u0 + c * u1)) + b[1]
+        return -u1 * s0 + u0 * s1, u0 * s0 + u1 * s1, ln, u0, u1
+
+    n = 24
+    phis = [2 * math.pi * j / n for j in range(n + 1)]
+    vals = [slide(x) for x in phis]
+    for j in range(n):
+        lo_v, hi_v = vals[j], vals[j + 1]
+        if lo_v is None or hi_v is None or lo_v[0] * hi_v[0] > 0:
+            continue
+        lo, hi, flo = phis[j], phis[j + 1], lo_v[0]
+        for _ in range(60):
+            mid = 0.5 * (lo + hi)
+            v = slide(mid)
+            if v is None:
+                break
+            if (v[0] > 0) == (flo > 0):
+                lo, flo = mid, v[0]
+            else:
+                hi = mid
+        v = slide(0.5 * (lo + hi))
+        if v is None or v[1] < 0:
+            continue
+        _, _, ln, u0, u1 = v
+        return -mu * ln * u0, -mu * ln * u1, ln
+    return None
+
+
 def _solve_one(
     G: list[list[float]],
     g: list[float],
@@ -371,9 +436,11 @@ def _solve_one(
     rho: list[float],
     tol: float,
     max_iter: int,
+    exact: bool = False,
 ) -> tuple[list[float], int]:
     """The sweeps of :func:`solve_ncp` for one state in Python floats (a few states: numpy's
-    per-call cost on arrays of one element is larger than the arithmetic)."""
+    per-call cost on arrays of one element is larger than the arithmetic). ``exact``: each
+    contact's block by :func:`_local_exact` (nonsmooth Gauss–Seidel), not the split."""
     m = len(g)
     cols = [list(c) for c in zip(*G)]
     rng = range(m)
@@ -389,20 +456,33 @@ def _solve_one(
             if not on:
                 continue
             n = 3 * i
-            ln = lam[n + 2]
-            new_n = max(0.0, ln - sigma[n + 2] / G[n + 2][n + 2])
-            dn = new_n - ln
-            if dn:
-                col = cols[n + 2]
-                sigma = [s_ + c_ * dn for s_, c_ in zip(sigma, col)]
+            l0, l1, ln = lam[n], lam[n + 1], lam[n + 2]
             a, b, c = G[n][n], G[n][n + 1], G[n + 1][n + 1]
-            l0, l1 = lam[n], lam[n + 1]
-            x0, x1 = _disc_one(
-                a, b, c, sigma[n] - a * l0 - b * l1, sigma[n + 1] - b * l0 - c * l1, mus[i] * new_n
-            )
-            d0, d1 = x0 - l0, x1 - l1
-            ca, cb = cols[n], cols[n + 1]
-            sigma = [s_ + p * d0 + q * d1 for s_, p, q in zip(sigma, ca, cb)]
+            block = None
+            if exact:
+                W = [G[n][n : n + 3], G[n + 1][n : n + 3], G[n + 2][n : n + 3]]
+                own = [sum(W[r][j] * lam[n + j] for j in range(3)) for r in range(3)]
+                block = _local_exact(W, [sigma[n + r] - own[r] for r in range(3)], mus[i])
+            if block is not None:
+                x0, x1, new_n = block
+            else:
+                new_n = max(0.0, ln - sigma[n + 2] / G[n + 2][n + 2])
+                dn = new_n - ln
+                if dn:
+                    col = cols[n + 2]
+                    sigma = [s_ + c_ * dn for s_, c_ in zip(sigma, col)]
+                x0, x1 = _disc_one(
+                    a,
+                    b,
+                    c,
+                    sigma[n] - a * l0 - b * l1,
+                    sigma[n + 1] - b * l0 - c * l1,
+                    mus[i] * new_n,
+                )
+                ln = new_n
+            d0, d1, dn = x0 - l0, x1 - l1, new_n - ln
+            ca, cb, cn = cols[n], cols[n + 1], cols[n + 2]
+            sigma = [s_ + p * d0 + q * d1 + r * dn for s_, p, q, r in zip(sigma, ca, cb, cn)]
             lam[n], lam[n + 1], lam[n + 2] = x0, x1, new_n
         if sweeps % 50 == 0:
             sigma = fresh()
@@ -438,7 +518,8 @@ def solve_ncp(
     tol : float
         On the natural-map residual of every contact (m/s).
     max_iter : int
-        Gauss–Seidel sweeps at most.
+        Gauss–Seidel sweeps at most, per pass (the split sweeps, then for the states left
+        the exact per-contact ones).
 
     Returns
     -------
@@ -501,9 +582,9 @@ def solve_ncp(
             "J M⁻¹ Jᵀ is singular on it"
         )
     rho = 3.0 / np.sum(diag, axis=-1)
+    mlist = mus.tolist()
     if B <= _SCALAR_STATES:  # plain floats: numpy's cost per call dominates here
         sweeps = 0
-        mlist = mus.tolist()
         for b in range(B):
             out, n_sw = _solve_one(
                 Gf[b].tolist(),
@@ -517,20 +598,57 @@ def solve_ncp(
             )
             lam[b] = np.reshape(out, (k, 3))
             sweeps = max(sweeps, n_sw)
-        sigma = gf + np.einsum("bij,bj->bi", Gf, lam.reshape(B, m))
-        resid = _residual(lam, sigma.reshape(B, k, 3), mus, rho, af)
-        return NCPSolution(
-            lam=lam.reshape((*batch, m)),
-            sigma=sigma.reshape((*batch, m)),
-            residual=resid.reshape(batch),
-            iterations=sweeps,
-            converged=(resid <= tol).reshape(batch),
-        )
+    else:
+        sweeps = _vector_sweeps(Gf, gf, lam, mus, af, rho, tol, max_iter)
     sigma = gf + np.einsum("bij,bj->bi", Gf, lam.reshape(B, m))
-    actf = af.astype(np.float64)
-    # the working set: the states not yet converged (compacted as they converge)
+    resid = _residual(lam, sigma.reshape(B, k, 3), mus, rho, af)
+    # a second pass for the states left: nonsmooth Gauss–Seidel, each contact's block
+    # solved exactly (it cures the split's cycling on a strongly coupled contact)
+    more = 0
+    for b in np.nonzero(~(resid <= tol))[0].tolist():
+        out, n_sw = _solve_one(
+            Gf[b].tolist(),
+            gf[b].tolist(),
+            lam[b].reshape(m).tolist(),
+            mlist,
+            af[b].tolist(),
+            rho[b].tolist(),
+            tol,
+            max_iter,
+            exact=True,
+        )
+        new = np.reshape(out, (k, 3))
+        s_new = gf[b] + Gf[b] @ new.reshape(m)
+        r_new = _residual(new[None], s_new.reshape(1, k, 3), mus, rho[b][None], af[b][None])[0]
+        if r_new < resid[b]:
+            lam[b], sigma[b], resid[b] = new, s_new, r_new
+        more = max(more, n_sw)
+    return NCPSolution(
+        lam=lam.reshape((*batch, m)),
+        sigma=sigma.reshape((*batch, m)),
+        residual=resid.reshape(batch),
+        iterations=sweeps + more,
+        converged=(resid <= tol).reshape(batch),
+    )
+
+
+def _vector_sweeps(
+    Gf: np.ndarray,
+    gf: np.ndarray,
+    lam: np.ndarray,
+    mus: np.ndarray,
+    af: np.ndarray,
+    rho: np.ndarray,
+    tol: float,
+    max_iter: int,
+) -> int:
+    """Split Gauss–Seidel sweeps vectorised across the states (B, …), λ (B, k, 3) updated in
+    place; the states that converge leave the working set. Returns the sweeps run."""
+    B, m = gf.shape
+    k = m // 3
+    sigma = gf + np.einsum("bij,bj->bi", Gf, lam.reshape(B, m))
     cur = np.arange(B)
-    Gw, sw, lw, aw, fw, rw = Gf, sigma, lam, af, actf, rho
+    Gw, sw, lw, aw, fw, rw = Gf, sigma, lam, af, af.astype(np.float64), rho
     sweeps = 0
     while True:
         resid = _residual(lw, sw.reshape(-1, k, 3), mus, rw, aw)
@@ -538,7 +656,7 @@ def solve_ncp(
         if done.all() or sweeps >= max_iter:
             break
         if len(cur) > 16 and 2 * int(done.sum()) >= len(cur):
-            lam[cur], sigma[cur] = lw, sw
+            lam[cur] = lw
             keep = ~done
             cur = cur[keep]
             Gw, sw, lw, aw, fw, rw = Gw[keep], sw[keep], lw[keep], aw[keep], fw[keep], rw[keep]
@@ -547,15 +665,7 @@ def solve_ncp(
         if sweeps % 50 == 0:  # σ afresh: the increments accumulate rounding
             sw = gf[cur] + np.einsum("bij,bj->bi", Gw, lw.reshape(-1, m))
     lam[cur] = lw
-    sigma = gf + np.einsum("bij,bj->bi", Gf, lam.reshape(B, m))
-    resid = _residual(lam, sigma.reshape(B, k, 3), mus, rho, af)
-    return NCPSolution(
-        lam=lam.reshape((*batch, m)),
-        sigma=sigma.reshape((*batch, m)),
-        residual=resid.reshape(batch),
-        iterations=sweeps,
-        converged=(resid <= tol).reshape(batch),
-    )
+    return sweeps
 
 
 # ---------------------------------------------------------------------- checks
