@@ -424,6 +424,31 @@ def test_landing_stops_the_feet(box):
     assert abs(z[-1] - 0.05) < 1e-9 and np.abs(run.v[-1]).max() < 1e-8
 
 
+def test_gap_terms_and_compliance(box):
+    """The documented terms of g and G, on the block lying flat (every corner alike):
+    a penetration φ < 0 is pushed out at correction·(−φ)/dt (0 with correction=0); a
+    corner above the ground falling fast lands exactly on it (speculative contact: v_n⁺ =
+    −φ/dt); with compliance R a sticking corner sinks at R λ_n."""
+    robot, num, corners = box
+    dt = 0.01
+    q, v, t = robot.neutral(), np.zeros(7), np.zeros(7)
+    q[2] = 0.04  # 1 cm into the ground
+    s = corners.step(q, v, t, dt, mu=1.0)
+    assert abs(s.v[2] - 0.2 * 0.01 / dt) < 1e-9
+    s = corners.step(q, v, t, dt, mu=1.0, correction=0.0)
+    assert abs(s.v[2]) < 1e-9
+    q[2], v[2] = 0.06, -2.0  # 1 cm above, falling at 2 m/s: it would pass through
+    s = corners.step(q, v, t, dt, mu=1.0)
+    assert s.active.all() and abs(s.v[2] + 0.01 / dt) < 1e-9 and abs(s.q[2] - 0.05) < 1e-11
+    q[2], v[2] = 0.05, 0.0
+    v[0] = 0.01  # slow: it sticks
+    s = corners.step(q, v, t, dt, mu=1.0, compliance=1e-3)
+    J = corners.jacobian(q)
+    lam = s.lam.reshape(4, 3)
+    assert np.all(np.hypot(lam[:, 0], lam[:, 1]) < lam[:, 2])  # sticking
+    assert np.abs(J @ s.v + 1e-3 * s.lam).max() < 1e-9  # σ = J v⁺ + R λ = 0
+
+
 # ---------------------------------------------------------------------- failures, inputs
 def test_non_convergence_is_never_silent(box):
     """A solve stopped at max_iter: ConstraintError by default, FrictionWarning with
@@ -467,6 +492,8 @@ def test_bad_inputs_are_named(box, solo):
         dt, mu = args.pop("dt"), args.pop("mu")
         with pytest.raises(LagdynError, match=match):
             corners.step(q, v, t, dt, mu=mu, **args)
+    with pytest.raises(LagdynError, match="v must be finite"):
+        corners.step(q, np.full(7, np.nan), t, 0.01, mu=0.5)
     with pytest.raises(ShapeError, match="v has shape"):
         corners.step(q, np.zeros(6), t, 0.01, mu=0.5)
     with pytest.raises(ShapeError, match="tau has shape"):

@@ -850,6 +850,9 @@ def step(
     qa = model._q(q)
     va = _real("v", v, nv)
     ta = _real("tau", tau, nv)
+    for name, x in (("q", qa), ("v", va), ("tau", ta)):
+        if not np.isfinite(x).all():
+            raise LagdynError(f"{name} must be finite (a NaN or infinity in the state or torques)")
     M = np.asarray(model.M(qa))
     h = np.asarray(model.nonlinear_effects(qa, va))
     J, _, _, p = contacts._rows(qa, None)
