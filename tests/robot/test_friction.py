@@ -442,11 +442,11 @@ def test_gap_terms_and_compliance(box):
     assert s.active.all() and abs(s.v[2] + 0.01 / dt) < 1e-9 and abs(s.q[2] - 0.05) < 1e-11
     q[2], v[2] = 0.05, 0.0
     v[0] = 0.01  # slow: it sticks
-    s = corners.step(q, v, t, dt, mu=1.0, compliance=1e-3)
+    s = corners.step(q, v, t, dt, mu=1.0, compliance=0.2)
     J = corners.jacobian(q)
     lam = s.lam.reshape(4, 3)
     assert np.all(np.hypot(lam[:, 0], lam[:, 1]) < lam[:, 2])  # sticking
-    assert np.abs(J @ s.v + 1e-3 * s.lam).max() < 1e-9  # σ = J v⁺ + R λ = 0
+    assert np.abs(J @ s.v + 0.2 * s.lam).max() < 1e-9  # σ = J v⁺ + R λ = 0
 
 
 # ---------------------------------------------------------------------- failures, inputs

@@ -25,9 +25,10 @@ constraint solvers, MuJoCo's and Drake's discrete solvers pose it. Over a step o
   De Saxcé correction μ‖σ_t‖e_n makes the cone complementarity the Coulomb law: a contact
   separates (λ = 0, σ_n ≥ 0), sticks (‖λ_t‖ < μλ_n, σ = 0) or slides (‖λ_t‖ = μλ_n,
   σ_n = 0, λ_t = −μλ_n σ_t/‖σ_t‖: maximum dissipation);
-- R = ``compliance`` · I (default 0, rigid): a small positive value regularises a
-  singular G (more contacts than the robot has freedoms to oppose) and makes the contact
-  soft (σ_n = −R λ_n at rest: a penetration velocity proportional to the impulse);
+- R = ``compliance`` · I (default 0, rigid): soft contacts (σ = J v⁺ + Rλ: a sticking
+  contact sinks at Rλ_n); it makes the solution unique where G is singular (more contacts
+  than the robot has freedoms to oppose), but a small R makes Gauss–Seidel slow there
+  (docs/contacts.md);
 - c is the gap term of the normal rows: c_n = φ/dt for a contact above the ground (the
   foot may close the gap during the step, not go past it) and ``correction`` · φ/dt for
   a penetration (φ < 0: a fraction ``correction`` of it, 0.2 by default, is removed per
@@ -887,8 +888,8 @@ def step(
         text = (
             f"the frictional contact problem did not converge at {where}, "
             f"{len(bad)} state(s) in all: residual {worst:.3g} m/s > tol {tol:g} after "
-            f"{max_iter} Gauss–Seidel sweeps (an ill-conditioned Delassus matrix: try "
-            "compliance > 0, a larger max_iter or tol)"
+            f"{max_iter} Gauss–Seidel sweeps a pass (an ill-conditioned Delassus matrix: "
+            "try a larger max_iter or tol, or compliance=0 if it is small)"
         )
         if on_failure == "raise":
             raise ConstraintError(text)
