@@ -468,19 +468,11 @@ def _solve_one(
                 x0, x1, new_n = block
             else:
                 new_n = max(0.0, ln - sigma[n + 2] / G[n + 2][n + 2])
-                dn = new_n - ln
-                if dn:
-                    col = cols[n + 2]
-                    sigma = [s_ + c_ * dn for s_, c_ in zip(sigma, col)]
+                dn = new_n - ln  # σ_t after the normal update, the rest of σ below
+                s0, s1 = sigma[n] + G[n][n + 2] * dn, sigma[n + 1] + G[n + 1][n + 2] * dn
                 x0, x1 = _disc_one(
-                    a,
-                    b,
-                    c,
-                    sigma[n] - a * l0 - b * l1,
-                    sigma[n + 1] - b * l0 - c * l1,
-                    mus[i] * new_n,
+                    a, b, c, s0 - a * l0 - b * l1, s1 - b * l0 - c * l1, mus[i] * new_n
                 )
-                ln = new_n
             d0, d1, dn = x0 - l0, x1 - l1, new_n - ln
             ca, cb, cn = cols[n], cols[n + 1], cols[n + 2]
             sigma = [s_ + p * d0 + q * d1 + r * dn for s_, p, q, r in zip(sigma, ca, cb, cn)]
