@@ -217,3 +217,26 @@ def test_gradient_with_phases_and_polynomial_coordinates() -> None:
         for k in range(2):
             one_by_one = _laurent.diff_poly(enc, poly, k, {})
             assert one_pass[k] == one_by_one and list(one_pass[k]) == list(one_by_one)
+
+
+def test_velocity_contents_equal_split_content() -> None:
+    # the entries of C split Σ c v_k without expanding it when the split is known
+    # (issue 25): one member, or equal contents; the result must be split_content's
+    system = ld.zoo.get("double_pendulum")
+    fd = system._fast
+    a, b, m = se.symbols("a b m")
+    polys = [
+        se.expand(-2 * a * m * (a + b)),
+        se.expand(3 * a**2 * b / 4),
+        se.Rational(-1, 2) * se.Integer(1),
+        se.expand(6 * a * (m + 1)),
+        se.Integer(1),
+    ]
+    contents = [_laurent.split_content(p)[0] for p in polys]
+    cases = [[(c, 0)] for c in contents]
+    cases += [[(c, 0), (c, 1)] for c in contents]
+    cases += [[(contents[0], 0), (contents[3], 1)], [(contents[1], 1), (contents[2], 0)]]
+    vel = [fd._enc.symbol(v) for v in fd.qd]
+    for members in cases:
+        total = se.Add(*[c * vel[k] for c, k in members])
+        assert fd._velocity_content(members) == _laurent.split_content(se.expand(total))

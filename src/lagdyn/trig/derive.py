@@ -481,6 +481,20 @@ class FastDerivation:
         self._split_memo[id(poly)] = (poly, (shape, terms))  # (kept alive: its id stays)
         return shape, terms
 
+    def _velocity_content(self, members: list[tuple[Any, int]]) -> tuple[Any, Any]:
+        """``split_content`` of ``Σ c v_k`` over ``members`` ``(c, k)``, the ``c`` contents
+        (a rational times a monomial, signed as split_content signs them, free of the
+        velocities). Without the expansion when the split is known: one member is all
+        content, ``(c v_k, 1)``; equal contents are the content, ``(c, Σ v_k)`` (the 8-link
+        chain in joint angles: 83 sums, 69 of equal contents, 14 single)."""
+        vel = [self._enc.symbol(self.qd[k]) for _, k in members]
+        first = members[0][0]
+        if len(members) == 1:
+            return first * vel[0], _ONE
+        if all(c == first for c, _ in members):
+            return first, se.Add(*vel)
+        return split_content(se.expand(se.Add(*[c * v for (c, _), v in zip(members, vel)])))
+
     def _by_key(self, polys: Sequence[TrigPoly]) -> sympy.Expr:
         enc = self._enc
         # one pass over the dictionaries: (frequency, slot) -> primitive -> [(content, k)]
@@ -509,8 +523,7 @@ class FastDerivation:
                 continue
             parts = []
             for primitive, members in groups.items():
-                vel = se.Add(*[c * enc.symbol(self.qd[k]) for c, k in members])
-                vel_content, vel_rest = split_content(se.expand(vel))
+                vel_content, vel_rest = self._velocity_content(members)
                 outer = se.expand(vel_content * primitive)
                 parts.append([enc.compact(outer), enc.to_sympy(vel_rest)])
             trig = [enc.trig_function(key, slot)] if any(key) else []
