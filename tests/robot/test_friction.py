@@ -412,6 +412,29 @@ def test_batched_steps_equal_single_ones(solo):
             assert np.abs(one.q - s.q[i, j]).max() < 1e-12
 
 
+def test_rollout_of_a_batch_with_a_torque_law(box):
+    """rollout over a batch of two states with a law tau(t, q, v): shapes time first, the
+    times, and each state's run equal to its own."""
+    robot, _, corners = box
+    Q = np.tile(robot.neutral(), (2, 1))
+    Q[:, 2] = 0.05
+    V = np.zeros((2, 7))
+    V[:, 0] = [0.5, -0.3]
+    seen = []
+
+    def law(t, q, v):
+        seen.append(t)
+        return np.zeros((*q.shape[:-1], 7))
+
+    run = corners.rollout(Q, V, law, 0.01, 5, mu=0.4, t0=1.0)
+    assert (
+        run.q.shape == (6, 2, 8) and run.lam.shape == (5, 2, 12) and run.active.shape == (5, 2, 4)
+    )
+    assert np.allclose(run.t, 1.0 + 0.01 * np.arange(6)) and np.allclose(seen, run.t[:-1])
+    one = corners.rollout(Q[1], V[1], np.zeros(7), 0.01, 5, mu=0.4)
+    assert np.abs(one.q - run.q[:, 1]).max() < 1e-12
+
+
 def test_landing_stops_the_feet(box):
     """Dropped from 25 cm: the block lands (plastic, no bounce) and rests on its corners
     at the ground, never below it by more than the last step's fall."""
