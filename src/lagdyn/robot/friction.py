@@ -122,7 +122,25 @@ _ON_FAILURE = ("raise", "warn", "status")
 
 
 class FrictionWarning(LagdynWarning):
-    """The contact solver stopped at ``max_iter`` above ``tol`` (``on_failure="warn"``)."""
+    """The contact solver stopped at ``max_iter`` above ``tol`` (``on_failure="warn"``).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np, lagdyn as ld
+    >>> from lagdyn.robot.friction import EXAMPLE_BOX
+    >>> box = ld.robot.from_urdf(EXAMPLE_BOX, base="floating", parameters="numeric")
+    >>> feet = box.lambdify({"g": 9.81}, kernels=["M", "bias"]).contacts(
+    ...     ["c1", "c2", "c3", "c4"])
+    >>> q, v = box.neutral(), np.zeros(7)
+    >>> q[2], v[0] = 0.05, 1.0                      # sliding on its four corners
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     s = feet.step(q, v, np.zeros(7), 0.01, mu=0.5, max_iter=1, tol=1e-15,
+    ...                   on_failure="warn")
+    >>> [w.category.__name__ for w in caught], bool(s.converged)
+    (['FrictionWarning'], False)
+    """
 
 
 @dataclass(frozen=True)
@@ -142,6 +160,14 @@ class NCPSolution:
         has converged) plus the longest second pass.
     converged : ndarray (...) of bool
         ``residual <= tol``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lagdyn.robot.friction import solve_ncp
+    >>> s = solve_ncp(np.eye(3), [0.0, 0.0, -1.0], 0.5)     # pressed down, no slip
+    >>> np.round(s.lam, 12) + 0.0, bool(s.converged)
+    (array([0., 0., 1.]), True)
     """
 
     lam: np.ndarray
@@ -168,6 +194,18 @@ class FrictionStep:
         The contacts at or below ``ground + margin`` at q.
     residual, converged, iterations
         Of :func:`solve_ncp` (residual in m/s).
+
+    Examples
+    --------
+    >>> import numpy as np, lagdyn as ld
+    >>> from lagdyn.robot.friction import EXAMPLE_BOX
+    >>> box = ld.robot.from_urdf(EXAMPLE_BOX, base="floating", parameters="numeric")
+    >>> feet = box.lambdify({"g": 9.81}, kernels=["M", "bias"]).contacts(["c1", "c2"])
+    >>> q = box.neutral()
+    >>> q[2] = 1.0                                          # in the air
+    >>> s = feet.step(q, np.zeros(7), np.zeros(7), 0.01, mu=0.5)
+    >>> s.active.tolist(), s.lam.shape, round(float(s.v[2]), 6)
+    ([False, False], (6,), -0.0981)
     """
 
     q: np.ndarray
@@ -193,6 +231,18 @@ class Rollout:
     active : ndarray (steps, ..., k) of bool
     residual : ndarray (steps, ...)
     converged : ndarray (steps, ...) of bool
+
+    Examples
+    --------
+    >>> import numpy as np, lagdyn as ld
+    >>> from lagdyn.robot.friction import EXAMPLE_BOX
+    >>> box = ld.robot.from_urdf(EXAMPLE_BOX, base="floating", parameters="numeric")
+    >>> feet = box.lambdify({"g": 9.81}, kernels=["M", "bias"]).contacts(["c1", "c2"])
+    >>> q = box.neutral()
+    >>> q[2] = 1.0
+    >>> r = feet.rollout(q, np.zeros(7), np.zeros(7), 0.01, 3, mu=0.5)
+    >>> r.t.shape, r.q.shape, r.lam.shape
+    ((4,), (4, 8), (3, 6))
     """
 
     t: np.ndarray
