@@ -86,6 +86,28 @@ _ARG_NAMES = {
 }
 
 
+def real_last(name: str, a: Any, n: int) -> np.ndarray:
+    """``a`` as float64 with a last axis of length ``n`` (batched inputs), or a
+    :class:`ShapeError` naming ``name``.
+
+    Examples
+    --------
+    >>> real_last("v", [1, 2], 2)
+    array([1., 2.])
+    >>> real_last("v", [1, 2], 3)
+    Traceback (most recent call last):
+    ...
+    lagdyn.errors.ShapeError: v has shape (2,), expected (..., 3)
+    """
+    try:
+        x = np.asarray(a, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ShapeError(f"{name} must be real numbers of shape (..., {n})") from None
+    if x.ndim == 0 or x.shape[-1] != n:
+        raise ShapeError(f"{name} has shape {x.shape}, expected (..., {n})")
+    return x
+
+
 def _is_dask(x: Any) -> bool:
     return type(x).__module__.split(".")[0] == "dask"
 

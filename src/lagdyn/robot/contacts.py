@@ -66,6 +66,7 @@ import numpy as np
 
 from ..errors import ConstraintError, LagdynError, ShapeError
 from ..numeric.constrained import penalty_solve
+from ..numeric.model import real_last as _real
 
 __all__ = [
     "CONTACT_METHODS",
@@ -85,16 +86,6 @@ REFERENCES = ("local_world_aligned", "local", "world")
 CONTACT_METHODS = ("kkt", "schur", "penalty", "augmented_lagrangian", "lstsq")
 #: Frame-to-frame loop kinds and their numbers of rows.
 LOOP_KINDS = {"point": 3, "weld": 6}
-
-
-def _real(name: str, a: Any, k: int) -> np.ndarray:
-    try:
-        x = np.asarray(a, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ShapeError(f"{name} must be real numbers of shape (..., {k})") from None
-    if x.ndim == 0 or x.shape[-1] != k:
-        raise ShapeError(f"{name} has shape {x.shape}, expected (..., {k})")
-    return x
 
 
 def _check_reference(reference: str) -> None:

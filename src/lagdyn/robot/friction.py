@@ -79,6 +79,7 @@ from typing import Any, Literal
 import numpy as np
 
 from ..errors import ConstraintError, LagdynError, LagdynWarning, ShapeError
+from ..numeric.model import real_last as _real
 
 __all__ = [
     "EXAMPLE_BOX",
@@ -626,19 +627,16 @@ def solve_ncp(
         )
     rho = 3.0 / np.sum(diag, axis=-1)
     mlist = mus.tolist()
+
+    def one(b: int, exact: bool = False) -> tuple[list[float], int]:
+        """State b solved in Python floats (``exact``: each contact's block exactly)."""
+        args = (Gf[b].tolist(), gf[b].tolist(), lam[b].reshape(m).tolist(), mlist)
+        return _solve_one(*args, af[b].tolist(), rho[b].tolist(), tol, max_iter, exact=exact)
+
     if B <= _SCALAR_STATES:  # plain floats: numpy's cost per call dominates here
         sweeps = 0
         for b in range(B):
-            out, n_sw = _solve_one(
-                Gf[b].tolist(),
-                gf[b].tolist(),
-                lam[b].reshape(m).tolist(),
-                mlist,
-                af[b].tolist(),
-                rho[b].tolist(),
-                tol,
-                max_iter,
-            )
+            out, n_sw = one(b)
             lam[b] = np.reshape(out, (k, 3))
             sweeps = max(sweeps, n_sw)
     else:
@@ -649,17 +647,7 @@ def solve_ncp(
     # solved exactly (it cures the split's cycling on a strongly coupled contact)
     more = 0
     for b in np.nonzero(~(resid <= tol))[0].tolist():
-        out, n_sw = _solve_one(
-            Gf[b].tolist(),
-            gf[b].tolist(),
-            lam[b].reshape(m).tolist(),
-            mlist,
-            af[b].tolist(),
-            rho[b].tolist(),
-            tol,
-            max_iter,
-            exact=True,
-        )
+        out, n_sw = one(b, exact=True)
         new = np.reshape(out, (k, 3))
         s_new = gf[b] + Gf[b] @ new.reshape(m)
         r_new = _residual(new[None], s_new.reshape(1, k, 3), mus, rho[b][None], af[b][None])[0]
@@ -786,16 +774,6 @@ def _check_contacts(contacts: Any) -> list[str]:
             "'local_world_aligned' axes, and nothing else: " + "; ".join(problems)
         )
     return [n for n, _ in contacts.contacts]
-
-
-def _real(name: str, a: Any, n: int) -> np.ndarray:
-    try:
-        x = np.asarray(a, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ShapeError(f"{name} must be real numbers of shape (..., {n})") from None
-    if x.ndim == 0 or x.shape[-1] != n:
-        raise ShapeError(f"{name} has shape {x.shape}, expected (..., {n})")
-    return x
 
 
 # ---------------------------------------------------------------------- the step
