@@ -30,6 +30,7 @@ GALLERY_OUTPUTS = {
     "ur5.py": ["ur5_fall.png", "ur5_fall.gif"],
     "casadi_swingup.py": ["casadi_swingup.png", "casadi_swingup.gif"],
     "quadruped_contacts.py": ["quadruped_contacts.png", "quadruped_contacts.gif"],
+    "quadruped_friction.py": ["quadruped_friction.png"],
 }
 
 
