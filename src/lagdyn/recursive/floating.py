@@ -581,8 +581,13 @@ def _check_forward(forward: str) -> None:
         raise LagdynError(f"unknown forward-dynamics method {forward!r}; choose 'aba' or 'crba'")
 
 
-def _bind(fc: FloatingChain, params: Mapping[Any, float] | None) -> FloatingChain:
-    """``fc`` with every parameter replaced by its number from ``params``."""
+def _bind(
+    fc: FloatingChain,
+    params: Mapping[Any, float] | None,
+    free: Mapping[sp.Symbol, sp.Symbol] | None = None,
+) -> FloatingChain:
+    """``fc`` with every parameter replaced by its number from ``params``, or by its code
+    symbol from ``free`` (the parameters passed per call)."""
     from .route import _bind_chain, _numeric_constants
 
     given = dict(params or {})
@@ -590,7 +595,9 @@ def _bind(fc: FloatingChain, params: Mapping[Any, float] | None) -> FloatingChai
     values: dict[sp.Basic, sp.Expr] = {}
     missing = []
     for s in fc.parameters:
-        if s in given:
+        if free and s in free:
+            values[s] = free[s]
+        elif s in given:
             values[s] = bound_number(given[s])
         elif s.name in by_name:
             values[s] = bound_number(by_name[s.name])
@@ -620,6 +627,7 @@ def floating_program(
     friction: bool = False,
     cse: bool = True,
     outputs_wanted: Sequence[str] | None = None,
+    free: Sequence[sp.Symbol] = (),
 ) -> CodegenProgram:
     """The generated-code program of a floating-base tree: one builder, one kernel each.
 
@@ -630,8 +638,11 @@ def floating_program(
     ``centroidal_bias`` (Ȧ_G v), with the inputs of
     :data:`lagdyn.codegen.KERNELS`; every per-state vector has ``nq`` entries (``qd``,
     ``qdd``, ``tau``: ``nv`` values, then one unused). Every parameter is bound from
-    ``params`` (symbols or names), folded in before the programs are built; then one joint
-    CSE (``cse=True``).
+    ``params`` (symbols or names), folded in before the programs are built, except those in
+    ``free``: they become the code symbols ``p_0 …`` of the kernels' ``params`` vector, in
+    the order given (as on the fixed-base recursive route,
+    :func:`lagdyn.recursive.route.recursive_program`); then one joint CSE (``cse=True``).
+    With nothing free the program is the same as before ``free`` existed.
 
     Raises
     ------
@@ -650,16 +661,30 @@ def floating_program(
     >>> k = prog.kernels["forward_dynamics"]
     >>> k.inputs, k.shape
     (('q', 'qd', 'tau', 'params', 't'), (9,))
+    >>> robot = ld.robot.from_urdf(EXAMPLE_URDF, base="floating")   # symbolic inertias
+    >>> M0 = robot.base.mass
+    >>> prog = floating_program(robot.base, robot.defaults, free=[M0], outputs_wanted=["M"])
+    >>> prog.parameter_names, prog.vector("params")
+    (('M0',), (p_0,))
     """
     _check_forward(forward)
     want = list(outputs_wanted) if outputs_wanted is not None else list(FLOATING_KERNELS)
     bad = [k for k in want if k not in FLOATING_KERNELS]
     if bad:
         raise LagdynError(f"unknown floating-base kernels {bad}; choose from {FLOATING_KERNELS}")
-    fc = _bind(fc, params)
+    free = tuple(free)
+    stray = [s for s in free if s not in set(fc.parameters)]
+    if stray:
+        raise LagdynError(
+            f"free: {', '.join(map(str, stray))} are not parameters of the floating-base "
+            f"tree (its parameters: {', '.join(map(str, fc.parameters)) or 'none'})"
+        )
+    pcode = code_symbols("p", len(free))
+    known_names = {s.name for s in fc.parameters}
+    fc = _bind(fc, params, dict(zip(free, pcode)))
     nq, nv = fc.nq, fc.nv
     code = {k: code_symbols(k, nq) for k in ("q", "qd", "qdd", "tau")}
-    code["params"] = ()
+    code["params"] = pcode
     b = _Builder("w")
     outputs = _outputs(fc, b, code, want, forward, friction)
     body, outs = _finish_outputs(outputs, b.body, cse)
@@ -671,6 +696,14 @@ def floating_program(
             ["x", "y", "z", "qx", "qy", "qz", "qw"] + [str(s) for s in fc.chain.joint_names]
         ),
     )
+    if free:  # the header comments name them (nothing changes for a fully bound program)
+        prog.parameter_names = tuple(s.name for s in free)
+        names = {s.name for s in free}
+        prog.bound = {
+            str(k): float(v)
+            for k, v in dict(params or {}).items()
+            if str(k) in known_names and str(k) not in names
+        }
     known = {s for v in code.values() for s in v} | {s for s, _ in body}
     for k, exprs in outs.items():
         for e in exprs:
@@ -692,8 +725,12 @@ def floating_key(
     forward: str,
     friction: bool,
     extra: str = "",
+    free: Sequence[sp.Symbol] = (),
 ) -> str:
     """The content hash of :func:`floating_program`'s inputs (the cache key of its kernels).
+
+    ``free`` (the parameters passed per call, in their order) enters the hash only when it
+    is not empty, so the keys of fully bound models are those they always were.
 
     Examples
     --------
@@ -723,6 +760,8 @@ def floating_key(
             h.update(sp.srepr(sp.sympify(e)).encode())
             h.update(b";")
     h.update(repr(sorted(used.items())).encode())
+    if free:
+        h.update(f"|free={','.join(str(s) for s in free)}".encode())
     return h.hexdigest()
 
 

@@ -63,6 +63,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+import sympy as sp
 
 from ..errors import ConstraintError, LagdynError, ShapeError
 from ..numeric.constrained import penalty_solve
@@ -161,7 +162,7 @@ class FrameKernels:
                 frames.append(f)
             self.index[name] = seen[where]
         self.nq, self.nv, self.count = robot.nq, robot.nv, len(frames)
-        values = model.values
+        values = _frame_values(model, frames, fused)
         be = backends.get(model.backend)
         extra = "frames-1|" + "|".join(
             f"{f.name}:{f.body}:{list(f.rotation)}:{list(f.position)}" for f in frames
@@ -261,6 +262,38 @@ class FrameKernels:
     def drift(self, q: np.ndarray, v: np.ndarray) -> np.ndarray:
         """(..., F, 6): (p̈, ω̇) at v̇ = 0, world axes."""
         return self._run("frame_drift", q, v)
+
+
+def _frame_values(model: Any, frames: Sequence[Any], fused: bool) -> dict[Any, float]:
+    """The parameter values of a model's frame kernels: its bound values, and for the
+    parameters it leaves free (``lambdify(free=...)``) a placeholder, which the frames'
+    placements, Jacobians and drifts never read — checked: a free parameter in a joint
+    axis or placement, or in a frame's, is refused by name, and so is the fused contact
+    kernel (it holds M and h, which read them)."""
+    free = tuple(getattr(model, "free_parameters", ()))
+    if not free:
+        return model.values
+    names = ", ".join(s.name for s in free)
+    if fused:
+        raise LagdynError(
+            f"the fused contact kernel folds every parameter into its code, but this model "
+            f"leaves {names} free (passed per call): build the contacts with fused=False, "
+            "or bind them in lambdify"
+        )
+    chain = model.robot.base.chain
+    kin: set[Any] = set()
+    for link in chain.links:
+        for m in (link.axis, *link.pre, *link.post):
+            kin |= sp.sympify(m).free_symbols
+    for f in frames:
+        kin |= sp.sympify(f.rotation).free_symbols | sp.sympify(f.position).free_symbols
+    read = [s.name for s in free if s in kin]
+    if read:
+        raise LagdynError(
+            f"the frames' placements read the free parameters {', '.join(read)}: bind "
+            "them in lambdify to use frames and contacts"
+        )
+    return {**model.values, **{s: 1.0 for s in free}}
 
 
 def to_reference(J: np.ndarray, R: np.ndarray, p: np.ndarray, reference: str) -> np.ndarray:
@@ -472,6 +505,8 @@ class Contacts:
             raise LagdynError(
                 "the fused contact kernel has no loop rows: build loops with fused=False"
             )
+        if fused and getattr(model, "free_parameters", None):
+            _frame_values(model, (), True)  # refused, naming the free parameters
         self.fused = bool(fused)
         self._fused: FrameKernels | None = None
         #: per loop: None (all rows, world axes) or the kept directions B (r, d) in frame
@@ -778,6 +813,7 @@ class Contacts:
         stiffness: float | None = None,
         tol: float = 1e-10,
         max_iter: int = 100,
+        params: Any = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         r"""The accelerations v̇ and the contact forces λ (the module docstring's KKT system).
 
@@ -793,6 +829,9 @@ class Contacts:
             :meth:`position_error`); the loops' Φ comes from the placements.
         stiffness, tol, max_iter
             Of the penalty methods, as in ``ConstrainedNumericModel.solve``.
+        params : mapping or array_like (..., n_free), optional
+            The values of the model's free parameters for this call (its M and h read
+            them; see :class:`~lagdyn.robot.floating.FloatingModel`).
 
         Returns
         -------
@@ -833,8 +872,9 @@ class Contacts:
         ta = _real("tau", tau, self.nv)
         if self.fused and method == "kkt" and baumgarte is None:
             return self._fused_dynamics(qa, va, ta)
-        M = model.M(qa)
-        h = model.nonlinear_effects(qa, va)
+        kw = {} if params is None else {"params": params}
+        M = model.M(qa, **kw)
+        h = model.nonlinear_effects(qa, va, **kw)
         Jc, drift, R, p = self._rows(qa, va)
         assert drift is not None
         gamma = -drift
@@ -895,13 +935,20 @@ class Contacts:
         return out[..., : self.nv], out[..., self.nv :]
 
     def impulse(
-        self, q: Any, v_minus: Any, *, restitution: float = 0.0, method: str = "kkt"
+        self,
+        q: Any,
+        v_minus: Any,
+        *,
+        restitution: float = 0.0,
+        method: str = "kkt",
+        params: Any = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         r"""The velocity after an impact on the contacts and the impulse Λ.
 
         ``[[M, −J_cᵀ], [J_c, 0]] [v⁺; Λ] = [M v⁻; −e J_c v⁻]`` (``pin.impulseDynamics``):
         the contacts' velocity after the impact is −e times theirs before (e the
-        ``restitution``, 0: they stop), M(v⁺ − v⁻) = J_cᵀ Λ.
+        ``restitution``, 0: they stop), M(v⁺ − v⁻) = J_cᵀ Λ. ``params``: the values of the
+        model's free parameters (M reads them).
 
         Examples
         --------
@@ -923,7 +970,7 @@ class Contacts:
         model = self.model
         qa = model._q(q)
         va = _real("v_minus", v_minus, self.nv)
-        M = model.M(qa)
+        M = model.M(qa, **({} if params is None else {"params": params}))
         Jc = self._rows(qa, None)[0]
         n, m = self.nv, self.m
         shape = np.broadcast_shapes(M.shape[:-2], Jc.shape[:-2], va.shape[:-1])
@@ -936,7 +983,7 @@ class Contacts:
             _check_rank(Jc, self, qa)
         return _solve(M, Jc, f, gamma, method, None, 0.0, 0)
 
-    def statics(self, q: Any) -> tuple[np.ndarray, np.ndarray]:
+    def statics(self, q: Any, *, params: Any = None) -> tuple[np.ndarray, np.ndarray]:
         r"""Joint torques and contact forces that hold the robot still (v = 0, v̇ = 0).
 
         The static problem g(q) = Sᵀτ + J_cᵀλ with no wrench on the base (τ's first six
@@ -945,6 +992,7 @@ class Contacts:
         rows are Newton–Euler for the whole robot, so in ``"local_world_aligned"`` the
         point-contact forces sum to −m·gravity. Returns ``(tau (..., nv), λ (..., m))``;
         :meth:`dynamics` at (q, 0, τ) gives v̇ = 0 and this λ when J_c has full rank.
+        ``params``: the values of the model's free parameters (g reads them).
 
         Raises
         ------
@@ -964,10 +1012,11 @@ class Contacts:
         """
         model = self.model
         qa = model._q(q)
+        kw = {} if params is None else {"params": params}
         if "g" in model._kernels.kernel_names:
-            g = model.g(qa)
+            g = model.g(qa, **kw)
         else:  # h at v = 0 is g
-            g = model.nonlinear_effects(qa, np.zeros(self.nv))
+            g = model.nonlinear_effects(qa, np.zeros(self.nv), **kw)
         Jc = self._rows(qa, None)[0]
         Jb = Jc[..., :, :6]
         lam = np.einsum("...ij,...j->...i", np.linalg.pinv(np.swapaxes(Jb, -1, -2)), g[..., :6])
@@ -1010,7 +1059,7 @@ class Contacts:
     def step(self, q: Any, v: Any, tau: Any, dt: float, *, mu: Any, **options: Any) -> Any:
         """One time step with frictional, unilateral point contacts on a level ground:
         :func:`lagdyn.robot.friction.step` (``ground``, ``margin``, ``correction``,
-        ``compliance``, ``tol``, ``max_iter``, ``lam0``, ``on_failure``).
+        ``compliance``, ``tol``, ``max_iter``, ``lam0``, ``on_failure``, ``params``).
 
         Examples
         --------
@@ -1482,13 +1531,13 @@ class _FixedDynamics(FrameModel):
             self.values, backend=backend, cache=cache, cache_dir=cache_dir, **options
         )
 
-    def M(self, q: Any) -> np.ndarray:
+    def M(self, q: Any, *, params: Any = None) -> np.ndarray:
         """M(q) (..., n, n)."""
-        return np.asarray(self.numeric.M(self._q(q)))
+        return np.asarray(self.numeric.M(self._q(q), params=params))
 
-    def nonlinear_effects(self, q: Any, v: Any) -> np.ndarray:
+    def nonlinear_effects(self, q: Any, v: Any, *, params: Any = None) -> np.ndarray:
         """C(q, q̇) q̇ + g(q) (..., n)."""
-        return np.asarray(self.numeric.bias(self._q(q), _real("v", v, self.nv)))
+        return np.asarray(self.numeric.bias(self._q(q), _real("v", v, self.nv), params=params))
 
     def integrate(self, q: Any, v: Any, dt: float = 1.0) -> np.ndarray:
         """q + v dt."""

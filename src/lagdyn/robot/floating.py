@@ -284,6 +284,7 @@ class FloatingRobot:
         cse: bool = False,
         cache: bool = True,
         cache_dir: str | os.PathLike[str] | None = None,
+        free: Sequence[Any] | str | None = None,
         **options: Any,
     ) -> FloatingModel:
         """Generated numerics of M, C, g, h, inverse and forward dynamics.
@@ -292,7 +293,14 @@ class FloatingRobot:
         ----------
         params : mapping, optional
             Values of the parameters (symbols or names); default :attr:`defaults`. Every
-            parameter must have one (they are folded into the code).
+            parameter not in ``free`` must have one (they are folded into the code).
+        free : sequence of sympy.Symbol or str, or "all", optional
+            Parameters left free (their defaults are not bound): every method of the model
+            then takes their values per call, ``params=`` (a mapping of names to numbers
+            or arrays that broadcast against the states' batch axes, or an array
+            ``(..., n_free)`` ordered as :attr:`FloatingModel.free_parameters`), parsed and
+            checked by :class:`lagdyn.codegen.Binding` as for fixed-base models (a
+            ``positive`` mass given 0 is refused by name). ``"all"``: every parameter.
         backend : {"numpy", "c", "numba", "jax"}
         forward : {"aba", "crba"}
             Forward dynamics by the articulated-body algorithm (default) or CRBA + RNEA +
@@ -312,7 +320,10 @@ class FloatingRobot:
         Raises
         ------
         UnboundParameterError
-            A parameter without a value.
+            A parameter without a value (and not in ``free``).
+        LagdynError
+            A name in ``free`` that is not a parameter, or that ``params`` also gives a
+            value; a bound value against its symbol's assumptions (with ``free``).
         BackendUnavailableError
             The backend is not installed.
 
@@ -324,7 +335,18 @@ class FloatingRobot:
         >>> num = robot.lambdify({"g": 9.81}, kernels=["M"])
         >>> float(num.M(robot.neutral())[0, 0])    # the total mass
         4.3
+
+        Masses per call (symbolic parameters; the others bound to their defaults):
+
+        >>> robot = ld.robot.from_urdf(EXAMPLE_URDF, base="floating")
+        >>> num = robot.lambdify(kernels=["M"], free=["M0", "M1"])
+        >>> num.free_parameters
+        (M0, M1)
+        >>> M = num.M(robot.neutral(), params={"M0": [3.0, 5.0], "M1": 0.5})
+        >>> M[:, 0, 0]                             # two trunk masses, one batch
+        array([4.3, 6.3])
         """
+        from ..codegen import Binding
         from ..numeric import backends
 
         values: dict[Any, float] = dict(self.defaults)
@@ -332,30 +354,96 @@ class FloatingRobot:
             given = {str(k) for k in params}
             values = {s: v for s, v in values.items() if s.name not in given}
             values.update(params)
+        left = self._free(free, params)
+        if left:
+            names = {s.name for s in left}
+            values = {k: v for k, v in values.items() if str(k) not in names}
         be = backends.get(backend)
         want = tuple(FLOATING_KERNELS if kernels is None else kernels)
         bad = [k for k in want if k not in FLOATING_KERNELS]
         if bad or not want:
             raise LagdynError(f"kernels must be some of {FLOATING_KERNELS}, got {list(want)}")
-        extra = f"{','.join(want)}|cse={int(cse)}"
-        key = floating_key(self.base, values, be.name, forward, self.friction, extra)
         base, friction = self.base, self.friction
+        named = {str(k) for k in values}
+        missing = [
+            s for s in base.parameters if s not in values and s.name not in named and s not in left
+        ]
+        if missing:  # before a cache lookup
+            raise UnboundParameterError(missing, "the floating-base model")
+        if left:  # parsed and checked as on every other path (Binding); free in its order
+            by_name = {s.name: s for s in base.parameters}
+            bound = {by_name[str(k)]: v for k, v in values.items() if str(k) in by_name}
+            binding = Binding(base.parameters, bound)
+            values = dict(binding.bound)
+            left = tuple(binding.free)
+        else:  # fully bound: folded in as always; the binding only refuses params= per call
+            by_name = {s.name: s for s in base.parameters}
+            binding = Binding(
+                base.parameters,
+                {by_name[str(k)]: v for k, v in values.items() if str(k) in by_name},
+                check=False,
+            )
+        extra = f"{','.join(want)}|cse={int(cse)}"
+        key = floating_key(self.base, values, be.name, forward, self.friction, extra, free=left)
 
         def make() -> Any:
             return floating_program(
-                base, values, forward=forward, friction=friction, cse=cse, outputs_wanted=want
+                base,
+                values,
+                forward=forward,
+                friction=friction,
+                cse=cse,
+                outputs_wanted=want,
+                free=left,
             )
 
-        named = {str(k) for k in values}
-        missing = [s for s in base.parameters if s not in values and s.name not in named]
-        if missing:  # before a cache lookup
-            raise UnboundParameterError(missing, "the floating-base model")
         disk = DiskCache(cache_dir) if cache else None
         compiled = be.build(make, key, disk, **options)
-        model = FloatingModel(self, compiled, backend=be.name, key=key, forward=forward)
+        model = FloatingModel(
+            self, compiled, backend=be.name, key=key, forward=forward, binding=binding
+        )
         model.values = values
         model.build_options = dict(options, cache=cache, cache_dir=cache_dir)
         return model
+
+    def _free(self, free: Any, params: Mapping[Any, Any] | None) -> tuple[sp.Symbol, ...]:
+        """The parameters named in ``free`` (symbols or names, or ``"all"``), in the
+        order of :attr:`parameters`; a :class:`~lagdyn.LagdynError` names any that is not a
+        parameter or that ``params`` also gives a value."""
+        if free is None:
+            return ()
+        every = self.parameters
+        if isinstance(free, str):
+            if free != "all":
+                raise LagdynError(
+                    f"free must be a sequence of parameters (symbols or names) or 'all', "
+                    f"got {free!r}"
+                )
+            wanted = {s.name for s in every}
+        else:
+            try:
+                items = list(free)
+            except TypeError:
+                raise LagdynError(
+                    f"free must be a sequence of parameters (symbols or names) or 'all', "
+                    f"got {type(free).__name__}"
+                ) from None
+            wanted = {s.name if isinstance(s, sp.Symbol) else str(s) for s in items}
+        names = {s.name for s in every}
+        unknown = sorted(wanted - names)
+        if unknown:
+            verb = "is not a parameter" if len(unknown) == 1 else "are not parameters"
+            raise LagdynError(
+                f"free: {', '.join(unknown)} {verb} of this robot (its parameters: "
+                f"{', '.join(sorted(names)) or 'none'})"
+            )
+        both = sorted(wanted & {str(k) for k in (params or {})})
+        if both:
+            raise LagdynError(
+                f"{', '.join(both)} given a value in params and named in free: bind it or "
+                "leave it free, not both"
+            )
+        return tuple(s for s in every if s.name in wanted)
 
 
 def _as_frame(name: str, value: Any) -> Frame:
@@ -408,7 +496,13 @@ class FloatingModel:
     """Generated numerics of a :class:`FloatingRobot` (see :meth:`FloatingRobot.lambdify`).
 
     Every method takes arrays of shape ``(nq,)`` / ``(nv,)`` or batches ``(..., nq)``,
-    ``(..., nv)`` (broadcast) and returns float64 arrays.
+    ``(..., nv)`` (broadcast) and returns float64 arrays. The dynamics methods take
+    keyword-only ``params``: the values of the :attr:`free_parameters` (those left free by
+    ``lambdify(free=...)``) for this call — a mapping of names (or symbols) to numbers or
+    arrays, or an array ``(..., n_free)`` in the order of :attr:`free_parameters` — whose
+    batch axes broadcast with the states'; parsed and checked by
+    :meth:`lagdyn.codegen.Binding.values` (a missing, bound, unknown or invalid value is a
+    :class:`~lagdyn.LagdynError` naming it). A fully bound model takes none.
 
     Examples
     --------
@@ -420,8 +514,27 @@ class FloatingModel:
     """
 
     def __init__(
-        self, robot: FloatingRobot, kernels: Any, *, backend: str, key: str, forward: str
+        self,
+        robot: FloatingRobot,
+        kernels: Any,
+        *,
+        backend: str,
+        key: str,
+        forward: str,
+        binding: Any = None,
     ) -> None:
+        from ..codegen import Binding
+
+        if binding is None:  # every parameter bound
+            binding = Binding(robot.parameters, robot.defaults, check=False)
+        self._binding = binding
+        #: Every parameter of the robot, those bound at generation and those left free.
+        self.parameters: tuple[sp.Symbol, ...] = tuple(binding.parameters)
+        #: The values folded into the code.
+        self.bound: dict[sp.Symbol, float] = dict(binding.bound)
+        #: The parameters each call passes (``params=``), in their order.
+        self.free_parameters: tuple[sp.Symbol, ...] = tuple(binding.free)
+        self._nfree = len(self.free_parameters)
         self.robot = robot
         self.nq, self.nv = robot.nq, robot.nv
         self.backend = backend
@@ -442,9 +555,10 @@ class FloatingModel:
         self._shapes["centroidal_bias"] = (6,)
 
     def __repr__(self) -> str:
+        free = ", ".join(str(s) for s in self.free_parameters)
         return (
             f"FloatingModel({self.robot.name!r}, backend={self.backend!r}, nq={self.nq}, "
-            f"nv={self.nv})"
+            f"nv={self.nv}" + (f", free parameters: {free})" if free else ")")
         )
 
     @property
@@ -452,7 +566,19 @@ class FloatingModel:
         """The generated source code."""
         return str(self._kernels.source)
 
-    def _run(self, name: str, q: Any, v: Any = None, x: Any = None, xname: str = "") -> np.ndarray:
+    def _run(
+        self,
+        name: str,
+        q: Any,
+        v: Any = None,
+        x: Any = None,
+        xname: str = "",
+        params: Any = None,
+    ) -> np.ndarray:
+        if self._nfree or params is not None:
+            p = self._binding.values(params)  # names what is missing, bound, unknown, bad
+            if self._nfree:
+                return self._run_free(name, q, v, x, xname, p)
         nq, nv = self.nq, self.nv
         qa = _real("q", q, nq)
         _check_quaternion(qa)
@@ -494,49 +620,132 @@ class FloatingModel:
         self._kernels.batch(name, *flat, np.zeros((1, 0)), np.zeros((1, 1)), out)
         return out.reshape((*batch, *shape))
 
-    def M(self, q: Any) -> np.ndarray:
-        """The mass matrix (nv × nv; its base block depends on the joints only)."""
-        return self._run("M", q)
+    def _run_free(self, name: str, q: Any, v: Any, x: Any, xname: str, p: np.ndarray) -> np.ndarray:
+        """:meth:`_run` with the free parameters' values ``p`` (..., n_free), checked."""
+        nq, nv = self.nq, self.nv
+        qa = _real("q", q, nq)
+        _check_quaternion(qa)
+        args = [qa]
+        for label, a in (("v", v), (xname, x)):
+            if a is None:
+                args.append(np.zeros((nq,)))
+                continue
+            va = _real(label, a, nv)
+            pad = np.zeros((*va.shape[:-1], nq))
+            pad[..., :nv] = va
+            args.append(pad)
+        p = np.asarray(p, dtype=np.float64)
+        try:
+            batch = np.broadcast_shapes(*(a.shape[:-1] for a in args), p.shape[:-1])
+        except ValueError:
+            raise ShapeError(
+                "batch shapes do not broadcast: "
+                + ", ".join(f"{a.shape}" for a in args)
+                + f", params {p.shape}"
+            ) from None
+        shape = self._shapes[name]
+        if name not in self._kernels.kernel_names:
+            raise LagdynError(f"this model has no {name} kernel: lambdify(kernels=...) left it out")
+        if not batch:
+            single = self._single.get(name)
+            if single is not None:  # scalar code for one state (numpy, numba backends)
+                try:
+                    return np.asarray(
+                        single(
+                            *args[0].tolist(),
+                            *args[1].tolist(),
+                            *args[2].tolist(),
+                            *p.tolist(),
+                            0.0,
+                        )
+                    )
+                except (ArithmeticError, ValueError):  # IEEE results from the batched path
+                    pass
+        B = math.prod(batch)
+        flat = [np.ascontiguousarray(np.broadcast_to(a, (*batch, nq)).reshape(B, nq)) for a in args]
+        nf = self._nfree
+        if p.shape[:-1] == batch and B != 1:
+            fp = np.ascontiguousarray(p.reshape(B, nf))
+        elif math.prod(p.shape[:-1]) == 1:  # one set of values for every state
+            fp = np.ascontiguousarray(p.reshape(1, nf))
+        else:
+            fp = np.ascontiguousarray(np.broadcast_to(p, (*batch, nf)).reshape(B, nf))
+        out = np.empty((B, *shape))
+        if B:
+            self._kernels.batch(name, *flat, fp, np.zeros((1, 1)), out)
+        return out.reshape((*batch, *shape))
 
-    def C(self, q: Any, v: Any) -> np.ndarray:
+    def M(self, q: Any, *, params: Any = None) -> np.ndarray:
+        """The mass matrix (nv × nv; its base block depends on the joints only).
+
+        ``params``: the free parameters' values for this call (see the class docstring).
+
+        Examples
+        --------
+        >>> import numpy as np, lagdyn as ld
+        >>> from lagdyn.robot.floating import EXAMPLE_URDF
+        >>> robot = ld.robot.from_urdf(EXAMPLE_URDF, base="floating")
+        >>> num = robot.lambdify(kernels=["M"], free=["M0"])
+        >>> float(num.M(robot.neutral(), params={"M0": 2.0})[0, 0])   # 2 + 0.5 + 0.5 + 0.3
+        3.3
+        >>> num.M(robot.neutral(), params={"M0": -1.0})
+        Traceback (most recent call last):
+        ...
+        lagdyn.errors.LagdynError: params[M0] = -1.0 breaks the assumption that M0 is ...
+        """
+        return self._run("M", q, params=params)
+
+    def C(self, q: Any, v: Any, *, params: Any = None) -> np.ndarray:
         """The Christoffel-consistent C (Ṁ − 2C skew), as ``pin.computeCoriolisMatrix``."""
-        return self._run("C", q, v)
+        return self._run("C", q, v, params=params)
 
-    def g(self, q: Any) -> np.ndarray:
+    def g(self, q: Any, *, params: Any = None) -> np.ndarray:
         """The generalized gravity (``pin.computeGeneralizedGravity``)."""
-        return self._run("g", q)
+        return self._run("g", q, params=params)
 
-    def nonlinear_effects(self, q: Any, v: Any) -> np.ndarray:
+    def nonlinear_effects(self, q: Any, v: Any, *, params: Any = None) -> np.ndarray:
         """h = C v + g (+ joint friction), as ``pin.nonLinearEffects``."""
-        return self._run("bias", q, v)
+        return self._run("bias", q, v, params=params)
 
     bias = nonlinear_effects
 
-    def inverse_dynamics(self, q: Any, v: Any, a: Any) -> np.ndarray:
+    def inverse_dynamics(self, q: Any, v: Any, a: Any, *, params: Any = None) -> np.ndarray:
         """τ = M v̇ + h (``pin.rnea``); ``a`` is v̇."""
-        return self._run("inverse_dynamics", q, v, a, "a")
+        return self._run("inverse_dynamics", q, v, a, "a", params=params)
 
-    def forward_dynamics(self, q: Any, v: Any, tau: Any) -> np.ndarray:
-        """v̇ = M⁻¹(τ − h) (``pin.aba``)."""
-        return self._run("forward_dynamics", q, v, tau, "tau")
+    def forward_dynamics(self, q: Any, v: Any, tau: Any, *, params: Any = None) -> np.ndarray:
+        """v̇ = M⁻¹(τ − h) (``pin.aba``).
 
-    def energy(self, q: Any, v: Any) -> np.ndarray:
+        Examples
+        --------
+        >>> import numpy as np, lagdyn as ld
+        >>> from lagdyn.robot.floating import EXAMPLE_URDF
+        >>> robot = ld.robot.from_urdf(EXAMPLE_URDF, base="floating")
+        >>> num = robot.lambdify(kernels=["forward_dynamics"], free=["g"])
+        >>> q = np.broadcast_to(robot.neutral(), (3, 10))
+        >>> a = num.forward_dynamics(q, np.zeros(9), np.zeros(9), params=[[9.81], [1.62], [3.71]])
+        >>> np.round(a[:, 2], 6) + 0.0               # free fall on Earth, the Moon, Mars
+        array([-9.81, -1.62, -3.71])
+        """
+        return self._run("forward_dynamics", q, v, tau, "tau", params=params)
+
+    def energy(self, q: Any, v: Any, *, params: Any = None) -> np.ndarray:
         """The total energy ½ vᵀ M v + U (``pin.computeKineticEnergy`` +
         ``pin.computePotentialEnergy``); U = −Σ m_i g·c_i reads the base position."""
-        return self._run("energy", q, v)
+        return self._run("energy", q, v, params=params)
 
-    def centroidal_map(self, q: Any) -> np.ndarray:
+    def centroidal_map(self, q: Any, *, params: Any = None) -> np.ndarray:
         """Orin and Goswami's centroidal momentum matrix A_G (6 × nv): the linear and angular
         momentum about the centre of mass, world axes, is A_G v (``pin.computeCentroidalMap``)."""
-        return self._run("centroidal_map", q)
+        return self._run("centroidal_map", q, params=params)
 
-    def centroidal_bias(self, q: Any, v: Any) -> np.ndarray:
+    def centroidal_bias(self, q: Any, v: Any, *, params: Any = None) -> np.ndarray:
         """Ȧ_G v, so that the rate of centroidal momentum is A_G v̇ + Ȧ_G v
         (``pin.computeCentroidalMapTimeVariation(...) @ v``)."""
-        return self._run("centroidal_bias", q, v)
+        return self._run("centroidal_bias", q, v, params=params)
 
     def step(
-        self, q: Any, v: Any, tau: Any, dt: float, *, t: float = 0.0
+        self, q: Any, v: Any, tau: Any, dt: float, *, t: float = 0.0, params: Any = None
     ) -> tuple[np.ndarray, np.ndarray]:
         r"""One step of the classical Runge–Kutta method on the configuration manifold.
 
@@ -544,7 +753,8 @@ class FloatingModel:
         :math:`q(t) = q \oplus θ`, with :math:`\dot θ = \mathrm{dexp}^{-1}_θ(v)` truncated
         after :math:`\tfrac1{12}[θ, [θ, v]]`): fourth order, the quaternion of unit norm
         at every stage, no chart singularity. ``tau`` is held over the step, or is a
-        callable ``tau(t, q, v)`` evaluated at each stage (times from ``t``). Returns
+        callable ``tau(t, q, v)`` evaluated at each stage (times from ``t``); ``params``
+        (the free parameters' values) are held over the step. Returns
         ``(q_next, v_next)``.
 
         Examples
@@ -564,7 +774,7 @@ class FloatingModel:
 
         def f(s: float, qs: np.ndarray, vs: np.ndarray) -> np.ndarray:
             u = held if law is None else _real("tau(t, q, v)", law(s, qs, vs), self.nv)
-            return self.forward_dynamics(qs, vs, u)
+            return self.forward_dynamics(qs, vs, u, params=params)
 
         kq, kv = [v0], [f(t, q0, v0)]
         for c in (0.5, 0.5, 1.0):
@@ -757,7 +967,8 @@ class FloatingModel:
         **options: Any,
     ) -> tuple[np.ndarray, np.ndarray]:
         """(v̇, λ) under the contacts: :meth:`Contacts.dynamics
-        <lagdyn.robot.contacts.Contacts.dynamics>` (``method``, ``baumgarte``, ``anchors`` …).
+        <lagdyn.robot.contacts.Contacts.dynamics>` (``method``, ``baumgarte``, ``anchors``,
+        ``params`` …).
 
         Examples
         --------
@@ -781,6 +992,7 @@ class FloatingModel:
         restitution: float = 0.0,
         reference: str = "local_world_aligned",
         method: str = "kkt",
+        params: Any = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """(v⁺, Λ) of an impact on the contacts: :meth:`Contacts.impulse
         <lagdyn.robot.contacts.Contacts.impulse>`.
@@ -797,7 +1009,7 @@ class FloatingModel:
         0.0
         """
         c = self.contacts(contacts, reference=reference)
-        return c.impulse(q, v_minus, restitution=restitution, method=method)
+        return c.impulse(q, v_minus, restitution=restitution, method=method, params=params)
 
 
 # ---------------------------------------------------------------------- configuration space

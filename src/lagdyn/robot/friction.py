@@ -793,6 +793,7 @@ def step(
     max_iter: int = 1000,
     lam0: Any = None,
     on_failure: OnFailure = "raise",
+    params: Any = None,
 ) -> FrictionStep:
     r"""One Moreau–Jean step with frictional, unilateral point contacts on the plane
     z = ``ground`` (the module docstring), batched over leading axes.
@@ -827,6 +828,9 @@ def step(
         :class:`~lagdyn.errors.ConstraintError` naming the state and its residual
         (default); a :class:`FrictionWarning` and the result; or the result alone, whose
         ``converged`` and ``residual`` say which states failed.
+    params : mapping or array_like (..., n_free), optional
+        The values of the model's free parameters for this step (its M and h read them;
+        see :class:`~lagdyn.robot.floating.FloatingModel`).
 
     Returns
     -------
@@ -874,8 +878,9 @@ def step(
     for name, x in (("q", qa), ("v", va), ("tau", ta)):
         if not np.isfinite(x).all():
             raise LagdynError(f"{name} must be finite (a NaN or infinity in the state or torques)")
-    M = np.asarray(model.M(qa))
-    h = np.asarray(model.nonlinear_effects(qa, va))
+    kw = {} if params is None else {"params": params}
+    M = np.asarray(model.M(qa, **kw))
+    h = np.asarray(model.nonlinear_effects(qa, va, **kw))
     J, _, _, p = contacts._rows(qa, None)
     m = 3 * k
     batch = np.broadcast_shapes(
@@ -963,7 +968,7 @@ def rollout(
         The time of the first state.
     **options
         Of :func:`step` (``ground``, ``margin``, ``correction``, ``compliance``, ``tol``,
-        ``max_iter``, ``on_failure``).
+        ``max_iter``, ``on_failure``, ``params``: held over the rollout).
 
     Returns
     -------
