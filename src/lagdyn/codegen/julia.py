@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import sympy as sp
 from sympy.printing.julia import JuliaCodePrinter
 from sympy.printing.precedence import PRECEDENCE
@@ -29,8 +31,8 @@ class JuliaPrinter(PrinterMixin, JuliaCodePrinter):
             return f"{self.parenthesize(b, PRECEDENCE['Pow'])}^{int(e)}"
         return str(super()._print_Pow(expr)).replace(".^", "^")
 
-    def _print_Mul(self, expr: sp.Mul) -> str:
-        return str(super()._print_Mul(expr)).replace(".*", "*").replace("./", "/")
+    def _print_Mul(self, expr: sp.Mul, **kwargs: Any) -> str:
+        return str(super()._print_Mul(expr, **kwargs)).replace(".*", "*").replace("./", "/")
 
     def _print_Rational(self, expr: sp.Rational) -> str:
         return f"({expr.p}.0/{expr.q}.0)"
