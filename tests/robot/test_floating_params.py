@@ -326,3 +326,35 @@ def test_contacts_take_params(quad, quad_free, quad_bound, draw_a):
     q1, v1 = quad_free.step(q[0], v[0], tau[0], 1e-3, params=draw_a)
     r1, w1 = quad_bound.step(q[0], v[0], tau[0], 1e-3)
     assert _rel(q1, r1) < 1e-12 and _rel(v1, w1) < 1e-12
+
+
+def test_solo12_all_parameters_against_pinocchio(pin):
+    """Solo12 (example-robot-data), all 131 parameters free: M, h and aba at a random
+    physically consistent draw are Pinocchio's with those inertias (numpy; about 2 s)."""
+    from lagdyn.robot._data import urdf_path
+
+    try:
+        path = urdf_path("solo_description", "solo12.urdf")
+    except ld.LagdynError as exc:
+        pytest.skip(str(exc))
+    robot = ld.robot.from_urdf(path, base="floating")
+    num = robot.lambdify(free="all", kernels=["M", "bias", "forward_dynamics"])
+    model = pin.buildModelFromUrdf(str(path), pin.JointModelFreeFlyer())
+    byname = {s.name: v for s, v in robot.defaults.items()}
+    for k in range(model.njoints - 1):  # the names map to Pinocchio's bodies
+        ours = [byname[f"{name}{k}"] for name in DYNAMIC]
+        np.testing.assert_allclose(ours, model.inertias[k + 1].toDynamicParameters(), atol=1e-9)
+    rng = np.random.default_rng(6)
+    values = _draw(robot, rng, g=9.81)
+    for k in range(model.njoints - 1):
+        dyn = np.array([values[f"{name}{k}"] for name in DYNAMIC])
+        model.inertias[k + 1] = pin.Inertia.FromDynamicParameters(dyn)
+    data = model.createData()
+    q = pin.randomConfiguration(model, -np.ones(model.nq), np.ones(model.nq))
+    v, tau = rng.normal(size=model.nv), rng.normal(size=model.nv)
+    M = pin.crba(model, data, q)
+    assert _rel(num.M(q, params=values), np.triu(M) + np.triu(M, 1).T) < TOL
+    nle = pin.nonLinearEffects(model, data, q, v)
+    assert _rel(num.nonlinear_effects(q, v, params=values), nle) < TOL
+    acc = pin.aba(model, data, q, v, tau)
+    assert _rel(num.forward_dynamics(q, v, tau, params=values), acc) < TOL
