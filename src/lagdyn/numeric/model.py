@@ -108,6 +108,20 @@ def real_last(name: str, a: Any, n: int) -> np.ndarray:
     return x
 
 
+def chol_solve(L: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """X with L Lᵀ X = B for a batch of lower Cholesky factors L (..., n, n) and B (..., n, k).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> A = np.array([[4.0, 2.0], [2.0, 3.0]])
+    >>> chol_solve(np.linalg.cholesky(A), np.array([[2.0], [1.0]])).ravel()
+    array([0.5, 0. ])
+    """
+    y = np.linalg.solve(L, B)
+    return np.linalg.solve(np.swapaxes(L, -1, -2), y)
+
+
 def _is_dask(x: Any) -> bool:
     return type(x).__module__.split(".")[0] == "dask"
 

@@ -67,6 +67,7 @@ import sympy as sp
 
 from ..errors import ConstraintError, LagdynError, ShapeError
 from ..numeric.constrained import penalty_solve
+from ..numeric.model import chol_solve as _chol_solve
 from ..numeric.model import real_last as _real
 
 __all__ = [
@@ -1314,11 +1315,6 @@ def _solve(
         lam = np.linalg.solve(S, r[..., None])[..., 0]
         return Minvf + np.einsum("...ij,...j->...i", MinvJt, lam), lam
     return penalty_solve(M, J, f, gamma, method, stiffness, tol, max_iter)
-
-
-def _chol_solve(L: np.ndarray, B: np.ndarray) -> np.ndarray:
-    y = np.linalg.solve(L, B)
-    return np.linalg.solve(np.swapaxes(L, -1, -2), y)
 
 
 def _check_rank(J: np.ndarray, contacts: Contacts, q: np.ndarray) -> None:

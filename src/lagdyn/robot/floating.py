@@ -579,18 +579,8 @@ class FloatingModel:
             p = self._binding.values(params)  # names what is missing, bound, unknown, bad
             if self._nfree:
                 return self._run_free(name, q, v, x, xname, p)
-        nq, nv = self.nq, self.nv
-        qa = _real("q", q, nq)
-        _check_quaternion(qa)
-        args = [qa]
-        for label, a in (("v", v), (xname, x)):
-            if a is None:
-                args.append(np.zeros((nq,)))
-                continue
-            va = _real(label, a, nv)
-            pad = np.zeros((*va.shape[:-1], nq))
-            pad[..., :nv] = va
-            args.append(pad)
+        nq = self.nq
+        args = self._state_args(q, v, x, xname)
         try:
             batch = np.broadcast_shapes(*(a.shape[:-1] for a in args))
         except ValueError:
@@ -620,8 +610,9 @@ class FloatingModel:
         self._kernels.batch(name, *flat, np.zeros((1, 0)), np.zeros((1, 1)), out)
         return out.reshape((*batch, *shape))
 
-    def _run_free(self, name: str, q: Any, v: Any, x: Any, xname: str, p: np.ndarray) -> np.ndarray:
-        """:meth:`_run` with the free parameters' values ``p`` (..., n_free), checked."""
+    def _state_args(self, q: Any, v: Any, x: Any, xname: str) -> list[np.ndarray]:
+        """q checked (finite, unit quaternions), v and x checked and padded to nq: the
+        kernels' three state arguments."""
         nq, nv = self.nq, self.nv
         qa = _real("q", q, nq)
         _check_quaternion(qa)
@@ -634,6 +625,12 @@ class FloatingModel:
             pad = np.zeros((*va.shape[:-1], nq))
             pad[..., :nv] = va
             args.append(pad)
+        return args
+
+    def _run_free(self, name: str, q: Any, v: Any, x: Any, xname: str, p: np.ndarray) -> np.ndarray:
+        """:meth:`_run` with the free parameters' values ``p`` (..., n_free), checked."""
+        nq = self.nq
+        args = self._state_args(q, v, x, xname)
         p = np.asarray(p, dtype=np.float64)
         try:
             batch = np.broadcast_shapes(*(a.shape[:-1] for a in args), p.shape[:-1])

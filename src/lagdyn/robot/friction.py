@@ -79,6 +79,7 @@ from typing import Any, Literal
 import numpy as np
 
 from ..errors import ConstraintError, LagdynError, LagdynWarning, ShapeError
+from ..numeric.model import chol_solve as _chol_solve
 from ..numeric.model import real_last as _real
 
 __all__ = [
@@ -931,11 +932,6 @@ def step(
         converged=sol.converged,
         iterations=sol.iterations,
     )
-
-
-def _chol_solve(L: np.ndarray, B: np.ndarray) -> np.ndarray:
-    y = np.linalg.solve(L, B)
-    return np.linalg.solve(np.swapaxes(L, -1, -2), y)
 
 
 def rollout(
