@@ -1081,6 +1081,37 @@ def _exp6(nu: np.ndarray, om: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return p, quat
 
 
+def _integrate_one(q: list[float], v: list[float], dt: float) -> list[float]:
+    """:func:`integrate` of one state in Python floats, operation for operation as the
+    array code (the same formulas in the same order)."""
+    vd = [x * dt for x in v]
+    n0, n1, n2, o0, o1, o2 = vd[:6]
+    qx, qy, qz, qw = q[3:7]
+    r = math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw)
+    qx, qy, qz, qw = qx / r, qy / r, qz / r, qw / r
+    th = math.sqrt(o0 * o0 + o1 * o1 + o2 * o2)
+    if th < 1e-4:
+        half, a, b = 0.5 - th**2 / 48, 0.5 - th**2 / 24, 1 / 6 - th**2 / 120
+    else:
+        half = math.sin(th / 2) / th
+        a, b = (1 - math.cos(th)) / th**2, (th - math.sin(th)) / th**3
+    dx, dy, dz, dw = o0 * half, o1 * half, o2 * half, math.cos(th / 2)
+    w0, w1, w2 = o1 * n2 - o2 * n1, o2 * n0 - o0 * n2, o0 * n1 - o1 * n0  # ω × ν
+    c0, c1, c2 = o1 * w2 - o2 * w1, o2 * w0 - o0 * w2, o0 * w1 - o1 * w0  # ω × (ω × ν)
+    p0, p1, p2 = n0 + a * w0 + b * c0, n1 + a * w1 + b * c1, n2 + a * w2 + b * c2
+    t0, t1, t2 = 2.0 * (qy * p2 - qz * p1), 2.0 * (qz * p0 - qx * p2), 2.0 * (qx * p1 - qy * p0)
+    r0 = p0 + qw * t0 + (qy * t2 - qz * t1)
+    r1 = p1 + qw * t1 + (qz * t0 - qx * t2)
+    r2 = p2 + qw * t2 + (qx * t1 - qy * t0)
+    ex = qw * dx + qx * dw + qy * dz - qz * dy
+    ey = qw * dy - qx * dz + qy * dw + qz * dx
+    ez = qw * dz + qx * dy - qy * dx + qz * dw
+    ew = qw * dw - qx * dx - qy * dy - qz * dz
+    e = math.sqrt(ex * ex + ey * ey + ez * ez + ew * ew)
+    out = [q[0] + r0, q[1] + r1, q[2] + r2, ex / e, ey / e, ez / e, ew / e]
+    return out + [x + y for x, y in zip(q[7:], vd[6:])]
+
+
 def integrate(q: Any, v: Any, dt: float = 1.0) -> np.ndarray:
     r"""The configuration reached from ``q`` moving with velocity ``v`` for ``dt``: q ⊕ v dt.
 
@@ -1112,6 +1143,8 @@ def integrate(q: Any, v: Any, dt: float = 1.0) -> np.ndarray:
             f"{va.shape}"
         )
     _check_quaternion(qa)
+    if qa.ndim == 1 and va.ndim == 1:  # one state: numpy's per-call cost dominates
+        return np.array(_integrate_one(qa.tolist(), va.tolist(), float(dt)))
     batch = np.broadcast_shapes(qa.shape[:-1], va.shape[:-1])
     qa = np.broadcast_to(qa, (*batch, qa.shape[-1]))
     va = np.broadcast_to(va * float(dt), (*batch, va.shape[-1]))
