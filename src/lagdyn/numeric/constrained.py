@@ -362,43 +362,26 @@ class ConstrainedNumericModel:
     def _kkt(
         self, M: np.ndarray, J: np.ndarray, f: np.ndarray, gamma: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
-        n, m = self.n, self.m
-        K = np.zeros((*M.shape[:-2], n + m, n + m))
-        K[..., :n, :n] = M
-        K[..., :n, n:] = -np.swapaxes(J, -1, -2)
-        K[..., n:, :n] = J
-        rhs = np.concatenate([f, gamma], axis=-1)
-        if self.redundant == "lstsq":
-            x = np.einsum("...ij,...j->...i", np.linalg.pinv(K), rhs)
-            self._check_consistent(J, x[..., :n], gamma)
-        else:
-            x = np.linalg.solve(K, rhs[..., None])[..., 0]
-        return x[..., :n], x[..., n:]
+        lstsq = self.redundant == "lstsq"
+        qdd, lam = kkt_solve(M, J, f, gamma, lstsq=lstsq)
+        if lstsq:
+            self._check_consistent(J, qdd, gamma)
+        return qdd, lam
 
     def _schur(
         self, M: np.ndarray, J: np.ndarray, f: np.ndarray, gamma: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
-        Jt = np.swapaxes(J, -1, -2)
-        MinvJt = np.linalg.solve(M, Jt)
-        Minvf = np.linalg.solve(M, f[..., None])[..., 0]
-        S = J @ MinvJt
-        r = gamma - np.einsum("...ij,...j->...i", J, Minvf)
-        if self.redundant == "lstsq":
-            lam = np.einsum("...ij,...j->...i", np.linalg.pinv(S), r)
-        else:
-            lam = np.linalg.solve(S, r[..., None])[..., 0]
-        qdd = Minvf + np.einsum("...ij,...j->...i", MinvJt, lam)
-        if self.redundant == "lstsq":
+        lstsq = self.redundant == "lstsq"
+        qdd, lam = schur_solve(M, J, f, gamma, lstsq=lstsq)
+        if lstsq:
             self._check_consistent(J, qdd, gamma)
         return qdd, lam
 
     def _check_consistent(self, J: np.ndarray, qdd: np.ndarray, gamma: np.ndarray) -> None:
         """With ``redundant="lstsq"``: refuse a least-squares compromise between rows that
         demand incompatible accelerations (dependent but inconsistent constraints)."""
-        resid = np.einsum("...ij,...j->...i", J, qdd) - gamma
-        scale = 1.0 + np.max(np.abs(gamma), initial=0.0) + np.max(np.abs(J), initial=0.0)
-        worst = float(np.max(np.abs(resid), initial=0.0))
-        if not worst <= 1e-8 * scale:
+        worst = inconsistency(J, qdd, gamma)
+        if worst is not None:
             raise ConstraintError(
                 f"inconsistent constraints: J_c q̈ = γ has no solution (residual {worst:.3g}); "
                 "the dependent rows contradict each other, so redundant='lstsq' would only "
@@ -509,6 +492,75 @@ class ConstrainedNumericModel:
         S = J @ MinvJt
         y = np.einsum("...ij,...j->...i", np.linalg.pinv(S), r)
         return np.einsum("...ij,...j->...i", MinvJt, y)
+
+
+def kkt_solve(
+    M: np.ndarray, J: np.ndarray, f: np.ndarray, gamma: np.ndarray, *, lstsq: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
+    """The KKT system ``[[M, −Jᵀ], [J, 0]] [a; λ] = [f; γ]`` of a batch, solved directly or
+    (``lstsq``) in the least-squares sense with the pseudo-inverse (minimum-norm λ for
+    dependent rows; check the result with :func:`inconsistency`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> M, J = np.eye(2), np.array([[1.0, 0.0]])
+    >>> kkt_solve(M, J, np.array([1.0, 2.0]), np.zeros(1))   # the row holds a[0] = 0
+    (array([0., 2.]), array([-1.]))
+    """
+    n, m = M.shape[-1], J.shape[-2]
+    K = np.zeros((*M.shape[:-2], n + m, n + m))
+    K[..., :n, :n] = M
+    K[..., :n, n:] = -np.swapaxes(J, -1, -2)
+    K[..., n:, :n] = J
+    rhs = np.concatenate([f, gamma], axis=-1)
+    if lstsq:
+        x = np.einsum("...ij,...j->...i", np.linalg.pinv(K), rhs)
+    else:
+        x = np.linalg.solve(K, rhs[..., None])[..., 0]
+    return x[..., :n], x[..., n:]
+
+
+def schur_solve(
+    M: np.ndarray, J: np.ndarray, f: np.ndarray, gamma: np.ndarray, *, lstsq: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
+    """The same system by the Schur complement S = J M⁻¹ Jᵀ: S λ = γ − J M⁻¹ f, then
+    a = M⁻¹(f + Jᵀ λ); ``lstsq`` solves S λ = r with the pseudo-inverse.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> M, J = np.eye(2), np.array([[1.0, 0.0]])
+    >>> schur_solve(M, J, np.array([1.0, 2.0]), np.zeros(1))
+    (array([0., 2.]), array([-1.]))
+    """
+    Jt = np.swapaxes(J, -1, -2)
+    MinvJt = np.linalg.solve(M, Jt)
+    Minvf = np.linalg.solve(M, f[..., None])[..., 0]
+    S = J @ MinvJt
+    r = gamma - np.einsum("...ij,...j->...i", J, Minvf)
+    if lstsq:
+        lam = np.einsum("...ij,...j->...i", np.linalg.pinv(S), r)
+    else:
+        lam = np.linalg.solve(S, r[..., None])[..., 0]
+    return Minvf + np.einsum("...ij,...j->...i", MinvJt, lam), lam
+
+
+def inconsistency(J: np.ndarray, a: np.ndarray, gamma: np.ndarray) -> float | None:
+    """The largest |J a − γ| when it exceeds 1e-8 (1 + max|γ| + max|J|): rows that a
+    least-squares solve could not all satisfy (dependent and contradictory); else None.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> J = np.array([[1.0, 0.0], [1.0, 0.0]])          # one row twice ...
+    >>> inconsistency(J, np.array([0.5, 0.0]), np.array([0.0, 1.0]))   # ... asking 0 and 1
+    0.5
+    """
+    resid = np.einsum("...ij,...j->...i", J, a) - gamma
+    scale = 1.0 + np.max(np.abs(gamma), initial=0.0) + np.max(np.abs(J), initial=0.0)
+    worst = float(np.max(np.abs(resid), initial=0.0))
+    return None if worst <= 1e-8 * scale else worst
 
 
 def penalty_solve(

@@ -66,8 +66,7 @@ import numpy as np
 import sympy as sp
 
 from ..errors import ConstraintError, LagdynError, ShapeError
-from ..numeric.constrained import penalty_solve
-from ..numeric.model import chol_solve as _chol_solve
+from ..numeric.constrained import inconsistency, kkt_solve, penalty_solve, schur_solve
 from ..numeric.model import real_last as _real
 
 __all__ = [
@@ -1285,35 +1284,17 @@ def _solve(
     tol: float,
     max_iter: int,
 ) -> tuple[np.ndarray, np.ndarray]:
-    n, m = M.shape[-1], J.shape[-2]
     if method in ("kkt", "lstsq"):
-        K = np.zeros((*M.shape[:-2], n + m, n + m))
-        K[..., :n, :n] = M
-        K[..., :n, n:] = -np.swapaxes(J, -1, -2)
-        K[..., n:, :n] = J
-        rhs = np.concatenate([f, gamma], axis=-1)
-        if method == "lstsq":
-            x = np.einsum("...ij,...j->...i", np.linalg.pinv(K), rhs)
-            resid = np.einsum("...ij,...j->...i", J, x[..., :n]) - gamma
-            scale = 1.0 + np.max(np.abs(gamma), initial=0.0) + np.max(np.abs(J), initial=0.0)
-            worst = float(np.max(np.abs(resid), initial=0.0))
-            if not worst <= 1e-8 * scale:
-                raise ConstraintError(
-                    f"inconsistent contacts: J_c v̇ = γ has no solution (residual {worst:.3g}): "
-                    "the redundant rows demand different accelerations"
-                )
-        else:
-            x = np.linalg.solve(K, rhs[..., None])[..., 0]
-        return x[..., :n], x[..., n:]
+        a, lam = kkt_solve(M, J, f, gamma, lstsq=method == "lstsq")
+        worst = inconsistency(J, a, gamma) if method == "lstsq" else None
+        if worst is not None:
+            raise ConstraintError(
+                f"inconsistent contacts: J_c v̇ = γ has no solution (residual {worst:.3g}): "
+                "the redundant rows demand different accelerations"
+            )
+        return a, lam
     if method == "schur":
-        Jt = np.swapaxes(J, -1, -2)
-        L = np.linalg.cholesky(M)
-        MinvJt = _chol_solve(L, Jt)
-        Minvf = _chol_solve(L, f[..., None])[..., 0]
-        S = J @ MinvJt
-        r = gamma - np.einsum("...ij,...j->...i", J, Minvf)
-        lam = np.linalg.solve(S, r[..., None])[..., 0]
-        return Minvf + np.einsum("...ij,...j->...i", MinvJt, lam), lam
+        return schur_solve(M, J, f, gamma)
     return penalty_solve(M, J, f, gamma, method, stiffness, tol, max_iter)
 
 
