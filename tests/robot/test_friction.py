@@ -128,19 +128,72 @@ def test_solutions_satisfy_the_de_saxce_conditions(k, seed, push):
         assert np.abs(lam - s.lam).max() < 1e-8 * (1 + np.abs(s.lam).max())
 
 
-def test_a_cycling_split_is_cured_by_exact_contact_solves(pin):
+def test_a_cycling_split_is_cured_by_the_fallback_passes(pin, monkeypatch):
     """A known weakness of projected Gauss–Seidel with the normal/tangent split (Pinocchio's
     PGS fails here too): one contact, μ = 3 and a strong normal–tangent coupling in G — the
-    split sweeps cycle. The second pass, each contact's block solved exactly, converges; the
-    impulse is Pinocchio's ADMM's."""
+    split sweeps cycle. ADMM, then (with ADMM disabled) the exact per-contact sweeps,
+    converge; the impulse is Pinocchio's ADMM's."""
+    from lagdyn.robot import friction
+
     G = np.array([[0.503, 0.153, 0.127], [0.153, 1.365, 0.622], [0.127, 0.622, 1.06]])
     g = np.array([-0.45164129, -1.83139926, -0.94726321])
-    s = solve_ncp(G, g, 3.0, tol=1e-11, max_iter=300)
-    assert s.converged and s.iterations > 300  # the split ran out, the second pass did not
-    _certify(G, g, s.lam, [3.0], 1e-9)
-    assert np.abs(s.lam - _pin_solve(pin, G, g, [3.0], "admm")).max() < 1e-8
-    stack = solve_ncp(np.stack([G] * 4), np.stack([g] * 4), 3.0, tol=1e-11, max_iter=300)
-    assert stack.converged.all() and np.abs(stack.lam - s.lam).max() < 1e-9
+    reference = _pin_solve(pin, G, g, [3.0], "admm")
+    for disable_admm in (False, True):
+        if disable_admm:
+            monkeypatch.setattr(friction, "_admm", lambda *args: 0)
+        s = solve_ncp(G, g, 3.0, tol=1e-11, max_iter=300)
+        assert s.converged and s.iterations > 300  # the split ran out, a fallback did not
+        _certify(G, g, s.lam, [3.0], 1e-9)
+        assert np.abs(s.lam - reference).max() < 1e-8
+        stack = solve_ncp(np.stack([G] * 4), np.stack([g] * 4), 3.0, tol=1e-11, max_iter=300)
+        assert stack.converged.all() and np.abs(stack.lam - s.lam).max() < 1e-9
+    direct = solve_ncp(G, g, 3.0, tol=1e-11, max_iter=2000, method="admm")
+    assert direct.converged and np.abs(direct.lam - reference).max() < 1e-8
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(k=st.integers(1, 4), seed=st.integers(0, 2**31 - 1), push=st.floats(-3.0, 3.0))
+def test_admm_solves_what_gauss_seidel_solves(k, seed, push):
+    """method="admm" on random positive definite problems (some contacts inactive): the
+    De Saxcé certificate from λ alone, and the same λ as Gauss–Seidel (unique here)."""
+    rng = np.random.default_rng(seed)
+    A = rng.normal(size=(3 * k, 3 * k))
+    G = A @ A.T / (3 * k) + 0.3 * np.eye(3 * k)
+    g = rng.normal(size=3 * k)
+    g[2::3] += push
+    mu = rng.choice([0.0, 0.05, 0.3, 1.0, 3.0], size=k)
+    active = rng.random(k) < 0.8
+    a = solve_ncp(G, g, mu, active=active, tol=1e-11, max_iter=20000, method="admm")
+    p = solve_ncp(G, g, mu, active=active, tol=1e-11, max_iter=20000)
+    assert a.converged
+    on = np.repeat(active, 3)
+    assert np.all(a.lam[~on] == 0.0)
+    if active.any():
+        _certify(G[np.ix_(on, on)], g[on], a.lam[on], mu[active], 1e-9)
+    assert np.abs(a.lam - p.lam).max() < 1e-8 * (1 + np.abs(p.lam).max())
+
+
+def test_admm_where_gauss_seidel_crawls(box):
+    """A box landing on its four corners with a small compliance: the Delassus matrix is
+    nearly singular (four contacts, one rigid body) and Gauss–Seidel needs tens of thousands
+    of sweeps; ADMM converges in a few hundred iterations, and a default step (Gauss–Seidel
+    handing its unconverged state to ADMM) converges within the default max_iter. The
+    velocities equal those of Gauss–Seidel run to the end."""
+    robot, num, corners = box
+    q = robot.neutral()
+    q[2] = 0.05
+    v = np.zeros(7)
+    v[0], v[2] = 1.0, -0.5
+    options = dict(mu=0.5, compliance=1e-3, tol=1e-9)
+    crawl = corners.step(q, v, np.zeros(7), 0.01, max_iter=100_000, **options)
+    assert crawl.iterations > 5_000
+    fast = corners.step(q, v, np.zeros(7), 0.01, method="admm", **options)
+    assert fast.converged and fast.iterations < 500
+    default = corners.step(q, v, np.zeros(7), 0.01, **options)
+    assert default.converged and default.iterations < 2_000
+    for s in (fast, default):
+        assert np.abs(s.v - crawl.v).max() < 1e-7
+        assert np.abs(s.q - crawl.q).max() < 1e-9
 
 
 # ---------------------------------------------------------------------- Pinocchio's solvers

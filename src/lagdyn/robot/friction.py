@@ -41,11 +41,13 @@ step, Newton on its secular equation); the fixed points are exactly the De Saxc�
 It iterates until the natural-map residual of every contact, in m/s,
 ‖λ − P_K(λ − ρ(σ + μ‖σ_t‖e_n))‖ / ρ (ρ = 3 / trace G_ii), is at most ``tol``.
 Vectorised over the states: the loops run over iterations and contacts only. A state
-left above ``tol`` after ``max_iter`` sweeps gets a second pass (nonsmooth Gauss–Seidel:
-each contact's 3 × 3 problem solved exactly, in floats), which cures the cycling of the
-split on a contact with a large μ and a strong normal–tangent coupling; a state still
-above ``tol`` is reported (``on_failure``), never returned silently. Slow on a singular G
-(a rigid body on more contacts than it has freedoms): see docs/contacts.md.
+left above ``tol`` after ``max_iter`` sweeps is handed to ADMM (the alternating direction
+method of multipliers on G + ρI, as Pinocchio's ``ADMMConstraintSolver``; ``method="admm"``
+runs it first), which converges where Gauss–Seidel is slow — a singular G, a rigid body on
+more contacts than it has freedoms, a small compliance — or cycles (a large μ with a strong
+normal–tangent coupling); a state left after that gets a last pass (nonsmooth Gauss–Seidel:
+each contact's 3 × 3 problem solved exactly, in floats); a state still above ``tol`` is
+reported (``on_failure``), never returned silently.
 
 Not supported (refused by name): surface contacts (6 rows), loops, contacts in ``"local"``
 axes, other ground shapes than a level plane, rolling or torsional friction, restitution
@@ -121,6 +123,8 @@ OnFailure = Literal["raise", "warn", "status"]
 #: Batches of at most this many states are solved state by state in Python floats.
 _SCALAR_STATES = 2
 _ON_FAILURE = ("raise", "warn", "status")
+#: The first pass of :func:`solve_ncp` (the other one takes the states it leaves).
+SOLVERS = ("pgs", "admm")
 
 
 class FrictionWarning(LagdynWarning):
@@ -543,9 +547,10 @@ def solve_ncp(
     lam0: Any = None,
     tol: float = 1e-9,
     max_iter: int = 1000,
+    method: str = "pgs",
 ) -> NCPSolution:
     r"""Solve the De Saxcé complementarity problem of k point contacts by projected
-    Gauss–Seidel (the module docstring).
+    Gauss–Seidel or ADMM (the module docstring).
 
     Parameters
     ----------
@@ -563,8 +568,15 @@ def solve_ncp(
     tol : float
         On the natural-map residual of every contact (m/s).
     max_iter : int
-        Gauss–Seidel sweeps at most, per pass (the split sweeps, then for the states left
-        the exact per-contact ones).
+        Iterations at most, per pass: the first method's, then for the states left the
+        other method's (ADMM after Gauss–Seidel, Gauss–Seidel after ADMM), then the exact
+        per-contact Gauss–Seidel sweeps.
+    method : {"pgs", "admm"}
+        The first pass: ``"pgs"`` (default) the split Gauss–Seidel sweeps, fast when the
+        Delassus matrix is well conditioned; ``"admm"`` the alternating direction method of
+        multipliers on (G + ρI), robust where G is singular or ill-conditioned (more
+        contacts than the body can oppose independently, small compliance), as Pinocchio's
+        ``ADMMConstraintSolver``.
 
     Returns
     -------
@@ -589,6 +601,8 @@ def solve_ncp(
 
     check_option("tol", tol)
     check_option("max_iter", max_iter, integer=True)
+    if method not in SOLVERS:
+        raise LagdynError(f"method must be one of {', '.join(SOLVERS)}; got {method!r}")
     Ga = np.asarray(G, dtype=np.float64)
     ga = np.asarray(g, dtype=np.float64)
     if Ga.ndim < 2 or Ga.shape[-1] != Ga.shape[-2] or Ga.shape[-1] % 3:
@@ -634,7 +648,9 @@ def solve_ncp(
         args = (Gf[b].tolist(), gf[b].tolist(), lam[b].reshape(m).tolist(), mlist)
         return _solve_one(*args, af[b].tolist(), rho[b].tolist(), tol, max_iter, exact=exact)
 
-    if B <= _SCALAR_STATES:  # plain floats: numpy's cost per call dominates here
+    if method == "admm":
+        sweeps = _admm(Gf, gf, lam, mus, af, rho, tol, max_iter)
+    elif B <= _SCALAR_STATES:  # plain floats: numpy's cost per call dominates here
         sweeps = 0
         for b in range(B):
             out, n_sw = one(b)
@@ -644,6 +660,14 @@ def solve_ncp(
         sweeps = _vector_sweeps(Gf, gf, lam, mus, af, rho, tol, max_iter)
     sigma = gf + np.einsum("bij,bj->bi", Gf, lam.reshape(B, m))
     resid = _residual(lam, sigma.reshape(B, k, 3), mus, rho, af)
+    left = np.nonzero(~(resid <= tol))[0]
+    if left.size:  # the other method for the states left, warm-started where they stopped
+        sub = lam[left]
+        other = _vector_sweeps if method == "admm" else _admm
+        sweeps += other(Gf[left], gf[left], sub, mus, af[left], rho[left], tol, max_iter)
+        lam[left] = sub
+        sigma[left] = gf[left] + np.einsum("bij,bj->bi", Gf[left], sub.reshape(-1, m))
+        resid[left] = _residual(sub, sigma[left].reshape(-1, k, 3), mus, rho[left], af[left])
     # a second pass for the states left: nonsmooth Gauss–Seidel, each contact's block
     # solved exactly (it cures the split's cycling on a strongly coupled contact)
     more = 0
@@ -662,6 +686,81 @@ def solve_ncp(
         iterations=sweeps + more,
         converged=(resid <= tol).reshape(batch),
     )
+
+
+def _admm(
+    Gf: np.ndarray,
+    gf: np.ndarray,
+    lam: np.ndarray,
+    mus: np.ndarray,
+    af: np.ndarray,
+    rho_res: np.ndarray,
+    tol: float,
+    max_iter: int,
+) -> int:
+    """ADMM on the De Saxcé problem, vectorised across the states (B, …); λ (B, k, 3)
+    updated in place (it is the warm start). Returns the iterations run.
+
+    With s = μ‖σ_t‖e_n from the current σ (the De Saxcé correction, a fixed point), each
+    iteration minimises ½xᵀGx + (g + s)ᵀx + ρ/2‖x − z + y/ρ‖² + η/2‖x − x_prev‖² (one
+    solve with the factor of G + (ρ + η)I), projects z = P_K(x + y/ρ) and moves the
+    multiplier y += ρ(x − z); ρ starts at √(λ_max λ_min) of G (λ_min floored at 1e-8
+    λ_max) and is scaled by 4 when the primal and dual residuals differ by 10×; η =
+    1e-6 λ_max. Inactive contacts are decoupled (their rows of G replaced by identity rows)
+    and kept at zero. Stops on the natural-map residual of every contact (as the sweeps).
+    """
+    B, m = gf.shape
+    k = m // 3
+    if B == 0:
+        return 0
+    rows = np.repeat(af, 3, axis=-1).astype(np.float64)
+    eye = np.eye(m)
+    Ga = Gf * rows[:, :, None] * rows[:, None, :] + eye * (1.0 - rows)[:, :, None]
+    ga = gf * rows
+    ev = np.linalg.eigvalsh(Ga)
+    top = ev[:, -1]
+    rho = np.sqrt(top * np.maximum(ev[:, 0], 1e-8 * top))
+    eta = 1e-6 * top
+    z = lam.reshape(B, m).copy()
+    x = z.copy()
+    y = np.zeros((B, m))
+    cur = np.arange(B)
+
+    def factor(r: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        return np.linalg.cholesky(Ga[idx] + (r + eta[idx])[:, None, None] * eye)
+
+    C = factor(rho, cur)
+    it = 0
+    while True:
+        sigma = np.einsum("bij,bj->bi", Ga[cur], z[cur]) + ga[cur]
+        s3 = sigma.reshape(-1, k, 3)
+        resid = _residual(z[cur].reshape(-1, k, 3), s3, mus, rho_res[cur], af[cur])
+        done = resid <= tol
+        if done.all() or it >= max_iter:
+            break
+        if done.any():  # converged states leave
+            keep = ~done
+            cur, C, rho, s3 = cur[keep], C[keep], rho[keep], s3[keep]
+        it += 1
+        corr = np.zeros_like(s3)
+        corr[..., 2] = mus * np.sqrt(s3[..., 0] ** 2 + s3[..., 1] ** 2)
+        rhs = rho[:, None] * z[cur] - y[cur] + eta[cur, None] * x[cur] - ga[cur]
+        rhs -= corr.reshape(-1, m) * rows[cur]
+        xn = _chol_solve(C, rhs[..., None])[..., 0]
+        zn = cone_projection((xn + y[cur] / rho[:, None]).reshape(-1, k, 3), mus)
+        zn = (zn * af[cur][..., None]).reshape(-1, m)
+        primal = np.linalg.norm(xn - zn, axis=-1)
+        dual = rho * np.linalg.norm(zn - z[cur], axis=-1)
+        y[cur] += rho[:, None] * (xn - zn)
+        x[cur], z[cur] = xn, zn
+        if it % 10 == 0:
+            up, down = primal > 10 * dual, dual > 10 * primal
+            if up.any() or down.any():
+                scale = np.where(up, 4.0, np.where(down, 0.25, 1.0))
+                rho = rho * scale
+                C = factor(rho, cur)
+    lam[...] = z.reshape(B, k, 3)
+    return it
 
 
 def _vector_sweeps(
@@ -795,6 +894,7 @@ def step(
     lam0: Any = None,
     on_failure: OnFailure = "raise",
     params: Any = None,
+    method: str = "pgs",
 ) -> FrictionStep:
     r"""One Moreau–Jean step with frictional, unilateral point contacts on the plane
     z = ``ground`` (the module docstring), batched over leading axes.
@@ -820,8 +920,9 @@ def step(
         φ < 0; a positive gap gives c_n = φ/dt).
     compliance : float
         R = compliance · I added to the Delassus matrix (≥ 0; s/kg).
-    tol, max_iter
-        Of :func:`solve_ncp` (tol in m/s).
+    tol, max_iter, method
+        Of :func:`solve_ncp` (tol in m/s; ``method="admm"`` for many contacts on one body,
+        where the Delassus matrix is singular).
     lam0 : array_like (..., 3k), optional
         A warm start for the impulses (:func:`rollout` passes the previous step's).
     on_failure : {"raise", "warn", "status"}
@@ -906,7 +1007,7 @@ def step(
     # active: within the margin, or reaching it during the step at the free velocity
     active = (gap <= margin) | (gap + dt * g[..., 2::3] <= margin)
     g[..., 2::3] += np.where(gap > 0, gap, correction * gap) / dt
-    sol = solve_ncp(G, g, mus, active=active, lam0=lam0, tol=tol, max_iter=max_iter)
+    sol = solve_ncp(G, g, mus, active=active, lam0=lam0, tol=tol, max_iter=max_iter, method=method)
     if not np.all(sol.converged):
         bad = np.nonzero(~np.asarray(sol.converged).reshape(-1))[0]
         where = f"state {int(bad[0])} (of {int(np.prod(batch))})" if batch else "the state"
@@ -914,8 +1015,8 @@ def step(
         text = (
             f"the frictional contact problem did not converge at {where}, "
             f"{len(bad)} state(s) in all: residual {worst:.3g} m/s > tol {tol:g} after "
-            f"{max_iter} Gauss–Seidel sweeps a pass (an ill-conditioned Delassus matrix: "
-            "try a larger max_iter or tol, or compliance=0 if it is small)"
+            f"{max_iter} iterations a pass (Gauss–Seidel, ADMM, exact contact sweeps): "
+            "try a larger max_iter or tol"
         )
         if on_failure == "raise":
             raise ConstraintError(text)
