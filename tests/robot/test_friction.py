@@ -562,6 +562,10 @@ def test_bad_inputs_are_named(box, solo):
         (dict(tol=-1.0), "tol must be a positive number"),
         (dict(max_iter=0), "max_iter"),
         (dict(on_failure="ignore"), "on_failure must be one of"),
+        (dict(mu="0.5"), "mu must be a number"),
+        (dict(ground="0"), "ground must be a number"),
+        (dict(method="newton"), "method must be one of pgs, admm"),
+        (dict(dt=1e300), "take a smaller dt"),  # was a bare OverflowError in the sweeps
     ]
     for change, match in bad:
         args = dict(dt=0.01, mu=0.5) | change
@@ -572,6 +576,11 @@ def test_bad_inputs_are_named(box, solo):
         corners.step(q, np.full(7, np.nan), t, 0.01, mu=0.5)
     with pytest.raises(ShapeError, match="v has shape"):
         corners.step(q, np.zeros(6), t, 0.01, mu=0.5)
+    # complex input was cast to float64 with a ComplexWarning only (the imaginary part lost)
+    with pytest.raises(ShapeError, match="tau must be real numbers .* got complex numbers"):
+        corners.step(q, v, t + 1j, 0.01, mu=0.5)
+    with pytest.raises(ShapeError, match="q must be real numbers .* got complex numbers"):
+        num.M(q + 0j)
     with pytest.raises(ShapeError, match="tau has shape"):
         corners.step(q, v, np.zeros(8), 0.01, mu=0.5)
     with pytest.raises(ShapeError, match="q has shape"):

@@ -98,11 +98,30 @@ def real_last(name: str, a: Any, n: int) -> np.ndarray:
     Traceback (most recent call last):
     ...
     lagdyn.errors.ShapeError: v has shape (2,), expected (..., 3)
+    >>> real_last("v", [1j, 2], 2)
+    Traceback (most recent call last):
+    ...
+    lagdyn.errors.ShapeError: v must be real numbers of shape (..., 2), got complex numbers
     """
-    try:
-        x = np.asarray(a, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ShapeError(f"{name} must be real numbers of shape (..., {n})") from None
+    raw = a if isinstance(a, np.ndarray) else None
+    if raw is None and not isinstance(a, (str, bytes)):
+        try:
+            raw = np.asarray(a)
+        except (TypeError, ValueError):
+            raw = None
+    x = None
+    if raw is not None and raw.dtype.kind in "biuf":
+        x = raw.astype(np.float64, copy=False)
+    elif raw is not None and raw.dtype.kind == "O":  # real numbers of other types (sympy)
+        try:
+            x = raw.astype(np.float64)
+        except (TypeError, ValueError):
+            x = None
+    if x is None:
+        kind = "complex numbers" if raw is not None and raw.dtype.kind == "c" else None
+        if kind is None:
+            kind = f"{type(a).__name__}" if raw is None else f"dtype {raw.dtype}"
+        raise ShapeError(f"{name} must be real numbers of shape (..., {n}), got {kind}")
     if x.ndim == 0 or x.shape[-1] != n:
         raise ShapeError(f"{name} has shape {x.shape}, expected (..., {n})")
     return x

@@ -123,6 +123,7 @@ OnFailure = Literal["raise", "warn", "status"]
 #: Batches of at most this many states are solved state by state in Python floats.
 _SCALAR_STATES = 2
 _ON_FAILURE = ("raise", "warn", "status")
+_HUGE = 1e150  # |G|, |g| beyond this: squares overflow in the sweeps
 #: The first pass of :func:`solve_ncp` (the other one takes the states it leaves).
 SOLVERS = ("pgs", "admm")
 
@@ -623,6 +624,13 @@ def solve_ncp(
     af = np.broadcast_to(act, (*batch, k)).reshape(B, k)
     if not (np.isfinite(Gf).all() and np.isfinite(gf).all()):
         raise LagdynError("G and g must be finite (a NaN or infinity in the contact problem)")
+    big = max(float(np.abs(Gf).max(initial=0.0)), float(np.abs(gf).max(initial=0.0)))
+    if big > _HUGE:
+        raise LagdynError(
+            f"the contact problem holds numbers up to {big:.3g} (G, g): their squares leave "
+            "floating point; a time step or a velocity this large is not a contact problem "
+            "(take a smaller dt)"
+        )
     if lam0 is None:
         lam = np.zeros((B, k, 3))
     else:
@@ -803,6 +811,8 @@ def _vector_sweeps(
 def _friction(mu: Any, k: int) -> np.ndarray:
     """μ per contact (k,), checked."""
     try:
+        if isinstance(mu, (str, bytes)):
+            raise TypeError(mu)
         arr = np.asarray(mu, dtype=np.float64)
     except (TypeError, ValueError):
         raise LagdynError(f"mu must be a number or one number a contact, got {mu!r:.60}") from None
@@ -835,6 +845,8 @@ def _number(name: str, value: Any, *, low: float, high: float = math.inf, open_l
 def _ground(ground: Any, k: int) -> np.ndarray:
     """The ground height, a number or one a contact (..., k), finite."""
     try:
+        if isinstance(ground, (str, bytes)):
+            raise TypeError(ground)
         arr = np.asarray(ground, dtype=np.float64)
     except (TypeError, ValueError):
         raise LagdynError(
