@@ -495,7 +495,7 @@ def test_task_parameters_reach_its_termination():
 
 
 def test_tasks_are_named():
-    assert ld.gym.tasks.names() == ["acrobot", "cart_pole", "pendulum"]
+    assert ld.gym.tasks.names() == ["acrobot", "cart_pole", "pendulum", "quadruped", "solo12"]
     with pytest.raises(LagdynError, match="unknown task 'cartpole'; tasks: acrobot, cart_pole"):
         ld.gym.tasks.get("cartpole")
 

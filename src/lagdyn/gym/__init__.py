@@ -30,7 +30,7 @@ Examples
 
 from __future__ import annotations
 
-from . import tasks
+from . import legged, tasks
 from .env import LagdynEnv, LagdynVectorEnv, make, make_vec
 
-__all__ = ["LagdynEnv", "LagdynVectorEnv", "make", "make_vec", "tasks"]
+__all__ = ["LagdynEnv", "LagdynVectorEnv", "legged", "make", "make_vec", "tasks"]

@@ -1029,9 +1029,16 @@ def uniform_reset(center: np.ndarray, noise: np.ndarray) -> ResetFn:
 
 
 def reset_states(
-    fn: ResetFn, rng: np.random.Generator, size: int, n: int, *, finite: bool = True
+    fn: ResetFn,
+    rng: np.random.Generator,
+    size: int,
+    n: int,
+    *,
+    finite: bool = True,
+    width: int | None = None,
 ) -> np.ndarray:
-    """``size`` initial states from ``fn``, checked: real, shape ``(size, 2n)``, finite.
+    """``size`` initial states from ``fn``, checked: real, shape ``(size, 2n)`` (or
+    ``(size, width)``: a legged model's (q, v)), finite.
 
     ``finite=False`` leaves the finiteness check to the caller (the vector step checks every
     state once after the autoreset; :meth:`Core.check_finite` names a bad reset there).
@@ -1048,9 +1055,10 @@ def reset_states(
 
         x = real_array("reset(rng, size)", raw)  # names ragged or non-numeric output
         raise ShapeError(f"reset(rng, size) must return real numbers, got {x.dtype}") from None
-    if x.shape != (size, 2 * n) or np.asarray(raw).dtype.kind not in "fiub":
+    w, label = (2 * n, "2n") if width is None else (width, "nq + nv")
+    if x.shape != (size, w) or np.asarray(raw).dtype.kind not in "fiub":
         raise ShapeError(
-            f"reset(rng, size) must return real states of shape (size, 2n) = ({size}, {2 * n}); "
+            f"reset(rng, size) must return real states of shape (size, {label}) = ({size}, {w}); "
             f"got {np.asarray(raw).dtype} of shape {np.shape(raw)}"
         )
     if not x.flags.c_contiguous or x is raw:
@@ -1061,17 +1069,19 @@ def reset_states(
     return x
 
 
-def given_state(value: Any, size: int, n: int) -> np.ndarray:
-    """``options={"state": ...}``: one state ``(2n,)`` for all, or ``(size, 2n)``."""
+def given_state(value: Any, size: int, n: int, *, width: int | None = None) -> np.ndarray:
+    """``options={"state": ...}``: one state ``(2n,)`` for all, or ``(size, 2n)`` (``width``
+    instead of 2n: a legged model's (q, v))."""
     from ..codegen.binding import real_array
 
+    w = 2 * n if width is None else width
     x = real_array('options["state"]', value)
-    if x.dtype.kind not in "fiu" or x.shape not in ((2 * n,), (size, 2 * n)):
+    if x.dtype.kind not in "fiu" or x.shape not in ((w,), (size, w)):
         raise ShapeError(
-            f'options["state"] must be a state (q, q̇) of shape ({2 * n},) or ({size}, {2 * n}); '
+            f'options["state"] must be a state of shape ({w},) or ({size}, {w}); '
             f"got {x.dtype} of shape {x.shape}"
         )
-    x = np.array(np.broadcast_to(x, (size, 2 * n)), dtype=np.float64, order="C")
+    x = np.array(np.broadcast_to(x, (size, w)), dtype=np.float64, order="C")
     if not np.isfinite(x).all():
         raise LagdynError('options["state"] contains NaN or infinite values')
     return x
@@ -1083,7 +1093,7 @@ class Core:
     """Everything one transition of B environments needs (see the module docstring)."""
 
     model: Resolved
-    stepper: FusedStepper | StagedStepper
+    stepper: Any  # FusedStepper, StagedStepper, or a legged model's ContactStepper
     actions: Actions
     observations: Observations
     reset: ResetFn
@@ -1095,8 +1105,10 @@ class Core:
     renderer: Any = None
     wrap: tuple[int, ...] = ()  # angles wrapped to [-π, π) after every step and reset
     velocity_limits: np.ndarray | None = None  # q̇ clipped after every step (in the kernel)
+    state_width: int | None = None  # of a state other than (q, q̇): a legged model's (q, v)
 
     def __post_init__(self) -> None:
+        self.width = 2 * self.model.n if self.state_width is None else self.state_width
         self.timed = self.model.time_dependent
         self._zero = np.zeros((1, 1))
         self._fresh_reward = fresh(self.reward)
@@ -1132,6 +1144,14 @@ class Core:
         ``steps · dt``, read only by models whose forces depend on time)."""
         t = (steps * self.dt).reshape(-1, 1) if self.timed else self._zero
         return self.stepper(x, tau, t)
+
+    def failures(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """After :meth:`advance`: ``(failed (B,), residual (B,))`` of a stepper that can fail
+        (a legged model's contact solves), else None."""
+        failed = getattr(self.stepper, "failed", None)
+        if failed is None:
+            return None
+        return failed, self.stepper.residual
 
     def rewards(self, x: np.ndarray, applied: np.ndarray, x1: np.ndarray) -> np.ndarray:
         """``reward(x, τ, x')`` as floats ``(B,)`` (zeros without a reward)."""

@@ -81,6 +81,10 @@ def build_core(model: Any, options: Mapping[str, Any]) -> tuple[Core, str | None
             model = model.with_params(given.pop("params"))
         given = {**model.options, **given}
         model = model.model
+    from .legged import Legged
+
+    if isinstance(model, Legged):  # frictional contact steps of a floating base
+        return model.core(given), None
     cfg = {**DEFAULTS, **given}
     resolved = resolve(model, cfg.get("params"))
     n, names = resolved.n, resolved.names
@@ -356,9 +360,11 @@ class LagdynEnv(_CoreView, _EnvBase):
         core = self._core
         state = _reset_options(options, ("state",)).get("state")
         if state is not None:
-            x = core.settle(given_state(state, 1, core.model.n))
+            x = core.settle(given_state(state, 1, core.model.n, width=core.width))
         else:
-            x = core.settle(reset_states(core.reset, self.np_random, 1, core.model.n))
+            x = core.settle(
+                reset_states(core.reset, self.np_random, 1, core.model.n, width=core.width)
+            )
         self._x = x
         self._steps = np.zeros(1, dtype=np.int64)
         return core.observations(x)[0], {}
@@ -387,12 +393,17 @@ class LagdynEnv(_CoreView, _EnvBase):
         self._x, self._steps = x1, steps
         limit = core.max_episode_steps
         truncated = limit is not None and int(steps[0]) >= limit
+        info: dict[str, Any] = {}
+        failures = core.failures()
+        if failures is not None and failures[0][0]:  # the contact solve did not converge
+            truncated = True
+            info = {"contact_failed": True, "contact_residual": float(failures[1][0])}
         return (
             core.observations(x1)[0],
             float(reward[0]),
             bool(terminated[0]),
             bool(truncated),
-            {},
+            info,
         )
 
     def render(self) -> np.ndarray | None:
@@ -536,9 +547,9 @@ class LagdynVectorEnv(_CoreView, _VectorEnvBase):
         k = int(idx.sum())
         state = opts.get("state")
         fresh = core.settle(
-            given_state(state, k, n)
+            given_state(state, k, n, width=core.width)
             if state is not None
-            else reset_states(core.reset, self.np_random, k, n)
+            else reset_states(core.reset, self.np_random, k, n, width=core.width)
         )
         whole = self._whole
         if whole is not None:  # the kernel's own state buffer, written in place
@@ -589,19 +600,35 @@ class LagdynVectorEnv(_CoreView, _VectorEnvBase):
         done = self._done
         if restart:  # copies that ended last step start their next episode in this one
             idx = np.flatnonzero(done)  # integer indices: cheaper than the mask, used 5 times
-            fresh = reset_states(core.reset, self.np_random, idx.size, core.model.n, finite=False)
+            fresh = reset_states(
+                core.reset, self.np_random, idx.size, core.model.n, finite=False, width=core.width
+            )
             x1[idx] = core.settle(fresh)
             steps[idx] = 0
         core.check_finite(x1, steps, done if restart else None)
         rewards, terminated = core.outcome(x, applied, x1)
         limit = core.max_episode_steps
         truncated = steps >= limit if limit is not None else np.zeros(N, dtype=bool)
+        info: dict[str, Any] = {}
+        failures = core.failures()
+        if failures is not None:  # contact solves that did not converge truncate the episode
+            failed = failures[0].copy()
+            if restart:
+                failed[idx] = False
+            if failed.any():
+                truncated = truncated | failed
+                residual = np.where(failed, failures[1], 0.0)
+                info = {
+                    "contact_failed": failed,
+                    "_contact_failed": failed.copy(),
+                    "contact_residual": residual,
+                    "_contact_residual": failed.copy(),
+                }
         if restart:
             rewards[idx] = 0.0
             terminated[idx] = False
             truncated[idx] = False
         ended = terminated | truncated
-        info: dict[str, Any] = {}
         mode = self._mode
         if mode == "SAME_STEP":
             if ended.any():
@@ -610,13 +637,16 @@ class LagdynVectorEnv(_CoreView, _VectorEnvBase):
                 for i, row in zip(np.flatnonzero(ended), final):
                     final_obs[i] = row
                 info = {
+                    **info,
                     "final_obs": final_obs,
                     "_final_obs": ended.copy(),
                     "final_info": {},
                     "_final_info": ended.copy(),
                 }
                 k = int(ended.sum())
-                x1[ended] = core.settle(reset_states(core.reset, self.np_random, k, core.model.n))
+                x1[ended] = core.settle(
+                    reset_states(core.reset, self.np_random, k, core.model.n, width=core.width)
+                )
                 steps[ended] = 0
         else:
             self._done = ended

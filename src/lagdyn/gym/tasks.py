@@ -1,4 +1,4 @@
-r"""Ready-made tasks on the zoo's underactuated models: pendulum swing-up, cart-pole, acrobot.
+r"""Ready-made tasks: pendulum swing-up, cart-pole, acrobot; legged robots standing.
 
 A :class:`Task` is a model with the options of :func:`lagdyn.gym.make` that make it a
 control problem (actions, reward, termination, resets, episode length, observation,
@@ -12,6 +12,8 @@ name          model                                   after
 pendulum      ``zoo.n_link_pendulum(1)``              Gymnasium's ``Pendulum-v1``
 cart_pole     ``zoo.cart_pole()``                     Gymnasium's ``CartPole-v1``
 acrobot       ``zoo.acrobot()``                       Gymnasium's ``Acrobot-v1``
+quadruped     the toy quadruped (``QUADRUPED_URDF``)     standing on frictional point feet
+solo12        Solo12 (example-robot-data)             standing on frictional point feet
 ============  ======================================  =====================================
 
 ``cart_pole(gymnasium_compat=True)`` and ``acrobot(gymnasium_compat=True)`` set Gymnasium's own
@@ -23,7 +25,7 @@ Examples
 --------
 >>> from lagdyn.gym import tasks
 >>> tasks.names()
-['acrobot', 'cart_pole', 'pendulum']
+['acrobot', 'cart_pole', 'pendulum', 'quadruped', 'solo12']
 >>> tasks.cart_pole().options["torques"]
 [[-10.0], [10.0]]
 """
@@ -32,7 +34,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,7 +42,17 @@ import numpy as np
 
 from ..errors import LagdynError
 
-__all__ = ["Task", "acrobot", "cart_pole", "get", "names", "pendulum"]
+__all__ = [
+    "Task",
+    "acrobot",
+    "cart_pole",
+    "get",
+    "names",
+    "pendulum",
+    "quadruped",
+    "solo12",
+    "stand",
+]
 
 
 @dataclass(frozen=True)
@@ -497,3 +509,259 @@ def acrobot(*, gymnasium_compat: bool = False, params: Mapping[Any, Any] | None 
 
 
 _TASKS.update(pendulum=pendulum, cart_pole=cart_pole, acrobot=acrobot)
+
+
+# ------------------------------------------------------------- legged robots (lagdyn.gym.legged)
+def _non_negative(label: str, value: Any) -> float:
+    ok = not isinstance(value, bool) and isinstance(value, (int, float, np.integer, np.floating))
+    if not ok or not math.isfinite(float(value)) or float(value) < 0:
+        raise LagdynError(f"{label} must be a finite number >= 0, got {value!r}")
+    return float(value)
+
+
+def stand(
+    legged: Any,
+    *,
+    name: str = "stand",
+    min_height: float | None = None,
+    max_tilt: float = 0.8,
+    max_episode_steps: int = 1000,
+    dt: float = 0.02,
+    substeps: int = 4,
+    joint_noise: float = 0.1,
+    velocity_noise: float = 0.1,
+    factory: Any = None,
+    arguments: Mapping[str, Any] | None = None,
+) -> Task:
+    r"""The "stand" task of a :class:`Legged` model: keep the base at its nominal height,
+    upright and still, with small torques.
+
+    Reward :math:`1 - (g_x^2 + g_y^2) - 50 (z - z_0)^2 - 0.05\lVert v_{base}\rVert^2
+    - 0.01 \lVert\tau/\tau_{max}\rVert^2` (g the gravity direction in the base frame after
+    the step, z its base height, v_base its six base velocities, τ the joint torques at the
+    start of the step); terminated when z < ``min_height`` (default z₀/2) or the base tilts
+    more than ``max_tilt`` rad; truncated after ``max_episode_steps`` steps of ``dt``, each
+    ``substeps`` contact steps.
+
+    Parameters
+    ----------
+    legged : Legged
+    name : str
+    min_height, max_tilt : float
+    max_episode_steps, substeps : int
+    dt : float
+        The environment step (s).
+    joint_noise, velocity_noise : float
+        Half-widths of the reset draws (rad, m/s and rad/s).
+    factory, arguments : optional
+        The task function and its arguments (:meth:`Task.with_params` calls it again).
+
+    Returns
+    -------
+    Task
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lagdyn.gym.legged import Legged, QUADRUPED_URDF
+    >>> from lagdyn.gym.tasks import stand
+    >>> toy = Legged(QUADRUPED_URDF, ["FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"],
+    ...              [0.8, -1.6, 0.8, -1.6, -0.8, 1.6, -0.8, 1.6])
+    >>> task = stand(toy)
+    >>> x = toy.state()[None]
+    >>> task.options["termination"](x), task.options["reward"](x, np.zeros((1, 8)), x).round(6)
+    (array([False]), array([0.997372]))
+    """
+    from .legged import Legged, gravity_in_base
+
+    if not isinstance(legged, Legged):
+        raise LagdynError(f"stand needs a Legged model, got {type(legged).__name__}")
+    from ._core import positive_number
+
+    z0 = legged.height
+    low = 0.5 * z0 if min_height is None else positive_number("min_height", min_height)
+    cos_tilt = math.cos(positive_number("max_tilt", max_tilt))
+    jn = _non_negative("joint_noise", joint_noise)
+    vn = _non_negative("velocity_noise", velocity_noise)
+    nq = legged.nq
+    inv = 1.0 / legged.max_torque
+
+    def reward(x: np.ndarray, action: np.ndarray, x1: np.ndarray) -> np.ndarray:
+        g = gravity_in_base(x1[:, :nq])
+        tilt = g[:, 0] ** 2 + g[:, 1] ** 2
+        base = np.sum(x1[:, nq : nq + 6] ** 2, axis=1)
+        effort = np.sum((legged.torques(x, action) * inv) ** 2, axis=1)
+        return 1.0 - tilt - 50.0 * (x1[:, 2] - z0) ** 2 - 0.05 * base - 0.01 * effort
+
+    def termination(x: np.ndarray) -> np.ndarray:
+        g = gravity_in_base(x[:, :nq])
+        return (x[:, 2] < low) | (-g[:, 2] < cos_tilt)
+
+    def reset(rng: np.random.Generator, size: int) -> np.ndarray:
+        return legged.reset(rng, size, jn, vn)
+
+    options = {
+        "params": dict(legged.params),
+        "dt": dt,
+        "substeps": substeps,
+        "action_space": 1.0 if legged.control == "pd" else legged.max_torque,
+        "reward": reward,
+        "termination": termination,
+        "reset": reset,
+        "max_episode_steps": max_episode_steps,
+    }
+    return Task(
+        name,
+        legged,
+        options,
+        f"{legged.robot.name} standing on frictional point feet",
+        factory if factory is not None else _rebuild,
+        dict(arguments or {"legged": legged}),
+    )
+
+
+def _rebuild(**arguments: Any) -> Task:  # pragma: no cover - params of a hand-made task
+    raise LagdynError(
+        "params= cannot rebuild a legged task made by hand: build its Legged model with "
+        "Legged(..., params=...) and call stand() again"
+    )
+
+
+def quadruped(
+    *,
+    params: Mapping[Any, Any] | None = None,
+    control: str = "pd",
+    mu: Any = 0.8,
+    kp: Any = 8.0,
+    kd: Any = 0.2,
+    max_torque: Any = 3.0,
+    contact: Mapping[str, Any] | None = None,
+    **stand_options: Any,
+) -> Task:
+    """The toy quadruped (:data:`QUADRUPED_URDF`, 2.8 kg, 8 joints) standing on frictional
+    point feet (:func:`stand`), knees bent (hips ±0.8 rad, knees ∓1.6 rad, base at 0.223 m).
+
+    Parameters
+    ----------
+    params : mapping, optional
+        Parameter values (``g``).
+    control, mu, kp, kd, max_torque
+        Of :class:`Legged`.
+    contact : mapping, optional
+        Options of ``Contacts.step`` over :data:`TOY_CONTACT` (soft contacts, ADMM, tol
+        1e-6 m/s: the toy's planar legs cannot push sideways, so its four feet leave an
+        internal sideways force undetermined — a singular Delassus matrix, on which rigid
+        contacts and Gauss–Seidel converge slowly).
+    **stand_options
+        Of :func:`stand` (``dt``, ``substeps``, ``max_tilt``, ...).
+
+    Returns
+    -------
+    Task
+
+    Examples
+    --------
+    >>> from lagdyn.gym import tasks
+    >>> task = tasks.quadruped(mu=0.5)
+    >>> task.name, task.model.nj, task.options["substeps"]
+    ('quadruped', 8, 4)
+    """
+    from .legged import QUADRUPED_URDF, TOY_CONTACT, TOY_FEET, TOY_JOINTS
+
+    arguments = dict(
+        params=dict(params or {}),
+        control=control,
+        mu=mu,
+        kp=kp,
+        kd=kd,
+        max_torque=max_torque,
+        contact={**TOY_CONTACT, **dict(contact or {})},
+        **stand_options,
+    )
+
+    legged = _cached(QUADRUPED_URDF, TOY_FEET, TOY_JOINTS, arguments)
+    return stand(legged, name="quadruped", factory=quadruped, arguments=arguments, **stand_options)
+
+
+def solo12(
+    *,
+    params: Mapping[Any, Any] | None = None,
+    control: str = "pd",
+    mu: Any = 0.8,
+    kp: Any = 8.0,
+    kd: Any = 0.2,
+    max_torque: Any = 2.7,
+    contact: Mapping[str, Any] | None = None,
+    **stand_options: Any,
+) -> Task:
+    """Solo12 (example-robot-data, 2.5 kg, 12 joints) standing on frictional point feet
+    (:func:`stand`): hips 0.8 rad / −0.8 rad (front / hind), knees ∓1.6 rad, as
+    ``examples/quadruped_friction.py``.
+
+    Parameters
+    ----------
+    params, control, mu, kp, kd, max_torque, **stand_options
+        As for :func:`quadruped`.
+    contact : mapping, optional
+        Options of ``Contacts.step`` over :data:`SOLO12_CONTACT` (rigid, Gauss–Seidel,
+        tol 1e-6 m/s).
+
+    Returns
+    -------
+    Task
+
+    Raises
+    ------
+    BackendUnavailableError
+        example-robot-data is not installed.
+
+    Examples
+    --------
+    >>> import lagdyn as ld
+    >>> from lagdyn.gym import tasks
+    >>> try:
+    ...     nj = tasks.solo12().model.nj
+    ... except ld.BackendUnavailableError:           # example-robot-data missing
+    ...     nj = 12
+    >>> nj
+    12
+    """
+    from ..zoo.legged import FEET, _path
+    from .legged import SOLO12_CONTACT, SOLO12_JOINTS
+
+    arguments = dict(
+        params=dict(params or {}),
+        control=control,
+        mu=mu,
+        kp=kp,
+        kd=kd,
+        max_torque=max_torque,
+        contact={**SOLO12_CONTACT, **dict(contact or {})},
+        **stand_options,
+    )
+    legged = _cached(_path("solo12"), FEET["solo12"], SOLO12_JOINTS, arguments)
+    return stand(legged, name="solo12", factory=solo12, arguments=arguments, **stand_options)
+
+
+_LEGGED: dict[str, Any] = {}
+
+
+def _cached(
+    urdf: str, feet: Sequence[str], joints: Sequence[float], arguments: Mapping[str, Any]
+) -> Any:
+    """One :class:`Legged` per robot and options a process (they are not changed after
+    construction; building one derives and lambdifies the robot)."""
+    keys = ("params", "control", "mu", "kp", "kd", "max_torque", "contact")
+    model_args = {k: arguments[k] for k in keys}
+    key = repr(
+        (urdf, tuple(feet), tuple(joints), sorted((k, repr(v)) for k, v in model_args.items()))
+    )
+    legged = _LEGGED.get(key)
+    if legged is None:
+        from .legged import Legged
+
+        legged = _LEGGED[key] = Legged(urdf, feet, joints, **model_args)
+    return legged
+
+
+_TASKS.update(quadruped=quadruped, solo12=solo12)

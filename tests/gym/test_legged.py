@@ -1,0 +1,208 @@
+"""Legged environments (lagdyn.gym.legged): a floating base on frictional point feet.
+
+The toy quadruped ships built in (``QUADRUPED_URDF``, the same robot as
+tests/data/quadruped_toy.urdf: checked below); Solo12 runs when example-robot-data is
+installed."""
+
+from __future__ import annotations
+
+import importlib.metadata
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import lagdyn as ld
+from lagdyn.errors import LagdynError
+from lagdyn.gym import tasks
+from lagdyn.gym.legged import QUADRUPED_URDF, Legged, gravity_in_base
+from lagdyn.gym.tasks import stand
+
+gymnasium = pytest.importorskip("gymnasium")
+
+TOY = Path(__file__).resolve().parent.parent / "data" / "quadruped_toy.urdf"
+FEET = ["FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"]
+JOINTS = [0.8, -1.6, 0.8, -1.6, -0.8, 1.6, -0.8, 1.6]
+ZERO = np.zeros(8, dtype=np.float32)
+
+
+def _has_robot_data() -> bool:
+    try:
+        importlib.metadata.distribution("example-robot-data")
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    return True
+
+
+@pytest.fixture(scope="module")
+def toy() -> Legged:
+    return tasks.quadruped().model
+
+
+def test_built_in_toy_is_the_tests_toy(toy: Legged) -> None:
+    other = ld.robot.from_urdf(TOY, base="floating", parameters="numeric")
+    num = other.lambdify({"g": 9.81}, kernels=["M", "bias"])
+    rng = np.random.default_rng(3)
+    q = np.tile(other.neutral(), (4, 1))
+    q[:, 7:] = rng.uniform(-2, 2, size=(4, 8))
+    q[:, 3:7] = rng.normal(size=(4, 4))
+    q[:, 3:7] /= np.linalg.norm(q[:, 3:7], axis=1, keepdims=True)
+    np.testing.assert_allclose(toy.num.M(q), num.M(q), rtol=0, atol=1e-14)
+    for f in FEET:
+        np.testing.assert_allclose(
+            toy.num.frame_placement(q, f)[1], num.frame_placement(q, f)[1], atol=1e-14
+        )
+
+
+def test_gravity_in_base_against_scipy_rotations() -> None:
+    from scipy.spatial.transform import Rotation
+
+    rng = np.random.default_rng(0)
+    quat = rng.normal(size=(6, 4))
+    q = np.zeros((6, 15))
+    q[:, 3:7] = 2.5 * quat  # not normalised: gravity_in_base normalises
+    expected = Rotation.from_quat(quat).inv().apply([0.0, 0.0, -1.0])
+    np.testing.assert_allclose(gravity_in_base(q), expected, atol=1e-14)
+
+
+def test_check_env_passes() -> None:
+    from gymnasium.utils.env_checker import check_env
+
+    env = ld.gym.make("quadruped", max_episode_steps=5)
+    check_env(env, skip_render_check=True)
+
+
+def test_reset_and_steps_are_reproducible_from_the_seed() -> None:
+    runs = []
+    for _ in range(2):
+        env = ld.gym.make("quadruped")
+        obs, _ = env.reset(seed=7)
+        env.action_space.seed(7)
+        trace = [obs]
+        for _ in range(3):
+            trace.append(env.step(env.action_space.sample())[0])
+        runs.append(np.array(trace))
+    np.testing.assert_array_equal(runs[0], runs[1])
+    other, _ = ld.gym.make("quadruped").reset(seed=8)
+    assert not np.array_equal(other, runs[0][0])
+
+
+def test_standing_with_the_nominal_action(toy: Legged) -> None:
+    env = ld.gym.make("quadruped")
+    env.reset(seed=1)
+    for _ in range(50):  # 1 s
+        obs, reward, terminated, truncated, info = env.step(ZERO)
+        assert not (terminated or truncated), info
+    assert abs(obs[0] - toy.height) < 0.01  # base height
+    assert obs[3] < -0.999  # upright: gravity along −z of the base
+    assert np.abs(obs[4:10]).max() < 0.05  # nearly still
+    assert reward > 0.95
+
+
+def test_zero_torques_fall_and_a_push_tips_over() -> None:
+    env = ld.gym.make(tasks.quadruped(control="torque"))
+    env.reset(seed=0)
+    for _ in range(50):
+        obs, _, terminated, truncated, _ = env.step(ZERO)
+        if terminated or truncated:
+            break
+    assert terminated and not truncated
+    assert obs[0] < 0.5 * 0.2229 or obs[3] > -np.cos(0.8)  # fell, or tipped over
+
+    env = ld.gym.make("quadruped")
+    x = tasks.quadruped().model.state()
+    x[15 + 1] = 3.0  # a sideways push: the base at 3 m/s
+    env.reset(options={"state": x})
+    for _ in range(50):
+        obs, _, terminated, truncated, _ = env.step(ZERO)
+        if terminated:
+            break
+    assert terminated
+
+
+def test_vector_env_equals_the_single_envs(toy: Legged) -> None:
+    N = 3
+    envs = ld.gym.make_vec("quadruped", N)
+    obs, _ = envs.reset(seed=2)
+    singles = [ld.gym.make("quadruped") for _ in range(N)]
+    for i, env in enumerate(singles):
+        o, _ = env.reset(options={"state": envs.state[i]})
+        np.testing.assert_array_equal(o, obs[i])
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        a = rng.uniform(-0.5, 0.5, size=(N, 8)).astype(np.float32)
+        obs, rewards, terminated, truncated, info = envs.step(a)
+        for i, env in enumerate(singles):
+            o, r, te, tr, inf = env.step(a[i])
+            # one batched Gauss–Seidel solve sweeps until every robot converges: the states
+            # agree to the solver's tolerance, not bit for bit
+            np.testing.assert_allclose(envs.state[i], env.state, rtol=0, atol=1e-6)
+            assert abs(r - rewards[i]) < 1e-5 and te == terminated[i] and tr == truncated[i]
+
+
+def test_a_failed_contact_solve_truncates_with_info() -> None:
+    task = tasks.quadruped()
+    legged = Legged(QUADRUPED_URDF, FEET, JOINTS, contact={"max_iter": 1, "tol": 1e-14})
+    env = ld.gym.make(stand(legged))
+    env.reset(seed=0)
+    obs, _, terminated, truncated, info = env.step(ZERO)
+    assert truncated and not terminated
+    assert info["contact_failed"] and info["contact_residual"] > 1e-14
+    envs = ld.gym.make_vec(stand(legged), 2)
+    envs.reset(seed=0)
+    _, _, _, truncated, info = envs.step(np.zeros((2, 8), dtype=np.float32))
+    assert truncated.all() and info["contact_failed"].all() and info["_contact_failed"].all()
+    assert task.model is tasks.quadruped().model  # built once a process
+
+
+def test_user_observation_and_reward() -> None:
+    env = ld.gym.make(
+        "quadruped",
+        observation=lambda x: x[:, :3],
+        reward=lambda x, a, x1: x1[:, 2],
+        max_episode_steps=2,
+    )
+    obs, _ = env.reset(seed=0)
+    assert obs.shape == (3,) and env.observation_space.shape == (3,)
+    obs, reward, _, truncated, _ = env.step(ZERO)
+    assert reward == pytest.approx(env.state[2]) and not truncated
+    assert env.step(ZERO)[3]
+
+
+@pytest.mark.parametrize(
+    ("make", "match"),
+    [
+        (lambda: Legged(QUADRUPED_URDF, FEET, JOINTS, control="speed"), "control"),
+        (lambda: Legged(QUADRUPED_URDF, ["FL_TOE"], JOINTS), "FL_TOE"),
+        (lambda: Legged(QUADRUPED_URDF, FEET, JOINTS[:5]), "joints"),
+        (lambda: Legged(QUADRUPED_URDF, FEET, JOINTS, max_torque=0.05), "max_torque"),
+        (
+            lambda: Legged(QUADRUPED_URDF, FEET, JOINTS, contact={"on_failure": "raise"}),
+            "on_failure",
+        ),
+        (lambda: Legged(QUADRUPED_URDF, FEET, JOINTS, mu=-1.0), "mu"),
+        (lambda: Legged(3.0, FEET, JOINTS), "robot"),
+        (lambda: ld.gym.make("quadruped", integrator="rk4"), "integrator"),
+        (lambda: ld.gym.make("quadruped", render_mode="rgb_array"), "render_mode"),
+        (lambda: ld.gym.make("quadruped", observation="sincos"), "observation"),
+        (lambda: ld.gym.make("quadruped", substeps=0), "substeps"),
+        (lambda: ld.gym.make("quadruped", initial_state=np.zeros(3)), "initial_state"),
+        (lambda: ld.gym.make("quadruped").reset(options={"state": np.zeros(28)}), "state"),
+        (lambda: stand("not a robot"), "Legged"),
+        (lambda: tasks.quadruped(max_tilt=-1.0), "max_tilt"),
+    ],
+)
+def test_bad_options_are_named(make, match) -> None:
+    with pytest.raises(LagdynError, match=match):
+        make()
+
+
+@pytest.mark.skipif(not _has_robot_data(), reason="example-robot-data missing")
+def test_solo12_stands() -> None:
+    env = ld.gym.make("solo12")
+    obs, _ = env.reset(seed=0)
+    assert obs.shape == (34,) and env.action_space.shape == (12,)
+    for _ in range(25):
+        obs, reward, terminated, truncated, info = env.step(np.zeros(12, dtype=np.float32))
+        assert not (terminated or truncated), info
+    assert abs(obs[0] - env.unwrapped._core.stepper.legged.height) < 0.01 and reward > 0.9
