@@ -153,6 +153,21 @@ def test_a_failed_contact_solve_truncates_with_info() -> None:
     _, _, _, truncated, info = envs.step(np.zeros((2, 8), dtype=np.float32))
     assert truncated.all() and info["contact_failed"].all() and info["_contact_failed"].all()
     assert task.model is tasks.quadruped().model  # built once a process
+    # the next step restarts the robots that failed (NextStep autoreset): reward 0, no flag
+    _, rewards, _, truncated, info = envs.step(np.zeros((2, 8), dtype=np.float32))
+    assert not truncated.any() and "contact_failed" not in info and not rewards.any()
+    same = ld.gym.make_vec(stand(legged), 2, autoreset_mode="SameStep")
+    same.reset(seed=0)
+    _, _, _, truncated, info = same.step(np.zeros((2, 8), dtype=np.float32))
+    assert truncated.all() and info["contact_failed"].all() and info["_final_obs"].all()
+
+
+def test_params_rebuild_the_task() -> None:
+    env = ld.gym.make("quadruped", params={"g": 1.62})
+    legged = env.unwrapped._core.stepper.legged
+    assert legged.params == {"g": 1.62}
+    earth = tasks.quadruped().model
+    np.testing.assert_allclose(legged.tau0, earth.tau0 * 1.62 / 9.81, rtol=1e-12, atol=1e-15)
 
 
 def test_user_observation_and_reward() -> None:
@@ -181,6 +196,7 @@ def test_user_observation_and_reward() -> None:
             "on_failure",
         ),
         (lambda: Legged(QUADRUPED_URDF, FEET, JOINTS, mu=-1.0), "mu"),
+        (lambda: Legged(QUADRUPED_URDF, FEET, JOINTS, contact={"compliance": -1.0}), "compliance"),
         (lambda: Legged(3.0, FEET, JOINTS), "robot"),
         (lambda: ld.gym.make("quadruped", integrator="rk4"), "integrator"),
         (lambda: ld.gym.make("quadruped", render_mode="rgb_array"), "render_mode"),
@@ -190,6 +206,8 @@ def test_user_observation_and_reward() -> None:
         (lambda: ld.gym.make("quadruped").reset(options={"state": np.zeros(28)}), "state"),
         (lambda: stand("not a robot"), "Legged"),
         (lambda: tasks.quadruped(max_tilt=-1.0), "max_tilt"),
+        (lambda: ld.gym.make("quadruped", params={"gravity": 1.0}), "gravity"),
+        (lambda: Legged(QUADRUPED_URDF, FEET, JOINTS, params=[1.0]), "params"),
     ],
 )
 def test_bad_options_are_named(make, match) -> None:

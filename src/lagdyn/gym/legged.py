@@ -234,10 +234,19 @@ class Legged:
         self.control = control
         self.nq, self.nv = int(robot.nq), int(robot.nv)
         nj = self.nj = self.nv - 6
-        values = {
-            "g": 9.81,
-            **{getattr(k, "name", str(k)): v for k, v in dict(params or {}).items()},
-        }
+        if params is not None and not isinstance(params, Mapping):
+            raise LagdynError(
+                f"params must be a mapping of parameter name to value, got {type(params).__name__}"
+            )
+        given = {getattr(k, "name", str(k)): v for k, v in dict(params or {}).items()}
+        known = {s.name for s in robot.parameters}
+        unknown = sorted(set(given) - known)
+        if unknown:
+            raise LagdynError(
+                f"params: {', '.join(unknown)} are not parameters of the robot "
+                f"(its parameters: {', '.join(sorted(known)) or 'none'})"
+            )
+        values = {"g": 9.81, **given} if "g" in known else given
         self.params = values
         self.num = robot.lambdify(values, kernels=["M", "bias", "g"])
         self.contacts = self.num.contacts(list(feet))  # names unknown frames
@@ -267,14 +276,18 @@ class Legged:
                 f"max_torque {self.max_torque.tolist()} cannot hold the nominal pose "
                 f"(its torques {np.round(self.tau0[6:], 4).tolist()})"
             )
-        known = ("margin", "correction", "compliance", "tol", "max_iter", "method")
+        allowed = ("margin", "correction", "compliance", "tol", "max_iter", "method")
         contact = dict(contact or {})
-        unknown = sorted(str(k) for k in contact if k not in known)
+        unknown = sorted(str(k) for k in contact if k not in allowed)
         if unknown:
             raise LagdynError(
-                f"contact: unknown options {', '.join(unknown)}; known: {', '.join(known)}"
+                f"contact: unknown options {', '.join(unknown)}; known: {', '.join(allowed)}"
             )
         self.contact = contact
+        # one step at the nominal state: Contacts.step names a bad value of its options now
+        self.contacts.step(
+            q0, np.zeros(self.nv), self.tau0, 1e-3, mu=self.mu, on_failure="status", **contact
+        )
 
     def __repr__(self) -> str:
         return (
