@@ -24,6 +24,8 @@ TOY = Path(__file__).resolve().parent.parent / "data" / "quadruped_toy.urdf"
 FEET = ["FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"]
 JOINTS = [0.8, -1.6, 0.8, -1.6, -0.8, 1.6, -0.8, 1.6]
 ZERO = np.zeros(8, dtype=np.float32)
+#: numpy kernels: nothing to compile (test_c_backend_agrees_with_numpy compiles the C ones)
+QUAD = tasks.quadruped(backend="numpy")
 
 
 def _has_robot_data() -> bool:
@@ -36,7 +38,7 @@ def _has_robot_data() -> bool:
 
 @pytest.fixture(scope="module")
 def toy() -> Legged:
-    return tasks.quadruped().model
+    return tasks.quadruped(backend="numpy").model
 
 
 def test_built_in_toy_is_the_tests_toy(toy: Legged) -> None:
@@ -65,17 +67,32 @@ def test_gravity_in_base_against_scipy_rotations() -> None:
     np.testing.assert_allclose(gravity_in_base(q), expected, atol=1e-14)
 
 
+@pytest.mark.slow  # compiles the toy's C kernels: ~6 s on a cold cache
+def test_c_backend_agrees_with_numpy(toy: Legged) -> None:
+    pytest.importorskip("cffi")
+    compiled = tasks.quadruped()  # the default: C when cffi and a compiler are there
+    assert compiled.model.num.backend == "c" and toy.num.backend == "numpy"
+    envs = [ld.gym.make_vec(task, 2) for task in (compiled, QUAD)]
+    for envs_ in envs:
+        envs_.reset(seed=4)
+    a = np.random.default_rng(1).uniform(-0.3, 0.3, size=(5, 2, 8)).astype(np.float32)
+    for k in range(5):
+        c, n = (e.step(a[k]) for e in envs)
+        np.testing.assert_allclose(envs[0].state, envs[1].state, rtol=0, atol=1e-6)
+        np.testing.assert_allclose(c[1], n[1], rtol=0, atol=1e-6)
+
+
 def test_check_env_passes() -> None:
     from gymnasium.utils.env_checker import check_env
 
-    env = ld.gym.make("quadruped", max_episode_steps=5)
+    env = ld.gym.make(QUAD, max_episode_steps=5)
     check_env(env, skip_render_check=True)
 
 
 def test_reset_and_steps_are_reproducible_from_the_seed() -> None:
     runs = []
     for _ in range(2):
-        env = ld.gym.make("quadruped")
+        env = ld.gym.make(QUAD)
         obs, _ = env.reset(seed=7)
         env.action_space.seed(7)
         trace = [obs]
@@ -83,12 +100,12 @@ def test_reset_and_steps_are_reproducible_from_the_seed() -> None:
             trace.append(env.step(env.action_space.sample())[0])
         runs.append(np.array(trace))
     np.testing.assert_array_equal(runs[0], runs[1])
-    other, _ = ld.gym.make("quadruped").reset(seed=8)
+    other, _ = ld.gym.make(QUAD).reset(seed=8)
     assert not np.array_equal(other, runs[0][0])
 
 
 def test_standing_with_the_nominal_action(toy: Legged) -> None:
-    env = ld.gym.make("quadruped")
+    env = ld.gym.make(QUAD)
     env.reset(seed=1)
     for _ in range(50):  # 1 s
         obs, reward, terminated, truncated, info = env.step(ZERO)
@@ -100,7 +117,7 @@ def test_standing_with_the_nominal_action(toy: Legged) -> None:
 
 
 def test_zero_torques_fall_and_a_push_tips_over() -> None:
-    env = ld.gym.make(tasks.quadruped(control="torque"))
+    env = ld.gym.make(tasks.quadruped(control="torque", backend="numpy"))
     env.reset(seed=0)
     for _ in range(50):
         obs, _, terminated, truncated, _ = env.step(ZERO)
@@ -109,8 +126,8 @@ def test_zero_torques_fall_and_a_push_tips_over() -> None:
     assert terminated and not truncated
     assert obs[0] < 0.5 * 0.2229 or obs[3] > -np.cos(0.8)  # fell, or tipped over
 
-    env = ld.gym.make("quadruped")
-    x = tasks.quadruped().model.state()
+    env = ld.gym.make(QUAD)
+    x = tasks.quadruped(backend="numpy").model.state()
     x[15 + 1] = 3.0  # a sideways push: the base at 3 m/s
     env.reset(options={"state": x})
     for _ in range(50):
@@ -122,9 +139,9 @@ def test_zero_torques_fall_and_a_push_tips_over() -> None:
 
 def test_vector_env_equals_the_single_envs(toy: Legged) -> None:
     N = 3
-    envs = ld.gym.make_vec("quadruped", N)
+    envs = ld.gym.make_vec(QUAD, N)
     obs, _ = envs.reset(seed=2)
-    singles = [ld.gym.make("quadruped") for _ in range(N)]
+    singles = [ld.gym.make(QUAD) for _ in range(N)]
     for i, env in enumerate(singles):
         o, _ = env.reset(options={"state": envs.state[i]})
         np.testing.assert_array_equal(o, obs[i])
@@ -141,8 +158,10 @@ def test_vector_env_equals_the_single_envs(toy: Legged) -> None:
 
 
 def test_a_failed_contact_solve_truncates_with_info() -> None:
-    task = tasks.quadruped()
-    legged = Legged(QUADRUPED_URDF, FEET, JOINTS, contact={"max_iter": 1, "tol": 1e-14})
+    task = tasks.quadruped(backend="numpy")
+    legged = Legged(
+        QUADRUPED_URDF, FEET, JOINTS, backend="numpy", contact={"max_iter": 1, "tol": 1e-14}
+    )
     env = ld.gym.make(stand(legged))
     env.reset(seed=0)
     obs, _, terminated, truncated, info = env.step(ZERO)
@@ -152,7 +171,7 @@ def test_a_failed_contact_solve_truncates_with_info() -> None:
     envs.reset(seed=0)
     _, _, _, truncated, info = envs.step(np.zeros((2, 8), dtype=np.float32))
     assert truncated.all() and info["contact_failed"].all() and info["_contact_failed"].all()
-    assert task.model is tasks.quadruped().model  # built once a process
+    assert task.model is tasks.quadruped(backend="numpy").model  # built once a process
     # the next step restarts the robots that failed (NextStep autoreset): reward 0, no flag
     _, rewards, _, truncated, info = envs.step(np.zeros((2, 8), dtype=np.float32))
     assert not truncated.any() and "contact_failed" not in info and not rewards.any()
@@ -163,16 +182,16 @@ def test_a_failed_contact_solve_truncates_with_info() -> None:
 
 
 def test_params_rebuild_the_task() -> None:
-    env = ld.gym.make("quadruped", params={"g": 1.62})
+    env = ld.gym.make(QUAD, params={"g": 1.62})
     legged = env.unwrapped._core.stepper.legged
     assert legged.params == {"g": 1.62}
-    earth = tasks.quadruped().model
+    earth = tasks.quadruped(backend="numpy").model
     np.testing.assert_allclose(legged.tau0, earth.tau0 * 1.62 / 9.81, rtol=1e-12, atol=1e-15)
 
 
 def test_user_observation_and_reward() -> None:
     env = ld.gym.make(
-        "quadruped",
+        QUAD,
         observation=lambda x: x[:, :3],
         reward=lambda x, a, x1: x1[:, 2],
         max_episode_steps=2,
@@ -187,27 +206,37 @@ def test_user_observation_and_reward() -> None:
 @pytest.mark.parametrize(
     ("make", "match"),
     [
-        (lambda: Legged(QUADRUPED_URDF, FEET, JOINTS, control="speed"), "control"),
-        (lambda: Legged(QUADRUPED_URDF, ["FL_TOE"], JOINTS), "FL_TOE"),
-        (lambda: Legged(QUADRUPED_URDF, FEET, JOINTS[:5]), "joints"),
-        (lambda: Legged(QUADRUPED_URDF, FEET, JOINTS, max_torque=0.05), "max_torque"),
+        (lambda: Legged(QUADRUPED_URDF, FEET, JOINTS, backend="numpy", control="speed"), "control"),
+        (lambda: Legged(QUADRUPED_URDF, ["FL_TOE"], JOINTS, backend="numpy"), "FL_TOE"),
+        (lambda: Legged(QUADRUPED_URDF, FEET, JOINTS[:5], backend="numpy"), "joints"),
         (
-            lambda: Legged(QUADRUPED_URDF, FEET, JOINTS, contact={"on_failure": "raise"}),
+            lambda: Legged(QUADRUPED_URDF, FEET, JOINTS, backend="numpy", max_torque=0.05),
+            "max_torque",
+        ),
+        (
+            lambda: Legged(
+                QUADRUPED_URDF, FEET, JOINTS, backend="numpy", contact={"on_failure": "raise"}
+            ),
             "on_failure",
         ),
-        (lambda: Legged(QUADRUPED_URDF, FEET, JOINTS, mu=-1.0), "mu"),
-        (lambda: Legged(QUADRUPED_URDF, FEET, JOINTS, contact={"compliance": -1.0}), "compliance"),
-        (lambda: Legged(3.0, FEET, JOINTS), "robot"),
-        (lambda: ld.gym.make("quadruped", integrator="rk4"), "integrator"),
-        (lambda: ld.gym.make("quadruped", render_mode="rgb_array"), "render_mode"),
-        (lambda: ld.gym.make("quadruped", observation="sincos"), "observation"),
-        (lambda: ld.gym.make("quadruped", substeps=0), "substeps"),
-        (lambda: ld.gym.make("quadruped", initial_state=np.zeros(3)), "initial_state"),
-        (lambda: ld.gym.make("quadruped").reset(options={"state": np.zeros(28)}), "state"),
+        (lambda: Legged(QUADRUPED_URDF, FEET, JOINTS, backend="numpy", mu=-1.0), "mu"),
+        (
+            lambda: Legged(
+                QUADRUPED_URDF, FEET, JOINTS, backend="numpy", contact={"compliance": -1.0}
+            ),
+            "compliance",
+        ),
+        (lambda: Legged(3.0, FEET, JOINTS, backend="numpy"), "robot"),
+        (lambda: ld.gym.make(QUAD, integrator="rk4"), "integrator"),
+        (lambda: ld.gym.make(QUAD, render_mode="rgb_array"), "render_mode"),
+        (lambda: ld.gym.make(QUAD, observation="sincos"), "observation"),
+        (lambda: ld.gym.make(QUAD, substeps=0), "substeps"),
+        (lambda: ld.gym.make(QUAD, initial_state=np.zeros(3)), "initial_state"),
+        (lambda: ld.gym.make(QUAD).reset(options={"state": np.zeros(28)}), "state"),
         (lambda: stand("not a robot"), "Legged"),
-        (lambda: tasks.quadruped(max_tilt=-1.0), "max_tilt"),
-        (lambda: ld.gym.make("quadruped", params={"gravity": 1.0}), "gravity"),
-        (lambda: Legged(QUADRUPED_URDF, FEET, JOINTS, params=[1.0]), "params"),
+        (lambda: tasks.quadruped(max_tilt=-1.0, backend="numpy"), "max_tilt"),
+        (lambda: ld.gym.make(QUAD, params={"gravity": 1.0}), "gravity"),
+        (lambda: Legged(QUADRUPED_URDF, FEET, JOINTS, backend="numpy", params=[1.0]), "params"),
     ],
 )
 def test_bad_options_are_named(make, match) -> None:
@@ -217,7 +246,7 @@ def test_bad_options_are_named(make, match) -> None:
 
 @pytest.mark.skipif(not _has_robot_data(), reason="example-robot-data missing")
 def test_solo12_stands() -> None:
-    env = ld.gym.make("solo12")
+    env = ld.gym.make(tasks.solo12(backend="numpy"))
     obs, _ = env.reset(seed=0)
     assert obs.shape == (34,) and env.action_space.shape == (12,)
     for _ in range(25):

@@ -636,6 +636,7 @@ def quadruped(
     kd: Any = 0.2,
     max_torque: Any = 3.0,
     contact: Mapping[str, Any] | None = None,
+    backend: str | None = None,
     **stand_options: Any,
 ) -> Task:
     """The toy quadruped (:data:`QUADRUPED_URDF`, 2.8 kg, 8 joints) standing on frictional
@@ -652,6 +653,8 @@ def quadruped(
         1e-6 m/s: the toy's planar legs cannot push sideways, so its four feet leave an
         internal sideways force undetermined — a singular Delassus matrix, on which rigid
         contacts and Gauss–Seidel converge slowly).
+    backend : str
+        Of the robot's generated kernels (:class:`~lagdyn.gym.legged.Legged`).
     **stand_options
         Of :func:`stand` (``dt``, ``substeps``, ``max_tilt``, ...).
 
@@ -662,7 +665,7 @@ def quadruped(
     Examples
     --------
     >>> from lagdyn.gym import tasks
-    >>> task = tasks.quadruped(mu=0.5)
+    >>> task = tasks.quadruped(mu=0.5, backend="numpy")
     >>> task.name, task.model.nj, task.options["substeps"]
     ('quadruped', 8, 4)
     """
@@ -675,6 +678,7 @@ def quadruped(
         kp=kp,
         kd=kd,
         max_torque=max_torque,
+        backend=backend,
         contact={**TOY_CONTACT, **dict(contact or {})},
         **stand_options,
     )
@@ -692,6 +696,7 @@ def solo12(
     kd: Any = 0.2,
     max_torque: Any = 2.7,
     contact: Mapping[str, Any] | None = None,
+    backend: str | None = None,
     **stand_options: Any,
 ) -> Task:
     """Solo12 (example-robot-data, 2.5 kg, 12 joints) standing on frictional point feet
@@ -705,6 +710,8 @@ def solo12(
     contact : mapping, optional
         Options of ``Contacts.step`` over :data:`SOLO12_CONTACT` (rigid, Gauss–Seidel,
         tol 1e-6 m/s).
+    backend : str
+        Of the robot's generated kernels (:class:`~lagdyn.gym.legged.Legged`).
 
     Returns
     -------
@@ -720,7 +727,7 @@ def solo12(
     >>> import lagdyn as ld
     >>> from lagdyn.gym import tasks
     >>> try:
-    ...     nj = tasks.solo12().model.nj
+    ...     nj = tasks.solo12(backend="numpy").model.nj
     ... except ld.BackendUnavailableError:           # example-robot-data missing
     ...     nj = 12
     >>> nj
@@ -736,6 +743,7 @@ def solo12(
         kp=kp,
         kd=kd,
         max_torque=max_torque,
+        backend=backend,
         contact={**SOLO12_CONTACT, **dict(contact or {})},
         **stand_options,
     )
@@ -751,7 +759,7 @@ def _cached(
 ) -> Any:
     """One :class:`Legged` per robot and options a process (they are not changed after
     construction; building one derives and lambdifies the robot)."""
-    keys = ("params", "control", "mu", "kp", "kd", "max_torque", "contact")
+    keys = ("params", "control", "mu", "kp", "kd", "max_torque", "contact", "backend")
     model_args = {k: arguments[k] for k in keys}
     key = repr(
         (urdf, tuple(feet), tuple(joints), sorted((k, repr(v)) for k, v in model_args.items()))
