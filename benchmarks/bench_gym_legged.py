@@ -10,7 +10,10 @@ best of ``--rounds`` rounds (default 3) in CPU time of the process (``time.proce
 the machine is shared). Tasks: the toy quadruped (soft contacts, ADMM, tol 1e-6 m/s) and
 Solo12 (rigid, Gauss–Seidel, tol 1e-6 m/s; skipped without example-robot-data).
 
-Run ``python benchmarks/bench_gym_legged.py [--rounds R] [--steps S]``.
+The robots' kernels (M, h, the feet's Jacobians) run on C (the default when cffi and a
+compiler are there) and on numpy; the contact solve is numpy on both.
+
+Run ``python benchmarks/bench_gym_legged.py [--rounds R] [--steps S] [--backend B]``.
 """
 
 from __future__ import annotations
@@ -47,15 +50,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--backend", choices=["c", "numpy", "both"], default="both")
     args = parser.parse_args()
     print(f"load average at start: {os.getloadavg()[0]:.2f}")
     rng = np.random.default_rng(0)
-    for name in ("quadruped", "solo12"):
+    backends = ["c", "numpy"] if args.backend == "both" else [args.backend]
+    for name, backend in ((n, b) for n in ("quadruped", "solo12") for b in backends):
         try:
-            task = tasks.get(name)
-        except BackendUnavailableError:
-            print(f"{name}: example-robot-data missing, skipped")
+            task = tasks.get(name, backend=backend)
+        except BackendUnavailableError as exc:
+            print(f"{name} ({backend}): skipped ({exc})")
             continue
+        name = f"{name} ({backend})"
         nj = task.model.nj
         single = ld.gym.make(task)
         acts = rng.uniform(-0.3, 0.3, size=(args.steps, nj)).astype(np.float32)
