@@ -305,7 +305,8 @@ class LagdynEnv(_CoreView, _EnvBase):
     Attributes
     ----------
     state : ndarray, shape (2n,)
-        The current state (q, q̇), float64 (a copy).
+        The current state (q, q̇), float64 (a copy); (q, v) of nq + nv entries for a legged
+        model (:mod:`lagdyn.gym.legged`).
     t : float
         Time since the last reset.
     dt : float
@@ -690,7 +691,8 @@ class LagdynVectorEnv(_CoreView, _VectorEnvBase):
 
     @property
     def state(self) -> np.ndarray:
-        """The current states ``(num_envs, 2n)`` (float64, a copy)."""
+        """The current states ``(num_envs, 2n)`` (float64, a copy; ``(num_envs, nq + nv)``
+        for a legged model)."""
         if self._x is None:
             raise LagdynError("call reset() before reading state")
         return self._x.copy()
@@ -807,9 +809,10 @@ def make(
     ----------
     model : str, Task, LagrangianSystem, RobotSystem, NumericModel or model
         A task name (:func:`lagdyn.gym.tasks.names`: ``"pendulum"``, ``"cart_pole"``,
-        ``"acrobot"``) or :class:`~lagdyn.gym.tasks.Task`; another zoo name; a system (its
-        ``defaults`` under ``params``); a ``NumericModel`` from ``lambdify`` (``params`` gives
-        its free parameters); or any object with ``n`` and a batched
+        ``"acrobot"``; ``"quadruped"``, ``"solo12"``: legged robots on frictional feet,
+        :mod:`lagdyn.gym.legged`) or :class:`~lagdyn.gym.tasks.Task`; another zoo name; a
+        system (its ``defaults`` under ``params``); a ``NumericModel`` from ``lambdify``
+        (``params`` gives its free parameters); or any object with ``n`` and a batched
         ``forward_dynamics(q, qd, tau)``. Constrained systems are refused.
     params : mapping, optional
         Parameter values (symbols or names) over the model's defaults; every parameter needs
