@@ -82,6 +82,32 @@ def test_c_backend_agrees_with_numpy(toy: Legged) -> None:
         np.testing.assert_allclose(c[1], n[1], rtol=0, atol=1e-6)
 
 
+def _rolled(toy: Legged, angle: float, height: float | None = None) -> np.ndarray:
+    x = toy.state()
+    x[3:7] = [np.sin(angle / 2), 0.0, 0.0, np.cos(angle / 2)]  # roll about the base x axis
+    if height is not None:
+        x[2] = height
+    return x[None]
+
+
+def test_stand_reward_and_termination_by_hand(toy: Legged) -> None:
+    task = QUAD
+    reward, termination = task.options["reward"], task.options["termination"]
+    x = _rolled(toy, 0.3)
+    effort = np.sum((toy.tau0[6:] / toy.max_torque) ** 2)  # torques at the nominal joints
+    expected = 1.0 - np.sin(0.3) ** 2 - 0.01 * effort
+    assert reward(x, np.zeros((1, 8)), x)[0] == pytest.approx(expected, abs=1e-12)
+    x1 = x.copy()
+    x1[0, 2] += 0.1  # 10 cm too high, moving at 1 m/s up and 2 rad/s in yaw
+    x1[0, 15 + 2], x1[0, 15 + 5] = 1.0, 2.0
+    drop = 50.0 * 0.1**2 + 0.05 * (1.0 + 4.0)
+    assert reward(x, np.zeros((1, 8)), x1)[0] == pytest.approx(expected - drop, abs=1e-12)
+    states = np.concatenate(
+        [_rolled(toy, 0.75), _rolled(toy, -0.85), _rolled(toy, 0.0, 0.49 * toy.height)]
+    )
+    assert termination(states).tolist() == [False, True, True]
+
+
 def test_check_env_passes() -> None:
     from gymnasium.utils.env_checker import check_env
 
