@@ -173,6 +173,25 @@ def test_admm_solves_what_gauss_seidel_solves(k, seed, push):
     assert np.abs(a.lam - p.lam).max() < 1e-8 * (1 + np.abs(p.lam).max())
 
 
+def test_a_state_solves_the_same_in_any_batch():
+    """A state's impulses do not depend on the other states of its batch (the vectorised
+    sweeps, more than two states): a converged state leaves the working set at once
+    instead of moving within tol while slower companions are swept."""
+    rng = np.random.default_rng(7)
+
+    def problem(cond):
+        A = rng.normal(size=(12, 12))
+        w = np.geomspace(1.0, cond, 12)
+        Q, _ = np.linalg.qr(A)
+        return (Q * w) @ Q.T, rng.normal(size=12)
+
+    (G0, g0), (G1, g1), (G2, g2) = problem(2.0), problem(1e-4), problem(1e-3)
+    first = solve_ncp(np.stack([G0, G1, G1]), np.stack([g0, g1, g1]), 0.7, max_iter=5000)
+    other = solve_ncp(np.stack([G0, G2, G0]), np.stack([g0, g2, g0]), 0.7, max_iter=5000)
+    assert first.converged.all() and other.converged.all()
+    assert np.array_equal(first.lam[0], other.lam[0]) and np.array_equal(other.lam[0], other.lam[2])
+
+
 def test_admm_where_gauss_seidel_crawls(box):
     """A box landing on its four corners with a small compliance: the Delassus matrix is
     nearly singular (four contacts, one rigid body) and Gauss–Seidel needs tens of thousands

@@ -782,7 +782,8 @@ def _vector_sweeps(
     max_iter: int,
 ) -> int:
     """Split Gauss–Seidel sweeps vectorised across the states (B, …), λ (B, k, 3) updated in
-    place; the states that converge leave the working set. Returns the sweeps run."""
+    place; a state leaves the working set as soon as it converges (so its λ does not depend
+    on the other states of the batch). Returns the sweeps run."""
     B, m = gf.shape
     k = m // 3
     sigma = gf + np.einsum("bij,bj->bi", Gf, lam.reshape(B, m))
@@ -794,7 +795,8 @@ def _vector_sweeps(
         done = resid <= tol
         if done.all() or sweeps >= max_iter:
             break
-        if len(cur) > 16 and 2 * int(done.sum()) >= len(cur):
+        if done.any():  # converged states leave at once: a state's λ is its own, whatever
+            # else is in the batch (it would otherwise move within tol with the others)
             lam[cur] = lw
             keep = ~done
             cur = cur[keep]
