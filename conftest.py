@@ -138,7 +138,7 @@ REQUIREMENTS: tuple[Requirement, ...] = (
         "example-robot-data",
         "robot",
         (),
-        (*_imports("example_robot_data"), r"\burdf_path\("),
+        (*_imports("example_robot_data"), r"\burdf_path\(", r"\btasks\.solo12\("),
         distribution="example-robot-data",
     ),
 )

@@ -724,13 +724,8 @@ def solo12(
 
     Examples
     --------
-    >>> import lagdyn as ld
     >>> from lagdyn.gym import tasks
-    >>> try:
-    ...     nj = tasks.solo12(backend="numpy").model.nj
-    ... except ld.BackendUnavailableError:           # example-robot-data missing
-    ...     nj = 12
-    >>> nj
+    >>> tasks.solo12(backend="numpy").model.nj       # needs example-robot-data
     12
     """
     from ..zoo.legged import FEET, _path
