@@ -671,20 +671,9 @@ def quadruped(
     """
     from .legged import QUADRUPED_URDF, TOY_CONTACT, TOY_FEET, TOY_JOINTS
 
-    arguments = dict(
-        params=dict(params or {}),
-        control=control,
-        mu=mu,
-        kp=kp,
-        kd=kd,
-        max_torque=max_torque,
-        backend=backend,
-        contact={**TOY_CONTACT, **dict(contact or {})},
-        **stand_options,
-    )
-
-    legged = _cached(QUADRUPED_URDF, TOY_FEET, TOY_JOINTS, arguments)
-    return stand(legged, name="quadruped", factory=quadruped, arguments=arguments, **stand_options)
+    robot = (QUADRUPED_URDF, TOY_FEET, TOY_JOINTS, TOY_CONTACT)
+    model = dict(params=params, control=control, mu=mu, kp=kp, kd=kd, max_torque=max_torque)
+    return _legged_task("quadruped", quadruped, robot, model, contact, backend, stand_options)
 
 
 def solo12(
@@ -731,19 +720,32 @@ def solo12(
     from ..zoo.legged import FEET, _path
     from .legged import SOLO12_CONTACT, SOLO12_JOINTS
 
+    robot = (_path("solo12"), FEET["solo12"], SOLO12_JOINTS, SOLO12_CONTACT)
+    model = dict(params=params, control=control, mu=mu, kp=kp, kd=kd, max_torque=max_torque)
+    return _legged_task("solo12", solo12, robot, model, contact, backend, stand_options)
+
+
+def _legged_task(
+    name: str,
+    factory: Callable[..., Task],
+    robot: tuple[str, Sequence[str], Sequence[float], Mapping[str, Any]],
+    model: Mapping[str, Any],
+    contact: Mapping[str, Any] | None,
+    backend: str | None,
+    stand_options: Mapping[str, Any],
+) -> Task:
+    """A ready-made legged task: its arguments (the ``contact`` options over the robot's
+    defaults), the :class:`Legged` model they make (cached) and :func:`stand` on it."""
+    urdf, feet, joints, contact_defaults = robot
     arguments = dict(
-        params=dict(params or {}),
-        control=control,
-        mu=mu,
-        kp=kp,
-        kd=kd,
-        max_torque=max_torque,
+        **model,
         backend=backend,
-        contact={**SOLO12_CONTACT, **dict(contact or {})},
+        contact={**contact_defaults, **dict(contact or {})},
         **stand_options,
     )
-    legged = _cached(_path("solo12"), FEET["solo12"], SOLO12_JOINTS, arguments)
-    return stand(legged, name="solo12", factory=solo12, arguments=arguments, **stand_options)
+    arguments["params"] = dict(model.get("params") or {})
+    legged = _cached(urdf, feet, joints, arguments)
+    return stand(legged, name=name, factory=factory, arguments=arguments, **stand_options)
 
 
 _LEGGED: dict[str, Any] = {}
