@@ -824,14 +824,20 @@ def _vector_sweeps(
 
 
 # ---------------------------------------------------------------------- checks
+def _floats(name: str, value: Any, what: str) -> np.ndarray:
+    """``value`` as float64 numbers, or a LagdynError saying it must be ``what`` (strings are
+    not read as numbers)."""
+    try:
+        if isinstance(value, (str, bytes)):
+            raise TypeError(value)
+        return np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise LagdynError(f"{name} must be {what}, got {value!r:.60}") from None
+
+
 def _friction(mu: Any, k: int) -> np.ndarray:
     """μ per contact (k,), checked."""
-    try:
-        if isinstance(mu, (str, bytes)):
-            raise TypeError(mu)
-        arr = np.asarray(mu, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise LagdynError(f"mu must be a number or one number a contact, got {mu!r:.60}") from None
+    arr = _floats("mu", mu, "a number or one number a contact")
     if arr.ndim == 0:
         arr = np.full(k, float(arr))
     if arr.shape != (k,):
@@ -860,14 +866,7 @@ def _number(name: str, value: Any, *, low: float, high: float = math.inf, open_l
 
 def _ground(ground: Any, k: int) -> np.ndarray:
     """The ground height, a number or one a contact (..., k), finite."""
-    try:
-        if isinstance(ground, (str, bytes)):
-            raise TypeError(ground)
-        arr = np.asarray(ground, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise LagdynError(
-            f"ground must be a number (the height of the plane), got {ground!r:.60}"
-        ) from None
+    arr = _floats("ground", ground, "a number (the height of the plane)")
     if arr.ndim and arr.shape[-1] != k:
         raise ShapeError(
             f"ground must be a number or (..., {k}) heights, one under each contact; got shape "
